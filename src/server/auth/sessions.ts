@@ -1,0 +1,47 @@
+import { createHash, randomBytes } from 'node:crypto'
+import { and, eq, gt, isNull } from 'drizzle-orm'
+import type { Db, Tx } from '../db/client.js'
+import { sessions, users } from '../db/schema.js'
+
+export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000
+const TOKEN_PREFIX = 'plz_'
+
+/** Tokens are 256 random bits; only their SHA-256 is stored. */
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex')
+}
+
+export interface IssuedSession {
+  token: string
+  expiresAt: number
+}
+
+export async function issueSession(db: Db | Tx, userId: number, now: Date): Promise<IssuedSession> {
+  const token = TOKEN_PREFIX + randomBytes(32).toString('base64url')
+  const expiresAt = now.getTime() + SESSION_TTL_MS
+  await db.insert(sessions).values({ userId, tokenHash: hashToken(token), createdAt: now.getTime(), expiresAt })
+  return { token, expiresAt }
+}
+
+export type AuthUser = typeof users.$inferSelect
+
+/** The user behind a live (unexpired, unrevoked) token, or null. */
+export async function resolveSession(db: Db, token: string, now: Date): Promise<{ sessionId: number; user: AuthUser } | null> {
+  const [row] = await db
+    .select({ sessionId: sessions.id, user: users })
+    .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .where(and(eq(sessions.tokenHash, hashToken(token)), isNull(sessions.revokedAt), gt(sessions.expiresAt, now.getTime())))
+    .limit(1)
+  return row ?? null
+}
+
+/** Revokes one session; returns false when it was already revoked (a concurrent logout or refresh won). */
+export async function revokeSession(db: Db | Tx, sessionId: number, now: Date): Promise<boolean> {
+  const result = await db
+    .update(sessions)
+    .set({ revokedAt: now.getTime() })
+    .where(and(eq(sessions.id, sessionId), isNull(sessions.revokedAt)))
+    .returning({ id: sessions.id })
+  return result.length > 0
+}

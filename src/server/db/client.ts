@@ -1,0 +1,62 @@
+import { mkdirSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import path from 'node:path'
+import { createClient, type Client } from '@libsql/client'
+import { drizzle, type LibSQLDatabase } from 'drizzle-orm/libsql'
+import { migrate } from 'drizzle-orm/libsql/migrator'
+import * as schema from './schema.js'
+
+export type Db = LibSQLDatabase<typeof schema>
+export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
+
+/** The generated SQL migrations ship beside the sources; dist/ has the same depth as src/. */
+export const MIGRATIONS_DIR = fileURLToPath(new URL('../../../src/server/db/migrations', import.meta.url))
+
+export interface Database {
+  db: Db
+  client: Client
+  close(): void
+}
+
+export interface OpenDatabaseOptions {
+  /** Local data directory; the database is `plaza.db` in it. */
+  dataDir: string
+  /** A libsql server (`libsql://`, `http://`, `https://`) to use instead of the local file. */
+  url?: string
+  authToken?: string
+}
+
+/** Opens the database (local file in WAL mode, or a libsql server) and applies pending migrations. */
+export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
+  let client: Client
+  if (options.url) {
+    client = createClient({ url: options.url, authToken: options.authToken })
+  } else {
+    mkdirSync(options.dataDir, { recursive: true })
+    const file = path.resolve(options.dataDir, 'plaza.db')
+    client = createClient({ url: `file:${file}`, concurrency: 8, timeout: 5000 })
+    await client.execute('PRAGMA journal_mode = WAL')
+    await client.execute('PRAGMA synchronous = NORMAL')
+  }
+  await client.execute('PRAGMA foreign_keys = ON')
+  const db = drizzle(client, { schema })
+  await migrate(db, { migrationsFolder: MIGRATIONS_DIR })
+  return { db, client, close: () => client.close() }
+}
+
+const BUSY = /SQLITE_BUSY|database is locked/i
+
+/**
+ * Runs `fn` in an immediate (write-locking) transaction, so concurrent writers queue on SQLite's
+ * busy timeout instead of failing on a lock upgrade; retries a few times if the lock still can't be had.
+ */
+export async function writeTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await db.transaction(fn, { behavior: 'immediate' })
+    } catch (error) {
+      if (attempt >= 5 || !BUSY.test(String((error as Error)?.message ?? error) + String((error as { cause?: unknown })?.cause ?? ''))) throw error
+      await new Promise((resolve) => setTimeout(resolve, 10 * 2 ** attempt))
+    }
+  }
+}

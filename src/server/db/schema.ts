@@ -1,0 +1,214 @@
+/**
+ * The one schema module. Times are Unix milliseconds (integers); the API formats them.
+ * Counters shown on profiles and posts are kept here and changed in the same transaction as the rows they count.
+ */
+import { sql } from 'drizzle-orm'
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+
+export const users = sqliteTable(
+  'users',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    username: text('username').notNull(),
+    email: text('email').notNull(),
+    passwordHash: text('password_hash').notNull(),
+    fullName: text('full_name').notNull().default(''),
+    bio: text('bio').notNull().default(''),
+    avatar: text('avatar').notNull().default(''),
+    isVerified: integer('is_verified', { mode: 'boolean' }).notNull().default(false),
+    followersCount: integer('followers_count').notNull().default(0),
+    followingCount: integer('following_count').notNull().default(0),
+    postsCount: integer('posts_count').notNull().default(0),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('users_username_lower_idx').on(sql`lower(${t.username})`),
+    uniqueIndex('users_email_lower_idx').on(sql`lower(${t.email})`),
+  ],
+)
+
+export const sessions = sqliteTable(
+  'sessions',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    tokenHash: text('token_hash').notNull(),
+    createdAt: integer('created_at').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+    revokedAt: integer('revoked_at'),
+  },
+  (t) => [uniqueIndex('sessions_token_hash_idx').on(t.tokenHash), index('sessions_user_idx').on(t.userId)],
+)
+
+export const follows = sqliteTable(
+  'follows',
+  {
+    followerId: integer('follower_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    followingId: integer('following_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.followerId, t.followingId] }),
+    index('follows_following_created_idx').on(t.followingId, t.createdAt),
+    index('follows_follower_created_idx').on(t.followerId, t.createdAt),
+  ],
+)
+
+export const posts = sqliteTable(
+  'posts',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    content: text('content').notNull().default(''),
+    image: text('image').notNull().default(''),
+    isPublic: integer('is_public', { mode: 'boolean' }).notNull().default(true),
+    likesCount: integer('likes_count').notNull().default(0),
+    commentsCount: integer('comments_count').notNull().default(0),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [
+    index('posts_user_created_idx').on(t.userId, t.createdAt),
+    index('posts_public_created_idx').on(t.isPublic, t.createdAt),
+  ],
+)
+
+export const likes = sqliteTable(
+  'likes',
+  {
+    postId: integer('post_id')
+      .notNull()
+      .references(() => posts.id, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.postId, t.userId] }), index('likes_user_idx').on(t.userId)],
+)
+
+export const comments = sqliteTable(
+  'comments',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    postId: integer('post_id')
+      .notNull()
+      .references(() => posts.id, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    content: text('content').notNull(),
+    image: text('image').notNull().default(''),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [index('comments_post_created_idx').on(t.postId, t.createdAt), index('comments_user_idx').on(t.userId)],
+)
+
+export const hashtags = sqliteTable(
+  'hashtags',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    /** Lower-cased, without the '#'. */
+    tag: text('tag').notNull(),
+    postsCount: integer('posts_count').notNull().default(0),
+  },
+  (t) => [uniqueIndex('hashtags_tag_idx').on(t.tag)],
+)
+
+export const postHashtags = sqliteTable(
+  'post_hashtags',
+  {
+    postId: integer('post_id')
+      .notNull()
+      .references(() => posts.id, { onDelete: 'cascade' }),
+    hashtagId: integer('hashtag_id')
+      .notNull()
+      .references(() => hashtags.id, { onDelete: 'cascade' }),
+  },
+  (t) => [primaryKey({ columns: [t.postId, t.hashtagId] }), index('post_hashtags_hashtag_idx').on(t.hashtagId, t.postId)],
+)
+
+export const stories = sqliteTable(
+  'stories',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    contentType: text('content_type', { enum: ['text', 'image', 'video'] }).notNull(),
+    mediaUrl: text('media_url').notNull().default(''),
+    textContent: text('text_content'),
+    backgroundColor: text('background_color').notNull().default('#000000'),
+    textColor: text('text_color').notNull().default('#FFFFFF'),
+    fontFamily: text('font_family').notNull().default(''),
+    fontSize: integer('font_size').notNull().default(24),
+    textAlignment: text('text_alignment').notNull().default('center'),
+    duration: integer('duration').notNull().default(5),
+    privacyType: text('privacy_type', { enum: ['followers', 'public'] }).notNull().default('public'),
+    viewsCount: integer('views_count').notNull().default(0),
+    createdAt: integer('created_at').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (t) => [index('stories_user_expires_idx').on(t.userId, t.expiresAt), index('stories_expires_idx').on(t.expiresAt)],
+)
+
+export const storyViews = sqliteTable(
+  'story_views',
+  {
+    storyId: integer('story_id')
+      .notNull()
+      .references(() => stories.id, { onDelete: 'cascade' }),
+    viewerId: integer('viewer_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.storyId, t.viewerId] })],
+)
+
+export const notifications = sqliteTable(
+  'notifications',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    /** The recipient. */
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    actorId: integer('actor_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    type: text('type', { enum: ['like', 'comment', 'follow', 'story_view'] }).notNull(),
+    postId: integer('post_id').references(() => posts.id, { onDelete: 'cascade' }),
+    storyId: integer('story_id').references(() => stories.id, { onDelete: 'cascade' }),
+    isRead: integer('is_read', { mode: 'boolean' }).notNull().default(false),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [
+    index('notifications_user_id_idx').on(t.userId, t.id),
+    index('notifications_user_unread_idx').on(t.userId).where(sql`${t.isRead} = 0`),
+  ],
+)
+
+/** Every file the upload pipeline stored, with who stored it. */
+export const uploads = sqliteTable(
+  'uploads',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    userId: integer('user_id').references(() => users.id, { onDelete: 'set null' }),
+    kind: text('kind', { enum: ['avatars', 'posts', 'stories', 'comments', 'codeimages'] }).notNull(),
+    path: text('path').notNull(),
+    mime: text('mime').notNull(),
+    size: integer('size').notNull(),
+    width: integer('width'),
+    height: integer('height'),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [uniqueIndex('uploads_path_idx').on(t.path), index('uploads_user_idx').on(t.userId)],
+)

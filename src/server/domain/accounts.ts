@@ -1,0 +1,69 @@
+import { TRPCError } from '@trpc/server'
+import { eq, sql } from 'drizzle-orm'
+import { formatDateTime } from '../../shared/dates.js'
+import type { LoginInput, RegisterInput } from '../../shared/schemas/auth.js'
+import type { Session } from '../../shared/types.js'
+import { decoyHash, hashPassword, verifyPassword } from '../auth/passwords.js'
+import { issueSession, revokeSession, type AuthUser } from '../auth/sessions.js'
+import { writeTransaction, type Db } from '../db/client.js'
+import { users } from '../db/schema.js'
+import { toSessionUser } from './views.js'
+
+function sessionOf(user: AuthUser, issued: { token: string; expiresAt: number }): Session {
+  return { token: issued.token, expires_at: formatDateTime(issued.expiresAt), user: toSessionUser(user) }
+}
+
+/** Which unique index a failed insert ran into, if any. */
+function uniqueViolation(error: unknown): 'username' | 'email' | null {
+  const text = `${(error as Error)?.message} ${(error as { cause?: Error })?.cause?.message ?? ''}`
+  if (!/UNIQUE constraint failed/i.test(text)) return null
+  if (/username/i.test(text)) return 'username'
+  if (/email/i.test(text)) return 'email'
+  return null
+}
+
+/** Creates the account and logs it in at once (decisions §2: register returns a Session). */
+export async function registerAccount(db: Db, input: Required<RegisterInput>, now: Date): Promise<Session> {
+  const passwordHash = await hashPassword(input.password)
+  try {
+    return await writeTransaction(db, async (tx) => {
+      const [user] = await tx
+        .insert(users)
+        .values({ username: input.username, email: input.email, fullName: input.full_name, passwordHash, createdAt: now.getTime() })
+        .returning()
+      return sessionOf(user, await issueSession(tx, user.id, now))
+    })
+  } catch (error) {
+    const field = uniqueViolation(error)
+    if (field === 'username') throw new TRPCError({ code: 'CONFLICT', message: 'username is already taken' })
+    if (field === 'email') throw new TRPCError({ code: 'CONFLICT', message: 'email is already registered' })
+    throw error
+  }
+}
+
+/** Checks the password of the account named by email (or username) and opens a new session. */
+export async function logIn(db: Db, input: Required<LoginInput>, now: Date): Promise<Session> {
+  const login = input.email.toLowerCase()
+  const column = login.includes('@') ? users.email : users.username
+  const [user] = await db
+    .select()
+    .from(users)
+    .where(eq(sql`lower(${column})`, login))
+    .limit(1)
+  const ok = await verifyPassword(input.password, user?.passwordHash ?? (await decoyHash))
+  if (!user || !ok) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Invalid email or password' })
+  return sessionOf(user, await issueSession(db, user.id, now))
+}
+
+export async function logOut(db: Db, sessionId: number, now: Date): Promise<null> {
+  await revokeSession(db, sessionId, now)
+  return null
+}
+
+/** Replaces the caller's session with a new one; the old token stops working. */
+export async function refreshSession(db: Db, user: AuthUser, sessionId: number, now: Date): Promise<Session> {
+  return writeTransaction(db, async (tx) => {
+    if (!(await revokeSession(tx, sessionId, now))) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Invalid or expired token' })
+    return sessionOf(user, await issueSession(tx, user.id, now))
+  })
+}

@@ -1,0 +1,70 @@
+import { TRPCError } from '@trpc/server'
+import { ZodError } from 'zod'
+
+/** HTTP status of each tRPC error code the API uses. */
+export const HTTP_STATUS: Record<string, number> = {
+  PARSE_ERROR: 400,
+  BAD_REQUEST: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_SUPPORTED: 405,
+  TIMEOUT: 408,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  UNPROCESSABLE_CONTENT: 422,
+  TOO_MANY_REQUESTS: 429,
+  CLIENT_CLOSED_REQUEST: 499,
+  INTERNAL_SERVER_ERROR: 500,
+  NOT_IMPLEMENTED: 501,
+  BAD_GATEWAY: 502,
+  SERVICE_UNAVAILABLE: 503,
+  GATEWAY_TIMEOUT: 504,
+}
+
+export const GENERIC_ERROR_MESSAGE = 'Internal server error'
+
+/** A rate-limit refusal; carries the seconds for `Retry-After`. */
+export class RateLimitedError extends TRPCError {
+  constructor(readonly retryAfter: number) {
+    super({ code: 'TOO_MANY_REQUESTS', message: `Too many requests; try again in ${retryAfter} seconds` })
+  }
+}
+
+/** Reads zod issues as one sentence a client developer can act on: `field: problem; field: problem`. */
+export function describeZodError(error: ZodError): string {
+  return error.issues
+    .map((issue) => {
+      const field = issue.path.join('.')
+      const last = String(issue.path[issue.path.length - 1] ?? '')
+      if (!field || issue.message.startsWith(last + ' ')) return issue.message
+      return `${field}: ${issue.message}`
+    })
+    .join('; ')
+}
+
+export interface PublicError {
+  status: number
+  code: string
+  message: string
+  retryAfter?: number
+  /** True when the message is generic and the detail belongs in the log only. */
+  unexpected: boolean
+}
+
+/** Turns anything thrown by a procedure or route into what a client may see. */
+export function toPublicError(error: unknown): PublicError {
+  const cause = error instanceof TRPCError ? error.cause : undefined
+  const zod = error instanceof ZodError ? error : cause instanceof ZodError ? cause : undefined
+  if (zod) return { status: 400, code: 'BAD_REQUEST', message: describeZodError(zod), unexpected: false }
+  if (error instanceof TRPCError) {
+    const status = HTTP_STATUS[error.code] ?? 500
+    if (status >= 500 && error.code === 'INTERNAL_SERVER_ERROR') {
+      return { status, code: error.code, message: GENERIC_ERROR_MESSAGE, unexpected: true }
+    }
+    const retryAfter = error instanceof RateLimitedError ? error.retryAfter : undefined
+    return { status, code: error.code, message: error.message, retryAfter, unexpected: false }
+  }
+  return { status: 500, code: 'INTERNAL_SERVER_ERROR', message: GENERIC_ERROR_MESSAGE, unexpected: true }
+}

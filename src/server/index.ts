@@ -1,0 +1,24 @@
+import { createApp, type App } from './app.js'
+import { loadConfig, type ConfigOverrides } from './config.js'
+import { createServices, type ServiceOptions } from './services.js'
+
+export interface StartedServer {
+  app: App
+  url: string
+}
+
+/** Loads the configuration, opens the data layer and starts listening. */
+export async function startServer(overrides: ConfigOverrides = {}, options: ServiceOptions = {}): Promise<StartedServer> {
+  const config = loadConfig(overrides)
+  const services = await createServices(config, options)
+  const app = createApp(services)
+  try {
+    const address = await app.listen(config.port, config.host)
+    config.port = address.port
+    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address
+    return { app, url: `http://${host}:${address.port}` }
+  } catch (error) {
+    await services.close()
+    throw error
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * The REST adapter: a route table maps a documented method and path onto a tRPC procedure
+ * (or, for multipart, binary and streamed answers, onto a handler), turns path, query and body
+ * into the procedure's input, and wraps the result in the envelope. It holds no business logic.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { TRPCError } from '@trpc/server'
+import { toPublicError } from '../errors.js'
+import { readJson, sendError, sendSuccess, JSON_BODY_LIMIT } from '../http.js'
+import { createCaller } from '../router.js'
+import type { Context } from '../trpc.js'
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH'
+
+export interface RestRequest {
+  params: Record<string, string>
+  query: Record<string, string>
+  body: Record<string, unknown>
+}
+
+/** What a handler route gets: the raw exchange plus the parsed path and query. */
+export interface Exchange {
+  req: IncomingMessage
+  res: ServerResponse
+  ctx: Context
+  params: Record<string, string>
+  query: Record<string, string>
+}
+
+interface RouteBase {
+  method: Method
+  /** The documented path; `:name` is a segment, `:name?` an optional last segment. */
+  path: string
+}
+
+export interface ProcedureRoute extends RouteBase {
+  /** Dotted procedure path in the app router, e.g. `auth.login`. */
+  procedure: string
+  /** Builds the procedure input; by default query, body and path parameters merged (path wins). */
+  input?: (request: RestRequest) => unknown
+  /** HTTP status on success (default 200). */
+  status?: number
+  /** The envelope's `message` on success. */
+  message?: string
+  /** Largest JSON body accepted (default 1 MiB). */
+  bodyLimit?: number
+}
+
+export interface HandlerRoute extends RouteBase {
+  handle: (exchange: Exchange) => Promise<void>
+}
+
+export type Route = ProcedureRoute | HandlerRoute
+
+interface CompiledRoute {
+  route: Route
+  pattern: RegExp
+  names: string[]
+}
+
+function compile(route: Route): CompiledRoute {
+  const names: string[] = []
+  const source = route.path
+    .split('/')
+    .filter(Boolean)
+    .map((segment) => {
+      const param = /^:(\w+)(\?)?$/.exec(segment)
+      if (!param) return '/' + segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+      names.push(param[1])
+      return param[2] ? '(?:/([^/]+))?' : '/([^/]+)'
+    })
+    .join('')
+  return { route, pattern: new RegExp(`^${source}/?$`), names }
+}
+
+function defaultInput({ params, query, body }: RestRequest): unknown {
+  return { ...query, ...body, ...params }
+}
+
+function callProcedure(ctx: Context, dotted: string, input: unknown): Promise<unknown> {
+  let target: unknown = createCaller(ctx)
+  for (const key of dotted.split('.')) target = (target as Record<string, unknown>)[key]
+  if (typeof target !== 'function') throw new Error(`route table names an unknown procedure: ${dotted}`)
+  return (target as (input: unknown) => Promise<unknown>)(input)
+}
+
+/** Answers an error in the envelope; the detail of an unexpected one goes to the log only. */
+export function sendRouteError(exchange: Pick<Exchange, 'req' | 'res' | 'ctx'>, error: unknown) {
+  const { res, req, ctx } = exchange
+  const failure = toPublicError(error)
+  if (failure.unexpected) {
+    ctx.services.logger.error('request failed', { method: req.method, url: req.url, error: String((error as Error)?.stack ?? error) })
+  }
+  if (res.headersSent) {
+    res.destroy()
+    return
+  }
+  const headers: Record<string, string> = failure.retryAfter ? { 'retry-after': String(failure.retryAfter) } : {}
+  sendError(res, failure.status, failure.message, headers, ctx.services.clock())
+}
+
+export interface RestHandler {
+  /** Handles `pathname` (relative to the mount) if a route knows it; false when no route's path matches. */
+  (req: IncomingMessage, res: ServerResponse, pathname: string, ctx: Context): Promise<boolean>
+}
+
+export function createRestHandler(routes: Route[]): RestHandler {
+  const compiled = routes.map(compile)
+  return async (req, res, pathname, ctx) => {
+    const method = (req.method ?? 'GET').toUpperCase()
+    const matches = compiled
+      .map((c) => ({ c, match: c.pattern.exec(pathname) }))
+      .filter((m): m is { c: CompiledRoute; match: RegExpExecArray } => m.match !== null)
+    if (matches.length === 0) return false
+    const hit = matches.find((m) => m.c.route.method === method)
+    try {
+      if (!hit) {
+        const allow = [...new Set(matches.map((m) => m.c.route.method))].join(', ')
+        res.setHeader('allow', allow)
+        throw new TRPCError({ code: 'METHOD_NOT_SUPPORTED', message: `Method ${method} is not allowed here; use ${allow}` })
+      }
+      const params: Record<string, string> = {}
+      hit.c.names.forEach((name, i) => {
+        const value = hit.match[i + 1]
+        if (value !== undefined) params[name] = decodeURIComponent(value)
+      })
+      const query = Object.fromEntries(new URL(req.url ?? '/', 'http://x').searchParams)
+      const route = hit.c.route
+      if ('handle' in route) {
+        await route.handle({ req, res, ctx, params, query })
+        return true
+      }
+      const body = method === 'GET' || method === 'DELETE' ? {} : await readJson(req, route.bodyLimit ?? JSON_BODY_LIMIT)
+      if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+        throw new TRPCError({ code: 'BAD_REQUEST', message: 'Request body must be a JSON object' })
+      }
+      const input = (route.input ?? defaultInput)({ params, query, body: body as Record<string, unknown> })
+      const data = await callProcedure(ctx, route.procedure, input)
+      sendSuccess(res, data ?? null, { status: route.status, message: route.message, now: ctx.services.clock() })
+    } catch (error) {
+      sendRouteError({ req, res, ctx }, error)
+    }
+    return true
+  }
+}

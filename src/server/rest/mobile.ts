@@ -1,0 +1,16 @@
+/**
+ * The social REST API of spec/social-api.md, mounted at /api/mobile. The one place that lists its paths:
+ * each row reads like the spec's endpoint table, then names the procedure that serves it.
+ */
+import type { Route } from './adapter.js'
+
+export const mobileRoutes: Route[] = [
+  // auth
+  { method: 'POST', path: '/auth/register', procedure: 'auth.register', status: 201, message: 'Registration successful' },
+  { method: 'POST', path: '/auth/login', procedure: 'auth.login', message: 'Login successful' },
+  { method: 'POST', path: '/auth/logout', procedure: 'auth.logout', input: () => undefined, message: 'Logged out' },
+  { method: 'POST', path: '/auth/refresh', procedure: 'auth.refresh', input: () => undefined, message: 'Token refreshed' },
+
+  // users
+  { method: 'GET', path: '/user/profile/:user_id?', procedure: 'users.profile', input: ({ params }) => params },
+]

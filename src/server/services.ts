@@ -1,0 +1,40 @@
+import { openDatabase, type Db } from './db/client.js'
+import type { ServerConfig } from './config.js'
+import { createLogger, type Logger } from './logger.js'
+import { RateLimiter } from './rate-limit.js'
+
+/** The current time; injected so that expiry (sessions, stories) is tested without sleeping. */
+export type Clock = () => Date
+
+export const systemClock: Clock = () => new Date()
+
+/** Everything a procedure or route needs, built once per process (server or embedded CLI). */
+export interface Services {
+  config: ServerConfig
+  db: Db
+  clock: Clock
+  logger: Logger
+  /** Null when rate limits are off (`PLAZA_RATE_LIMITS=off`, `--no-rate-limits`, embedded use). */
+  limiter: RateLimiter | null
+  close(): Promise<void>
+}
+
+export interface ServiceOptions {
+  clock?: Clock
+  logger?: Logger
+}
+
+export async function createServices(config: ServerConfig, options: ServiceOptions = {}): Promise<Services> {
+  const clock = options.clock ?? systemClock
+  const database = await openDatabase({ dataDir: config.dataDir, url: config.databaseUrl, authToken: config.databaseAuthToken })
+  return {
+    config,
+    db: database.db,
+    clock,
+    logger: options.logger ?? createLogger(),
+    limiter: config.rateLimits ? new RateLimiter(config.rateLimits, () => clock().getTime()) : null,
+    async close() {
+      database.close()
+    },
+  }
+}

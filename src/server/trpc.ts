@@ -1,0 +1,67 @@
+import { initTRPC, TRPCError } from '@trpc/server'
+import { resolveSession, type AuthUser } from './auth/sessions.js'
+import { RateLimitedError, toPublicError } from './errors.js'
+import type { RateLimitClass } from './rate-limit.js'
+import type { Services } from './services.js'
+
+/** Per-call context: the process's services plus what the caller presented. */
+export interface Context {
+  services: Services
+  /** The bearer token, if any was presented. */
+  token: string | null
+  /** Client address for per-address rate limits ('local' when embedded). */
+  clientAddress: string
+  /** Base for absolute URLs in answers: PLAZA_PUBLIC_URL or the request's own origin. */
+  origin: string
+}
+
+export interface Meta {
+  /** Which rate-limit class the procedure counts against (default: `default`). */
+  rateLimit?: RateLimitClass
+}
+
+const t = initTRPC
+  .context<Context>()
+  .meta<Meta>()
+  .create({
+    errorFormatter({ shape, error }) {
+      const { message, status } = toPublicError(error)
+      return { ...shape, message, data: { code: shape.data.code, httpStatus: status, path: shape.data.path } }
+    },
+  })
+
+export const router = t.router
+export const createCallerFactory = t.createCallerFactory
+
+function checkRate(ctx: Context, kind: RateLimitClass, key: string) {
+  const verdict = ctx.services.limiter?.hit(kind, key)
+  if (verdict && !verdict.allowed) throw new RateLimitedError(verdict.retryAfter)
+}
+
+/** No token needed; counts against the caller's address. */
+export const publicProcedure = t.procedure.use(({ ctx, meta, next }) => {
+  checkRate(ctx, meta?.rateLimit ?? 'default', `ip:${ctx.clientAddress}`)
+  return next()
+})
+
+async function authenticate(ctx: Context): Promise<{ user: AuthUser; sessionId: number } | null> {
+  if (!ctx.token) return null
+  const session = await resolveSession(ctx.services.db, ctx.token, ctx.services.clock())
+  if (!session) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Invalid or expired token' })
+  return session
+}
+
+/** A token is optional, but if one is presented it must be valid; the caller (if any) is in `ctx.user`. */
+export const optionalAuthProcedure = t.procedure.use(async ({ ctx, meta, next }) => {
+  const session = await authenticate(ctx)
+  checkRate(ctx, meta?.rateLimit ?? 'default', session ? `user:${session.user.id}` : `ip:${ctx.clientAddress}`)
+  return next({ ctx: { user: session?.user ?? null, sessionId: session?.sessionId ?? null } })
+})
+
+/** A valid bearer token is required; the caller is in `ctx.user`. */
+export const authedProcedure = t.procedure.use(async ({ ctx, meta, next }) => {
+  if (!ctx.token) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Authentication required: send Authorization: Bearer <token>' })
+  const session = (await authenticate(ctx))!
+  checkRate(ctx, meta?.rateLimit ?? 'default', `user:${session.user.id}`)
+  return next({ ctx: { user: session.user, sessionId: session.sessionId } })
+})

@@ -1,0 +1,127 @@
+/** The data shapes of the social API (spec + decisions §2). Dates are `YYYY-MM-DD HH:MM:SS` UTC strings. */
+
+export interface SessionUser {
+  id: number
+  username: string
+  email: string
+  full_name: string
+  avatar: string
+}
+
+export interface Session {
+  token: string
+  expires_at: string
+  user: SessionUser
+}
+
+export interface UserProfile {
+  id: number
+  username: string
+  full_name: string
+  bio: string
+  avatar: string
+  is_verified: boolean
+  followers_count: number
+  following_count: number
+  posts_count: number
+  active_stories_count: number
+  is_following: boolean
+}
+
+export interface UserSummary {
+  id: number
+  username: string
+  full_name: string
+  avatar: string
+  is_verified: boolean
+  is_following: boolean
+}
+
+export interface Post {
+  id: number
+  content: string
+  image: string
+  is_public: boolean
+  likes_count: number
+  comments_count: number
+  user_liked: boolean
+  created_at: string
+  user_id: number
+  username: string
+  full_name: string
+  avatar: string
+  is_verified: boolean
+}
+
+export interface Comment {
+  id: number
+  content: string
+  image: string
+  created_at: string
+  user_id: number
+  username: string
+  full_name: string
+  avatar: string
+  is_verified: boolean
+}
+
+export interface Story {
+  id: number
+  content_type: 'text' | 'image' | 'video'
+  media_url: string
+  text_content: string | null
+  background_color: string
+  text_color: string
+  font_family: string
+  font_size: number
+  text_alignment: string
+  duration: number
+  privacy_type: 'followers' | 'public'
+  views_count: number
+  created_at: string
+  expires_at: string
+  user_id: number
+  username: string
+  full_name: string
+  avatar: string
+}
+
+export interface StoryFeedGroup {
+  user_id: number
+  username: string
+  full_name: string
+  avatar: string
+  is_verified: boolean
+  story_count: number
+  story_ids: number[]
+  latest_story: string
+}
+
+export type NotificationType = 'like' | 'comment' | 'follow' | 'story_view'
+
+export interface Notification {
+  id: number
+  type: NotificationType
+  is_read: boolean
+  created_at: string
+  actor_id: number
+  actor_username: string
+  actor_full_name: string
+  actor_avatar: string
+  actor_is_verified: boolean
+  post_id: number | null
+  post_content: string | null
+  post_image: string | null
+  story_id: number | null
+}
+
+export interface Page {
+  page: number
+  has_more: boolean
+}
+
+export interface UploadResult {
+  url: string
+  path: string
+  filename: string
+}
