@@ -33,14 +33,15 @@ const t = initTRPC
 export const router = t.router
 export const createCallerFactory = t.createCallerFactory
 
-function checkRate(ctx: Context, kind: RateLimitClass, key: string) {
+/** Counts one call against a rate-limit class; throws 429 (with Retry-After) past the limit. Handler routes call it directly. */
+export function enforceRateLimit(ctx: Context, kind: RateLimitClass, key: string) {
   const verdict = ctx.services.limiter?.hit(kind, key)
   if (verdict && !verdict.allowed) throw new RateLimitedError(verdict.retryAfter)
 }
 
 /** No token needed; counts against the caller's address. */
 export const publicProcedure = t.procedure.use(({ ctx, meta, next }) => {
-  checkRate(ctx, meta?.rateLimit ?? 'default', `ip:${ctx.clientAddress}`)
+  enforceRateLimit(ctx, meta?.rateLimit ?? 'default', `ip:${ctx.clientAddress}`)
   return next()
 })
 
@@ -54,7 +55,7 @@ async function authenticate(ctx: Context): Promise<{ user: AuthUser; sessionId: 
 /** A token is optional, but if one is presented it must be valid; the caller (if any) is in `ctx.user`. */
 export const optionalAuthProcedure = t.procedure.use(async ({ ctx, meta, next }) => {
   const session = await authenticate(ctx)
-  checkRate(ctx, meta?.rateLimit ?? 'default', session ? `user:${session.user.id}` : `ip:${ctx.clientAddress}`)
+  enforceRateLimit(ctx, meta?.rateLimit ?? 'default', session ? `user:${session.user.id}` : `ip:${ctx.clientAddress}`)
   return next({ ctx: { user: session?.user ?? null, sessionId: session?.sessionId ?? null } })
 })
 
@@ -62,6 +63,6 @@ export const optionalAuthProcedure = t.procedure.use(async ({ ctx, meta, next })
 export const authedProcedure = t.procedure.use(async ({ ctx, meta, next }) => {
   if (!ctx.token) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Authentication required: send Authorization: Bearer <token>' })
   const session = (await authenticate(ctx))!
-  checkRate(ctx, meta?.rateLimit ?? 'default', `user:${session.user.id}`)
+  enforceRateLimit(ctx, meta?.rateLimit ?? 'default', `user:${session.user.id}`)
   return next({ ctx: { user: session.user, sessionId: session.sessionId } })
 })
