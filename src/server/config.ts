@@ -29,6 +29,8 @@ export interface ServerConfig {
   /** Base of absolute URLs handed to clients; otherwise taken from the request's Host. */
   publicUrl?: string
   rateLimits: RateLimits | false
+  /** The environment the configuration was read from; feature modules (chat providers) read their own variables from it. */
+  env: NodeJS.ProcessEnv
 }
 
 export const DEFAULTS = { host: '127.0.0.1', port: 8080, dataDir: './.plaza' } as const
@@ -79,5 +81,6 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
     databaseAuthToken: env.PLAZA_DATABASE_AUTH_TOKEN || undefined,
     publicUrl: publicUrl?.replace(/\/+$/, ''),
     rateLimits: overrides.rateLimits ?? parseRateLimits(env.PLAZA_RATE_LIMITS),
+    env,
   }
 }
