@@ -58,14 +58,14 @@ export async function startTestServer(options: { clock?: Clock; rateLimits?: Rat
     async request(method, route, { body, token, headers = {}, raw } = {}) {
       const init: RequestInit = { method, headers: { ...headers } }
       if (token) (init.headers as Record<string, string>).authorization = `Bearer ${token}`
-      if (raw !== undefined) init.body = raw as BodyInit
+      if (raw !== undefined) init.body = raw as RequestInit['body']
       else if (body !== undefined) {
         init.body = JSON.stringify(body)
         ;(init.headers as Record<string, string>)['content-type'] = 'application/json'
       }
       const response = await fetch(url + route, init)
       const type = response.headers.get('content-type') ?? ''
-      const parsed = type.includes('json') ? await response.json() : Buffer.from(await response.arrayBuffer())
+      const parsed: any = type.includes('json') ? await response.json() : Buffer.from(await response.arrayBuffer())
       return { status: response.status, headers: response.headers, body: parsed }
     },
     async close() {
