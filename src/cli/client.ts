@@ -1,0 +1,82 @@
+/**
+ * The CLI's one tRPC client. Its link is chosen once: `httpLink` to a remote server (`--url`/`PLAZA_URL`),
+ * or `localLink` to the same router in-process on a local data directory (embedded, no server).
+ */
+import path from 'node:path'
+import { createTRPCClient, httpLink, localLink, type TRPCClient } from '@trpc/client'
+import { Agent, fetch as undiciFetch } from 'undici'
+import type { AppRouter } from '../server/router.js'
+import type { Services } from '../server/services.js'
+
+export type Target = { kind: 'remote'; url: string } | { kind: 'embedded'; dataDir: string }
+
+/** The key sessions are stored under: the server's URL, or the embedded data directory. */
+export function targetKey(target: Target): string {
+  return target.kind === 'remote' ? target.url : `embedded:${target.dataDir}`
+}
+
+export function resolveTarget(url: string | undefined, dataDir: string | undefined, env: NodeJS.ProcessEnv = process.env): Target {
+  const remote = url ?? env.PLAZA_URL
+  if (remote) {
+    let parsed: URL
+    try {
+      parsed = new URL(remote)
+    } catch {
+      throw new UsageError(`--url must be an http(s) URL, not "${remote}"`)
+    }
+    if (!/^https?:$/.test(parsed.protocol)) throw new UsageError(`--url must be an http(s) URL, not "${remote}"`)
+    return { kind: 'remote', url: parsed.origin + parsed.pathname.replace(/\/+$/, '') }
+  }
+  return { kind: 'embedded', dataDir: path.resolve(dataDir ?? env.PLAZA_DATA_DIR ?? './.plaza') }
+}
+
+export class UsageError extends Error {}
+
+/** Connections to a server that is not there fail within seconds instead of hanging. */
+const dispatcher = new Agent({ connect: { timeout: 5_000 } })
+export const remoteFetch: typeof undiciFetch = (input, init) => undiciFetch(input, { ...init, dispatcher })
+
+export interface PlazaClient {
+  target: Target
+  trpc: TRPCClient<AppRouter>
+  /** The in-process services when embedded (for uploads and binary answers); null when remote. */
+  services: Services | null
+  close(): Promise<void>
+}
+
+export async function createPlazaClient(target: Target, getToken: () => string | null): Promise<PlazaClient> {
+  if (target.kind === 'remote') {
+    const trpc = createTRPCClient<AppRouter>({
+      links: [
+        httpLink({
+          url: `${target.url}/trpc`,
+          fetch: remoteFetch as never,
+          headers: () => {
+            const token = getToken()
+            return token ? { authorization: `Bearer ${token}` } : {}
+          },
+        }),
+      ],
+    })
+    return { target, trpc, services: null, close: async () => {} }
+  }
+  // Embedded: load the server only now, so remote commands don't pay for it.
+  const [{ appRouter }, { createServices }, { loadConfig }, { createLogger }] = await Promise.all([
+    import('../server/router.js'),
+    import('../server/services.js'),
+    import('../server/config.js'),
+    import('../server/logger.js'),
+  ])
+  const config = loadConfig({ dataDir: target.dataDir, rateLimits: false })
+  const services = await createServices(config, { logger: createLogger() })
+  const origin = config.publicUrl ?? `http://${config.host}:${config.port}`
+  const trpc = createTRPCClient<AppRouter>({
+    links: [
+      localLink({
+        router: appRouter,
+        createContext: async () => ({ services, token: getToken(), clientAddress: 'local', origin }),
+      }),
+    ],
+  })
+  return { target, trpc, services, close: () => services.close() }
+}
