@@ -18,6 +18,17 @@ export async function findUser(db: Db, ref: number | string): Promise<UserRow> {
   return user
 }
 
+/** Whether `followerId` follows `followingId` (served by the follows primary key). */
+export async function isFollowing(db: Db, followerId: number | null, followingId: number): Promise<boolean> {
+  if (!followerId || followerId === followingId) return false
+  const rows = await db
+    .select({ one: sql`1` })
+    .from(follows)
+    .where(and(eq(follows.followerId, followerId), eq(follows.followingId, followingId)))
+    .limit(1)
+  return rows.length > 0
+}
+
 /** A profile with its live counts, and whether `viewerId` follows it. */
 export async function getProfile(db: Db, user: UserRow, viewerId: number | null, now: Date): Promise<UserProfile> {
   const [[{ activeStories }], following] = await Promise.all([
@@ -25,13 +36,7 @@ export async function getProfile(db: Db, user: UserRow, viewerId: number | null,
       .select({ activeStories: count() })
       .from(stories)
       .where(and(eq(stories.userId, user.id), gt(stories.expiresAt, now.getTime()))),
-    viewerId && viewerId !== user.id
-      ? db
-          .select({ one: sql`1` })
-          .from(follows)
-          .where(and(eq(follows.followerId, viewerId), eq(follows.followingId, user.id)))
-          .limit(1)
-      : Promise.resolve([]),
+    isFollowing(db, viewerId, user.id),
   ])
-  return toProfile(user, { isFollowing: following.length > 0, activeStories })
+  return toProfile(user, { isFollowing: following, activeStories })
 }
