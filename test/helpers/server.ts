@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { createApp, type App } from '../../src/server/app.js'
 import { loadConfig, type RateLimits } from '../../src/server/config.js'
-import { silentLogger } from '../../src/server/logger.js'
+import { silentLogger, type Logger } from '../../src/server/logger.js'
 import { createServices, type Clock, type Services } from '../../src/server/services.js'
 
 export interface TestResponse<T = any> {
@@ -42,10 +42,12 @@ export function tempDir(prefix = 'plaza-test-'): string {
 }
 
 /** Starts the real server in-process on an ephemeral port over a fresh temp data directory. */
-export async function startTestServer(options: { clock?: Clock; rateLimits?: RateLimits | false; dataDir?: string; env?: NodeJS.ProcessEnv } = {}): Promise<TestServer> {
+export async function startTestServer(
+  options: { clock?: Clock; rateLimits?: RateLimits | false; dataDir?: string; env?: NodeJS.ProcessEnv; logger?: Logger } = {},
+): Promise<TestServer> {
   const dataDir = options.dataDir ?? tempDir()
   const config = loadConfig({ port: 0, host: '127.0.0.1', dataDir, rateLimits: options.rateLimits ?? false }, options.env ?? {})
-  const services = await createServices(config, { clock: options.clock, logger: silentLogger })
+  const services = await createServices(config, { clock: options.clock, logger: options.logger ?? silentLogger })
   const app = createApp(services)
   const address = await app.listen(0, '127.0.0.1')
   config.port = address.port
