@@ -13,12 +13,12 @@ function sessionOf(user: AuthUser, issued: { token: string; expiresAt: number })
   return { token: issued.token, expires_at: formatDateTime(issued.expiresAt), user: toSessionUser(user) }
 }
 
-/** Which unique index a failed insert ran into, if any. */
+/** Which unique index a failed insert ran into, if any (the message also quotes the SQL, so match index names). */
 function uniqueViolation(error: unknown): 'username' | 'email' | null {
   const text = `${(error as Error)?.message} ${(error as { cause?: Error })?.cause?.message ?? ''}`
   if (!/UNIQUE constraint failed/i.test(text)) return null
-  if (/username/i.test(text)) return 'username'
-  if (/email/i.test(text)) return 'email'
+  if (/users_username_lower_idx/.test(text)) return 'username'
+  if (/users_email_lower_idx/.test(text)) return 'email'
   return null
 }
 
