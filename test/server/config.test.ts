@@ -31,7 +31,7 @@ test('rate limits can be switched off or changed', () => {
   assert.is(changed.auth.max, 20)
   assert.is(changed.default.max, 500)
   assert.is(changed.upload.max, DEFAULT_RATE_LIMITS.upload.max)
-  assert.throws(() => parseRateLimits('auth=lots'), ConfigError)
+  assert.throws(() => parseRateLimits('auth=lots'), (error: unknown) => error instanceof ConfigError)
 })
 
 test('bad values are refused at start-up with a clear message', () => {
