@@ -1,10 +1,14 @@
 import { authRouter } from './routers/auth.js'
 import { usersRouter } from './routers/users.js'
+import { storiesRouter } from './routers/stories.js'
+import { notificationsRouter } from './routers/notifications.js'
 import { createCallerFactory, router } from './trpc.js'
 
 export const appRouter = router({
   auth: authRouter,
   users: usersRouter,
+  stories: storiesRouter,
+  notifications: notificationsRouter,
 })
 
 export type AppRouter = typeof appRouter

@@ -1,6 +1,9 @@
-import type { NotificationType } from '../../shared/types.js'
-import type { Db, Tx } from '../db/client.js'
-import { notifications } from '../db/schema.js'
+import { TRPCError } from '@trpc/server'
+import { and, count, desc, eq, sql, type SQL } from 'drizzle-orm'
+import type { Notification, NotificationType } from '../../shared/types.js'
+import { writeTransaction, type Db, type Tx } from '../db/client.js'
+import { notifications, posts, users } from '../db/schema.js'
+import { toNotification } from './views.js'
 
 export interface NotificationEvent {
   /** Who is told. */
@@ -24,5 +27,90 @@ export async function notify(db: Db | Tx, event: NotificationEvent, now: Date): 
     postId: event.postId ?? null,
     storyId: event.storyId ?? null,
     createdAt: now.getTime(),
+  })
+}
+
+/**
+ * `is_read = 0` is written as a literal, not a bound parameter: SQLite only uses the partial index
+ * `notifications_user_unread_idx` when the query's condition matches the index's own WHERE text.
+ */
+const unread: SQL = sql`${notifications.isRead} = 0`
+
+/** Whose notifications a query may touch: always the caller's own, optionally only the unread ones. */
+function ownedBy(userId: number, unreadOnly: boolean): SQL {
+  return unreadOnly ? and(eq(notifications.userId, userId), unread)! : eq(notifications.userId, userId)
+}
+
+/**
+ * The caller's notifications, newest first (by id, which grows with time), one page, in one query
+ * with its actor and post joined. Served by `notifications_user_id_idx` (user_id, id), or by the
+ * partial `notifications_user_unread_idx` with `unreadOnly`.
+ */
+export function notificationListQuery(db: Db, userId: number, options: { page: number; limit: number; unreadOnly: boolean }) {
+  const { page, limit, unreadOnly } = options
+  return db
+    .select({
+      id: notifications.id,
+      type: notifications.type,
+      isRead: notifications.isRead,
+      createdAt: notifications.createdAt,
+      actorId: notifications.actorId,
+      actorUsername: users.username,
+      actorFullName: users.fullName,
+      actorAvatar: users.avatar,
+      actorIsVerified: users.isVerified,
+      postId: notifications.postId,
+      postContent: posts.content,
+      postImage: posts.image,
+      storyId: notifications.storyId,
+    })
+    .from(notifications)
+    .innerJoin(users, eq(users.id, notifications.actorId))
+    .leftJoin(posts, eq(posts.id, notifications.postId))
+    .where(ownedBy(userId, unreadOnly))
+    .orderBy(desc(notifications.id))
+    // One extra row tells whether another page exists without a count query.
+    .limit(limit + 1)
+    .offset((page - 1) * limit)
+}
+
+export async function listNotifications(
+  db: Db,
+  userId: number,
+  options: { page: number; limit: number; unreadOnly: boolean },
+): Promise<{ notifications: Notification[]; page: number; has_more: boolean }> {
+  const rows = await notificationListQuery(db, userId, options)
+  return { notifications: rows.slice(0, options.limit).map(toNotification), page: options.page, has_more: rows.length > options.limit }
+}
+
+/** How many of the caller's notifications are unread (served by the partial unread index). */
+export async function countUnread(db: Db, userId: number): Promise<{ count: number }> {
+  const [row] = await db.select({ count: count() }).from(notifications).where(ownedBy(userId, true))
+  return { count: row.count }
+}
+
+/**
+ * Marks one of the caller's notifications read, or all of them without an id; answers how many
+ * changed (0 for one that was already read). Someone else's or a missing id is a 404, so ids of
+ * other users' notifications cannot be probed.
+ */
+export async function markRead(db: Db, userId: number, notificationId?: number): Promise<{ updated: number }> {
+  return writeTransaction(db, async (tx) => {
+    if (notificationId === undefined) {
+      const result = await tx.update(notifications).set({ isRead: true }).where(ownedBy(userId, true))
+      return { updated: result.rowsAffected }
+    }
+    const result = await tx
+      .update(notifications)
+      .set({ isRead: true })
+      .where(and(eq(notifications.id, notificationId), ownedBy(userId, true)))
+    if (result.rowsAffected > 0) return { updated: result.rowsAffected }
+    const [own] = await tx
+      .select({ id: notifications.id })
+      .from(notifications)
+      .where(and(eq(notifications.id, notificationId), eq(notifications.userId, userId)))
+      .limit(1)
+    if (!own) throw new TRPCError({ code: 'NOT_FOUND', message: 'Notification not found' })
+    return { updated: 0 }
   })
 }

@@ -2,6 +2,8 @@
 import { formatDateTime } from '../../shared/dates.js'
 import type { SessionUser, UserProfile } from '../../shared/types.js'
 import type { users } from '../db/schema.js'
+import type { Notification, NotificationType, Story } from '../../shared/types.js'
+import type { stories } from '../db/schema.js'
 
 type UserRow = typeof users.$inferSelect
 
@@ -26,3 +28,65 @@ export function toProfile(user: UserRow, extra: { isFollowing: boolean; activeSt
 }
 
 export { formatDateTime }
+
+type StoryRow = typeof stories.$inferSelect
+type Author = Pick<UserRow, 'username' | 'fullName' | 'avatar'>
+
+export function toStory(story: StoryRow, author: Author): Story {
+  return {
+    id: story.id,
+    content_type: story.contentType,
+    media_url: story.mediaUrl,
+    text_content: story.textContent,
+    background_color: story.backgroundColor,
+    text_color: story.textColor,
+    font_family: story.fontFamily,
+    font_size: story.fontSize,
+    text_alignment: story.textAlignment,
+    duration: story.duration,
+    privacy_type: story.privacyType,
+    views_count: story.viewsCount,
+    created_at: formatDateTime(story.createdAt),
+    expires_at: formatDateTime(story.expiresAt),
+    user_id: story.userId,
+    username: author.username,
+    full_name: author.fullName,
+    avatar: author.avatar,
+  }
+}
+
+/** One row of the notification list query: the notification, its actor, and its post when it has one. */
+export interface NotificationRow {
+  id: number
+  type: NotificationType
+  isRead: boolean
+  createdAt: number
+  actorId: number
+  actorUsername: string
+  actorFullName: string
+  actorAvatar: string
+  actorIsVerified: boolean
+  postId: number | null
+  postContent: string | null
+  postImage: string | null
+  storyId: number | null
+}
+
+export function toNotification(row: NotificationRow): Notification {
+  return {
+    id: row.id,
+    type: row.type,
+    is_read: row.isRead,
+    created_at: formatDateTime(row.createdAt),
+    actor_id: row.actorId,
+    actor_username: row.actorUsername,
+    actor_full_name: row.actorFullName,
+    actor_avatar: row.actorAvatar,
+    actor_is_verified: row.actorIsVerified,
+    post_id: row.postId,
+    // A notification without a post (follow, story view) has null post fields (decisions §2).
+    post_content: row.postId === null ? null : row.postContent,
+    post_image: row.postId === null ? null : row.postImage,
+    story_id: row.storyId,
+  }
+}

@@ -13,4 +13,14 @@ export const mobileRoutes: Route[] = [
 
   // users
   { method: 'GET', path: '/user/profile/:user_id?', procedure: 'users.profile', input: ({ params }) => params },
+
+  // stories
+  { method: 'GET', path: '/stories/feed', procedure: 'stories.feed', input: () => undefined },
+  { method: 'GET', path: '/stories/view/:story_id', procedure: 'stories.view', input: ({ params }) => params },
+  { method: 'POST', path: '/stories/create', procedure: 'stories.create', input: ({ body }) => body, status: 201, message: 'Story created' },
+
+  // notifications
+  { method: 'GET', path: '/notifications/list', procedure: 'notifications.list', input: ({ query }) => query },
+  { method: 'GET', path: '/notifications/count', procedure: 'notifications.count', input: () => undefined },
+  { method: 'PUT', path: '/notifications/mark_read/:notification_id?', procedure: 'notifications.markRead', input: ({ params }) => params },
 ]

@@ -1,0 +1,16 @@
+import { storyCreateInput, storyViewInput } from '../../shared/schemas/stories.js'
+import { createStory, storyFeed, viewStory } from '../domain/stories.js'
+import { authedProcedure, router } from '../trpc.js'
+
+export const storiesRouter = router({
+  create: authedProcedure
+    .input(storyCreateInput)
+    .mutation(({ ctx, input }) => createStory(ctx.services.db, ctx.user, input, ctx.services.clock())),
+
+  feed: authedProcedure.query(({ ctx }) => storyFeed(ctx.services.db, ctx.user.id, ctx.services.clock())),
+
+  /** A mutation although REST serves it on GET: opening a story records a view and notifies its author. */
+  view: authedProcedure
+    .input(storyViewInput)
+    .mutation(({ ctx, input }) => viewStory(ctx.services.db, ctx.user, input.story_id, ctx.services.clock())),
+})
