@@ -31,8 +31,8 @@ export async function notify(db: Db | Tx, event: NotificationEvent, now: Date): 
 }
 
 /**
- * `is_read = 0` is written as a literal, not a bound parameter: SQLite only uses the partial index
- * `notifications_user_unread_idx` when the query's condition matches the index's own WHERE text.
+ * `is_read = 0` is written as a literal, the very text of the partial index's WHERE, so the planner
+ * can pick `notifications_user_unread_idx` without depending on a bound value.
  */
 const unread: SQL = sql`${notifications.isRead} = 0`
 
@@ -84,8 +84,12 @@ export async function listNotifications(
 }
 
 /** How many of the caller's notifications are unread (served by the partial unread index). */
+export function unreadCountQuery(db: Db, userId: number) {
+  return db.select({ count: count() }).from(notifications).where(ownedBy(userId, true))
+}
+
 export async function countUnread(db: Db, userId: number): Promise<{ count: number }> {
-  const [row] = await db.select({ count: count() }).from(notifications).where(ownedBy(userId, true))
+  const [row] = await unreadCountQuery(db, userId)
   return { count: row.count }
 }
 

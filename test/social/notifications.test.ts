@@ -1,0 +1,233 @@
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { notificationListQuery, notify, unreadCountQuery } from '../../src/server/domain/notifications.js'
+import { manualClock, registerUser, startTestServer, type TestServer } from '../helpers/server.js'
+import { queryPlan, seedFollow, seedPost, seedUpload } from './stories-notifications-fixtures.js'
+
+const API = '/api/mobile'
+type User = Awaited<ReturnType<typeof registerUser>>
+
+const list = (server: TestServer, user: User, query = '') => server.request('GET', `${API}/notifications/list${query}`, { token: user.token })
+const count = async (server: TestServer, user: User) => {
+  const res = await server.request('GET', `${API}/notifications/count`, { token: user.token })
+  assert.is(res.status, 200)
+  return res.body.data.count as number
+}
+const markRead = (server: TestServer, user: User, id?: number | string) =>
+  server.request('PUT', `${API}/notifications/mark_read${id === undefined ? '' : `/${id}`}`, { token: user.token })
+
+/** A follow and its notification, as the follow endpoint records them. */
+async function follow(server: TestServer, follower: User, target: User) {
+  await seedFollow(server, follower.id, target.id)
+  await notify(server.services.db, { userId: target.id, actorId: follower.id, type: 'follow' }, server.services.clock())
+}
+/** A like or comment notification on `postId` (owned by `author`). */
+async function interact(server: TestServer, actor: User, author: User, postId: number, type: 'like' | 'comment') {
+  await notify(server.services.db, { userId: author.id, actorId: actor.id, type, postId }, server.services.clock())
+}
+async function viewStoryOf(server: TestServer, viewer: User, author: User) {
+  const created = await server.request('POST', `${API}/stories/create`, { token: author.token, body: { content_type: 'text', text_content: 'hi' } })
+  assert.is(created.status, 201)
+  assert.is((await server.request('GET', `${API}/stories/view/${created.body.data.id}`, { token: viewer.token })).status, 200)
+  return created.body.data.id as number
+}
+/** `n` notifications for `user`, each from a like by `actor` on one post. */
+async function seedMany(server: TestServer, user: User, actor: User, n: number) {
+  const postId = await seedPost(server, user.id, 'popular')
+  for (let i = 0; i < n; i++) await interact(server, actor, user, postId, 'like')
+}
+
+test('the list has every Notification field, newest first; fields that do not apply are null', async () => {
+  const clock = manualClock(new Date('2026-04-01T09:00:00Z'))
+  const server = await startTestServer({ clock: clock.clock })
+  const [alice, bob, carol] = [await registerUser(server), await registerUser(server), await registerUser(server)]
+  const photo = await seedUpload(server, alice.id, 'image/jpeg', 'posts')
+  const postId = await seedPost(server, alice.id, 'sunset #beach', photo)
+
+  await follow(server, bob, alice)
+  clock.advance(1000)
+  await interact(server, carol, alice, postId, 'like')
+  clock.advance(1000)
+  await interact(server, bob, alice, postId, 'comment')
+  clock.advance(1000)
+  const storyId = await viewStoryOf(server, carol, alice)
+
+  const res = await list(server, alice)
+  assert.is(res.status, 200)
+  assert.is(res.body.status, 'success')
+  const { notifications, page, has_more } = res.body.data
+  assert.is(page, 1)
+  assert.is(has_more, false)
+  const actor = (u: User) => ({ actor_id: u.id, actor_username: u.username, actor_full_name: `Name ${u.username}`, actor_avatar: '', actor_is_verified: false })
+  const noPost = { post_id: null, post_content: null, post_image: null }
+  assert.equal(notifications, [
+    { id: notifications[0].id, type: 'story_view', is_read: false, created_at: '2026-04-01 09:00:03', ...actor(carol), ...noPost, story_id: storyId },
+    { id: notifications[1].id, type: 'comment', is_read: false, created_at: '2026-04-01 09:00:02', ...actor(bob), post_id: postId, post_content: 'sunset #beach', post_image: photo, story_id: null },
+    { id: notifications[2].id, type: 'like', is_read: false, created_at: '2026-04-01 09:00:01', ...actor(carol), post_id: postId, post_content: 'sunset #beach', post_image: photo, story_id: null },
+    { id: notifications[3].id, type: 'follow', is_read: false, created_at: '2026-04-01 09:00:00', ...actor(bob), ...noPost, story_id: null },
+  ])
+  assert.ok(notifications[0].id > notifications[1].id && notifications[1].id > notifications[2].id)
+  await server.close()
+})
+
+test('nobody sees another user\'s notifications, and nobody is notified of their own actions', async () => {
+  const server = await startTestServer()
+  const [alice, bob] = [await registerUser(server), await registerUser(server)]
+  await follow(server, bob, alice)
+  const own = await seedPost(server, alice.id, 'mine')
+  await interact(server, alice, alice, own, 'like') // a self-like: notify() skips it
+  assert.equal((await list(server, bob)).body.data.notifications, [])
+  assert.is(await count(server, bob), 0)
+  const aliceNotes = (await list(server, alice)).body.data.notifications
+  assert.equal(aliceNotes.map((n: any) => [n.type, n.actor_id]), [['follow', bob.id]])
+  await server.close()
+})
+
+test('pages: default 20, has_more, limit clamped to 50, bad values 400', async () => {
+  const server = await startTestServer()
+  const [alice, bob] = [await registerUser(server), await registerUser(server)]
+  await seedMany(server, alice, bob, 55)
+
+  const first = await list(server, alice)
+  assert.is(first.body.data.notifications.length, 20)
+  assert.is(first.body.data.has_more, true)
+  const ids = (res: any) => res.body.data.notifications.map((n: any) => n.id)
+
+  const p1 = await list(server, alice, '?limit=25')
+  const p2 = await list(server, alice, '?limit=25&page=2')
+  const p3 = await list(server, alice, '?limit=25&page=3')
+  assert.equal([p1.body.data.page, p2.body.data.page, p3.body.data.page], [1, 2, 3])
+  assert.equal([ids(p1).length, ids(p2).length, ids(p3).length], [25, 25, 5])
+  assert.equal([p1.body.data.has_more, p2.body.data.has_more, p3.body.data.has_more], [true, true, false])
+  const all = [...ids(p1), ...ids(p2), ...ids(p3)]
+  assert.is(new Set(all).size, 55, 'no overlap between pages')
+  assert.equal(all, [...all].sort((a, b) => b - a), 'newest first across pages')
+
+  const beyond = await list(server, alice, '?page=9')
+  assert.equal([beyond.status, beyond.body.data.notifications, beyond.body.data.has_more], [200, [], false])
+  const clamped = await list(server, alice, '?limit=500')
+  assert.is(clamped.status, 200)
+  assert.is(clamped.body.data.notifications.length, 50)
+  assert.is(clamped.body.data.has_more, true)
+
+  for (const bad of ['?limit=0', '?limit=-1', '?limit=abc', '?page=0', '?page=x', '?page=1.5', '?unread_only=maybe']) {
+    const res = await list(server, alice, bad)
+    assert.is(res.status, 400, bad)
+    assert.is(res.body.status, 'error')
+    assert.match(res.body.message, /limit|page|unread_only/, bad)
+  }
+  await server.close()
+})
+
+test('unread_only filters; count is the number unread', async () => {
+  const server = await startTestServer()
+  const [alice, bob] = [await registerUser(server), await registerUser(server)]
+  await seedMany(server, alice, bob, 3)
+  assert.is(await count(server, alice), 3)
+  const oldest = (await list(server, alice)).body.data.notifications[2].id
+  assert.equal((await markRead(server, alice, oldest)).body.data, { updated: 1 })
+
+  assert.is(await count(server, alice), 2)
+  for (const query of ['?unread_only=true', '?unread_only=1']) {
+    const unread = (await list(server, alice, query)).body.data.notifications
+    assert.is(unread.length, 2, query)
+    assert.ok(unread.every((n: any) => !n.is_read && n.id !== oldest), query)
+  }
+  for (const query of ['', '?unread_only=false', '?unread_only=0']) {
+    const everything = (await list(server, alice, query)).body.data.notifications
+    assert.equal(everything.map((n: any) => n.is_read), [false, false, true], query)
+  }
+  const paged = await list(server, alice, '?unread_only=true&limit=1')
+  assert.equal([paged.body.data.notifications.length, paged.body.data.has_more], [1, true])
+  await server.close()
+})
+
+test('mark one read: own only; someone else\'s or a missing id is 404 and changes nothing', async () => {
+  const server = await startTestServer()
+  const [alice, bob] = [await registerUser(server), await registerUser(server)]
+  await follow(server, bob, alice)
+  await follow(server, alice, bob)
+  const aliceNote = (await list(server, alice)).body.data.notifications[0].id
+  const bobNote = (await list(server, bob)).body.data.notifications[0].id
+
+  const stolen = await markRead(server, alice, bobNote)
+  assert.is(stolen.status, 404)
+  assert.equal([stolen.body.status, stolen.body.message, stolen.body.data], ['error', 'Notification not found', null])
+  assert.is(await count(server, bob), 1, 'bob\'s notification is still unread')
+  assert.is((await markRead(server, alice, 999999)).status, 404)
+  for (const bad of ['abc', '0', '-1']) {
+    const res = await markRead(server, alice, bad)
+    assert.is(res.status, 400, bad)
+    assert.match(res.body.message, /notification_id/)
+  }
+
+  const done = await markRead(server, alice, aliceNote)
+  assert.is(done.status, 200)
+  assert.equal(done.body.data, { updated: 1 })
+  assert.is((await list(server, alice)).body.data.notifications[0].is_read, true)
+  assert.equal((await markRead(server, alice, aliceNote)).body.data, { updated: 0 }, 'already read: nothing changed, still 200')
+  assert.is(await count(server, alice), 0)
+  await server.close()
+})
+
+test('mark all read marks every unread notification of the caller and nobody else\'s', async () => {
+  const server = await startTestServer()
+  const [alice, bob, carol] = [await registerUser(server), await registerUser(server), await registerUser(server)]
+  await seedMany(server, alice, bob, 4)
+  await seedMany(server, carol, bob, 2)
+  const first = (await list(server, alice)).body.data.notifications[0].id
+  await markRead(server, alice, first)
+
+  const res = await markRead(server, alice)
+  assert.is(res.status, 200)
+  assert.equal(res.body.data, { updated: 3 })
+  assert.is(await count(server, alice), 0)
+  assert.ok((await list(server, alice)).body.data.notifications.every((n: any) => n.is_read))
+  assert.is(await count(server, carol), 2, 'carol\'s notifications untouched')
+  assert.equal((await markRead(server, alice)).body.data, { updated: 0 })
+  // A trailing slash is the same "all" path.
+  assert.equal((await server.request('PUT', `${API}/notifications/mark_read/`, { token: carol.token })).body.data, { updated: 2 })
+  await server.close()
+})
+
+test('every notification endpoint needs a valid token; wrong methods are 405', async () => {
+  const server = await startTestServer()
+  const [alice, bob] = [await registerUser(server), await registerUser(server)]
+  await follow(server, bob, alice)
+  const id = (await list(server, alice)).body.data.notifications[0].id
+  for (const [method, path] of [
+    ['GET', '/notifications/list'],
+    ['GET', '/notifications/count'],
+    ['PUT', '/notifications/mark_read'],
+    ['PUT', `/notifications/mark_read/${id}`],
+  ]) {
+    const res = await server.request(method, API + path)
+    assert.is(res.status, 401, path)
+    assert.is(res.body.status, 'error')
+    assert.is((await server.request(method, API + path, { token: 'plz_forged' })).status, 401, path)
+  }
+  assert.is(await count(server, alice), 1)
+  assert.is((await server.request('POST', `${API}/notifications/mark_read`, { token: alice.token })).status, 405)
+  assert.is((await server.request('DELETE', `${API}/notifications/list`, { token: alice.token })).status, 405)
+  await server.close()
+})
+
+test('the list and count queries are served by the notification indexes, in one query with joins', async () => {
+  const server = await startTestServer()
+  const db = server.services.db
+  const all = await queryPlan(server, notificationListQuery(db, 1, { page: 2, limit: 20, unreadOnly: false }))
+  assert.match(all, /SEARCH notifications USING INDEX notifications_user_id_idx \(user_id=\?\)/)
+  const unread = await queryPlan(server, notificationListQuery(db, 1, { page: 1, limit: 20, unreadOnly: true }))
+  assert.match(unread, /SEARCH notifications USING INDEX notifications_user_unread_idx/)
+  for (const plan of [all, unread]) {
+    assert.match(plan, /SEARCH users USING INTEGER PRIMARY KEY/)
+    assert.match(plan, /SEARCH posts USING INTEGER PRIMARY KEY/)
+    assert.not.match(plan, /SCAN|TEMP B-TREE/, 'no full scan and no sort: the index gives newest-first order')
+  }
+  const counted = await queryPlan(server, unreadCountQuery(db, 1))
+  assert.match(counted, /notifications USING (COVERING )?INDEX notifications_user_unread_idx/)
+  assert.not.match(counted, /SCAN/)
+  await server.close()
+})
+
+test.run()
