@@ -1,11 +1,8 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { notificationListQuery, notify, unreadCountQuery } from '../../src/server/domain/notifications.js'
+import { notificationListQuery, unreadCountQuery } from '../../src/server/domain/notifications.js'
 import { manualClock, registerUser, startTestServer, type TestServer } from '../helpers/server.js'
-import { queryPlan, seedFollow, seedPost, seedUpload } from './stories-notifications-fixtures.js'
-
-const API = '/api/mobile'
-type User = Awaited<ReturnType<typeof registerUser>>
+import { API, comment, createPost, follow, like, queryPlan, seedUpload, type User } from './stories-notifications-fixtures.js'
 
 const list = (server: TestServer, user: User, query = '') => server.request('GET', `${API}/notifications/list${query}`, { token: user.token })
 const count = async (server: TestServer, user: User) => {
@@ -16,25 +13,15 @@ const count = async (server: TestServer, user: User) => {
 const markRead = (server: TestServer, user: User, id?: number | string) =>
   server.request('PUT', `${API}/notifications/mark_read${id === undefined ? '' : `/${id}`}`, { token: user.token })
 
-/** A follow and its notification, as the follow endpoint records them. */
-async function follow(server: TestServer, follower: User, target: User) {
-  await seedFollow(server, follower.id, target.id)
-  await notify(server.services.db, { userId: target.id, actorId: follower.id, type: 'follow' }, server.services.clock())
-}
-/** A like or comment notification on `postId` (owned by `author`). */
-async function interact(server: TestServer, actor: User, author: User, postId: number, type: 'like' | 'comment') {
-  await notify(server.services.db, { userId: author.id, actorId: actor.id, type, postId }, server.services.clock())
-}
 async function viewStoryOf(server: TestServer, viewer: User, author: User) {
   const created = await server.request('POST', `${API}/stories/create`, { token: author.token, body: { content_type: 'text', text_content: 'hi' } })
   assert.is(created.status, 201)
   assert.is((await server.request('GET', `${API}/stories/view/${created.body.data.id}`, { token: viewer.token })).status, 200)
   return created.body.data.id as number
 }
-/** `n` notifications for `user`, each from a like by `actor` on one post. */
+/** `n` notifications for `user`: `actor` likes `n` of their posts. */
 async function seedMany(server: TestServer, user: User, actor: User, n: number) {
-  const postId = await seedPost(server, user.id, 'popular')
-  for (let i = 0; i < n; i++) await interact(server, actor, user, postId, 'like')
+  for (let i = 0; i < n; i++) await like(server, actor, await createPost(server, user, `post ${i}`))
 }
 
 test('the list has every Notification field, newest first; fields that do not apply are null', async () => {
@@ -42,13 +29,13 @@ test('the list has every Notification field, newest first; fields that do not ap
   const server = await startTestServer({ clock: clock.clock })
   const [alice, bob, carol] = [await registerUser(server), await registerUser(server), await registerUser(server)]
   const photo = await seedUpload(server, alice.id, 'image/jpeg', 'posts')
-  const postId = await seedPost(server, alice.id, 'sunset #beach', photo)
+  const postId = await createPost(server, alice, 'sunset #beach', photo)
 
   await follow(server, bob, alice)
   clock.advance(1000)
-  await interact(server, carol, alice, postId, 'like')
+  await like(server, carol, postId)
   clock.advance(1000)
-  await interact(server, bob, alice, postId, 'comment')
+  await comment(server, bob, postId, 'nice')
   clock.advance(1000)
   const storyId = await viewStoryOf(server, carol, alice)
 
@@ -74,8 +61,10 @@ test('nobody sees another user\'s notifications, and nobody is notified of their
   const server = await startTestServer()
   const [alice, bob] = [await registerUser(server), await registerUser(server)]
   await follow(server, bob, alice)
-  const own = await seedPost(server, alice.id, 'mine')
-  await interact(server, alice, alice, own, 'like') // a self-like: notify() skips it
+  const own = await createPost(server, alice, 'mine')
+  await like(server, alice, own)
+  await comment(server, alice, own, 'my own comment')
+  await viewStoryOf(server, alice, alice)
   assert.equal((await list(server, bob)).body.data.notifications, [])
   assert.is(await count(server, bob), 0)
   const aliceNotes = (await list(server, alice)).body.data.notifications

@@ -1,11 +1,14 @@
-/** Seeding helpers for the stories and notifications tests: rows other features own, written straight to the database. */
+/** Helpers for the stories and notifications tests: the real endpoints where they exist, seeded rows where not. */
 import { randomBytes } from 'node:crypto'
-import { follows, posts, uploads } from '../../src/server/db/schema.js'
-import type { TestServer } from '../helpers/server.js'
+import * as assert from 'uvu/assert'
+import { uploads } from '../../src/server/db/schema.js'
+import type { registerUser, TestServer } from '../helpers/server.js'
 
+export const API = '/api/mobile'
 export const HOUR = 60 * 60 * 1000
+export type User = Awaited<ReturnType<typeof registerUser>>
 
-/** Records an upload by `userId` as the upload pipeline would; returns its path. */
+/** Records an upload by `userId` as the upload pipeline would (tests need no real file); returns its path. */
 export async function seedUpload(server: TestServer, userId: number, mime: string, kind: 'stories' | 'posts' = 'stories') {
   const ext = { 'image/jpeg': 'jpg', 'image/png': 'png', 'video/mp4': 'mp4', 'video/webm': 'webm' }[mime] ?? 'jpg'
   const path = `uploads/${kind}/${randomBytes(16).toString('base64url')}.${ext}`
@@ -13,18 +16,21 @@ export async function seedUpload(server: TestServer, userId: number, mime: strin
   return path
 }
 
-/** `follower` follows `target` (the follow endpoint is another feature's; this is the row it writes). */
-export async function seedFollow(server: TestServer, followerId: number, targetId: number) {
-  await server.services.db.insert(follows).values({ followerId, followingId: targetId, createdAt: server.services.clock().getTime() })
+async function ok(server: TestServer, method: string, path: string, user: User, body?: unknown) {
+  const res = await server.request(method, API + path, { token: user.token, body })
+  assert.ok(res.status === 200 || res.status === 201, `${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`)
+  return res.body.data
 }
 
-export async function seedPost(server: TestServer, userId: number, content: string, image = '') {
-  const [post] = await server.services.db
-    .insert(posts)
-    .values({ userId, content, image, createdAt: server.services.clock().getTime() })
-    .returning({ id: posts.id })
-  return post.id
+export const follow = (server: TestServer, follower: User, target: User) => ok(server, 'POST', `/user/follow/${target.id}`, follower)
+
+export async function createPost(server: TestServer, author: User, content: string, image?: string): Promise<number> {
+  return (await ok(server, 'POST', '/posts/create', author, { content, image })).id
 }
+
+export const like = (server: TestServer, user: User, postId: number) => ok(server, 'POST', `/interactions/like/${postId}`, user)
+export const comment = (server: TestServer, user: User, postId: number, content: string) =>
+  ok(server, 'POST', `/interactions/comment/${postId}`, user, { content })
 
 /** The query plan SQLite chooses for a drizzle query, as one text. */
 export async function queryPlan(server: TestServer, query: { toSQL(): { sql: string; params: unknown[] } }) {

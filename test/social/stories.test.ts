@@ -4,10 +4,7 @@ import { eq } from 'drizzle-orm'
 import { stories } from '../../src/server/db/schema.js'
 import { storyFeedQuery } from '../../src/server/domain/stories.js'
 import { manualClock, registerUser, startTestServer, type TestServer } from '../helpers/server.js'
-import { HOUR, queryPlan, seedFollow, seedUpload } from './stories-notifications-fixtures.js'
-
-const API = '/api/mobile'
-type User = Awaited<ReturnType<typeof registerUser>>
+import { API, follow, HOUR, queryPlan, seedUpload, type User } from './stories-notifications-fixtures.js'
 
 function createStory(server: TestServer, user: User, body: Record<string, unknown>) {
   return server.request('POST', `${API}/stories/create`, { token: user.token, body })
@@ -170,9 +167,9 @@ test('the feed groups active stories by author: own group first, then newest; fo
   const clock = manualClock(new Date('2026-03-01T00:00:00Z'))
   const server = await startTestServer({ clock: clock.clock })
   const [me, bob, carol, dave] = [await registerUser(server), await registerUser(server), await registerUser(server), await registerUser(server)]
-  await seedFollow(server, me.id, bob.id)
-  await seedFollow(server, me.id, carol.id)
-  await seedFollow(server, dave.id, me.id) // dave follows me, not the other way round
+  await follow(server, me, bob)
+  await follow(server, me, carol)
+  await follow(server, dave, me) // dave follows me, not the other way round
 
   const mine = await textStory(server, me) // 00:00, my only story, older than the others
   clock.advance(HOUR)
@@ -205,7 +202,7 @@ test('stories vanish 24 hours after creation from the feed, the profile count an
   const clock = manualClock(new Date('2026-03-01T12:00:00Z'))
   const server = await startTestServer({ clock: clock.clock })
   const [alice, bob] = [await registerUser(server), await registerUser(server)]
-  await seedFollow(server, bob.id, alice.id)
+  await follow(server, bob, alice)
   const early = await textStory(server, alice)
   clock.advance(HOUR)
   const later = await textStory(server, alice)
@@ -282,7 +279,7 @@ test('concurrent views by the same viewer count once', async () => {
 test('followers-only stories are seen by followers and the author; others get 404 and record nothing', async () => {
   const server = await startTestServer()
   const [alice, follower, stranger] = [await registerUser(server), await registerUser(server), await registerUser(server)]
-  await seedFollow(server, follower.id, alice.id)
+  await follow(server, follower, alice)
   const secret = await textStory(server, alice, { privacy_type: 'followers' })
   const open = await textStory(server, alice, { privacy_type: 'public' })
 
@@ -296,8 +293,8 @@ test('followers-only stories are seen by followers and the author; others get 40
 
   const [row] = await server.services.db.select({ views: stories.viewsCount }).from(stories).where(eq(stories.id, secret))
   assert.is(row.views, 1, 'only the follower counted')
-  const notes = await notificationsOf(server, alice)
-  assert.equal(notes.map((n) => [n.actor_id, n.story_id]), [[stranger.id, open], [follower.id, secret]])
+  const views = (await notificationsOf(server, alice)).filter((n) => n.type === 'story_view')
+  assert.equal(views.map((n) => [n.actor_id, n.story_id]), [[stranger.id, open], [follower.id, secret]])
   await server.close()
 })
 
