@@ -6,6 +6,7 @@ import { createRestHandler, sendRouteError } from './rest/adapter.js'
 import { mobileRoutes } from './rest/mobile.js'
 import { utilityRoutes } from './rest/utility.js'
 import { appRouter } from './router.js'
+import { serveUpload } from './uploads/serve.js'
 import type { Services } from './services.js'
 
 export interface App {
@@ -39,6 +40,7 @@ export function createApp(services: Services): App {
       const { pathname } = new URL(req.url ?? '/', 'http://localhost')
       if (pathname === '/trpc' || pathname.startsWith('/trpc/')) return trpc(req, res)
       if (pathname === '/health') return sendSuccess(res, { status: 'ok' }, { message: 'OK', now: services.clock() })
+      if (pathname === '/uploads' || pathname.startsWith('/uploads/')) return await serveUpload(services, req, res, pathname)
       for (const mount of mounts) {
         if (pathname === mount.prefix || pathname.startsWith(mount.prefix + '/')) {
           if (await mount.handle(req, res, pathname.slice(mount.prefix.length) || '/', ctx)) return

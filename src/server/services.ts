@@ -2,6 +2,7 @@ import { openDatabase, type Db } from './db/client.js'
 import type { ServerConfig } from './config.js'
 import { createLogger, type Logger } from './logger.js'
 import { RateLimiter } from './rate-limit.js'
+import { LocalDiskStorage, type Storage } from './uploads/storage.js'
 
 /** The current time; injected so that expiry (sessions, stories) is tested without sleeping. */
 export type Clock = () => Date
@@ -16,6 +17,8 @@ export interface Services {
   logger: Logger
   /** Null when rate limits are off (`PLAZA_RATE_LIMITS=off`, `--no-rate-limits`, embedded use). */
   limiter: RateLimiter | null
+  /** Uploaded and generated files (`uploads/...`), on the local disk under the data directory. */
+  storage: Storage
   close(): Promise<void>
 }
 
@@ -33,6 +36,7 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
     clock,
     logger: options.logger ?? createLogger(),
     limiter: config.rateLimits ? new RateLimiter(config.rateLimits, () => clock().getTime()) : null,
+    storage: new LocalDiskStorage(config.dataDir),
     async close() {
       database.close()
     },

@@ -3,6 +3,7 @@
  * each row reads like the spec's endpoint table, then names the procedure that serves it.
  */
 import type { Route } from './adapter.js'
+import { uploadRoutes } from './uploads.js'
 
 export const mobileRoutes: Route[] = [
   // auth
@@ -23,4 +24,7 @@ export const mobileRoutes: Route[] = [
   { method: 'GET', path: '/notifications/list', procedure: 'notifications.list', input: ({ query }) => query },
   { method: 'GET', path: '/notifications/count', procedure: 'notifications.count', input: () => undefined },
   { method: 'PUT', path: '/notifications/mark_read/:notification_id?', procedure: 'notifications.markRead', input: ({ params }) => params },
+
+  // uploads: multipart handler routes (file in field `file`), see rest/uploads.ts
+  ...uploadRoutes,
 ]

@@ -1,0 +1,115 @@
+/**
+ * The upload routes: a thin multipart wrapper around `saveUpload`. The file (form field `file`) is
+ * streamed through @fastify/busboy into the pipeline, which enforces the size limit as bytes arrive.
+ */
+import type { IncomingMessage } from 'node:http'
+import type { Readable } from 'node:stream'
+import { Busboy, type BusboyHeaders, type BusboyInstance } from '@fastify/busboy'
+import { TRPCError } from '@trpc/server'
+import { resolveSession } from '../auth/sessions.js'
+import { sendSuccess } from '../http.js'
+import type { RateLimitClass } from '../rate-limit.js'
+import { enforceRateLimit, type Context } from '../trpc.js'
+import { maxUploadBytes, MiB, saveUpload, type UploadKind } from '../uploads/pipeline.js'
+import type { HandlerRoute } from './adapter.js'
+
+/**
+ * Authenticates a handler route exactly as `authedProcedure` does (401 without a valid bearer
+ * token) and counts the call against the caller's rate limit of `rateLimit`.
+ */
+export async function requireUser(ctx: Context, rateLimit: RateLimitClass = 'default') {
+  if (!ctx.token) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Authentication required: send Authorization: Bearer <token>' })
+  const session = await resolveSession(ctx.services.db, ctx.token, ctx.services.clock())
+  if (!session) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Invalid or expired token' })
+  enforceRateLimit(ctx, rateLimit, `user:${session.user.id}`)
+  return session
+}
+
+/** Room for the multipart boundaries, part headers and small fields around the file. */
+const MULTIPART_OVERHEAD = 64 * 1024
+/** After a refusal the rest of the request is read and dropped (so the connection stays usable), up to this much; then the connection is closed. */
+const DRAIN_LIMIT = 64 * MiB
+
+const badForm = (detail: string) => new TRPCError({ code: 'BAD_REQUEST', message: `${detail}: send multipart/form-data with the file in the field "file"` })
+
+/** Resolves with the stream of the form's `file` part, or null when the form has none. */
+function receiveFile(req: IncomingMessage, maxBytes: number): Promise<Readable | null> {
+  return new Promise((resolve, reject) => {
+    let parser: BusboyInstance
+    try {
+      parser = new Busboy({
+        headers: req.headers as BusboyHeaders,
+        limits: { fileSize: maxBytes, parts: 20, fields: 10, fieldSize: 64 * 1024 },
+        // A part named `file` is the file even without a filename (curl -F 'file=<photo.jpg').
+        isPartAFile: (name, type, filename) => name === 'file' || filename !== undefined || type === 'application/octet-stream',
+      })
+    } catch {
+      reject(badForm('The request is not multipart form data'))
+      return
+    }
+    let file: Readable | null = null
+    parser.on('file', (name, stream) => {
+      if (name !== 'file' || file) {
+        stream.resume()
+        return
+      }
+      file = stream
+      // busboy would silently truncate at the limit; the upload is refused instead.
+      stream.on('limit', () => stream.destroy(new TRPCError({ code: 'PAYLOAD_TOO_LARGE', message: `File is too large: at most ${maxBytes / MiB} MiB` })))
+      resolve(stream)
+    })
+    parser.on('finish', () => resolve(file))
+    parser.on('error', (error: unknown) => {
+      const failure = badForm(`The multipart form could not be read (${(error as Error)?.message ?? error})`)
+      if (file) file.destroy(failure)
+      else reject(failure)
+    })
+    req.on('close', () => {
+      if (!req.complete) file?.destroy(new TRPCError({ code: 'CLIENT_CLOSED_REQUEST', message: 'The upload was interrupted' }))
+    })
+    req.pipe(parser)
+  })
+}
+
+/** Reads and drops whatever is left of the request body, so the answer reaches the client and the connection can be reused. */
+function discardBody(req: IncomingMessage) {
+  if (req.complete || req.destroyed) return
+  req.unpipe()
+  let drained = 0
+  req.on('data', (chunk: Buffer) => {
+    drained += chunk.length
+    if (drained > DRAIN_LIMIT) req.socket.destroy()
+  })
+  req.resume()
+}
+
+function uploadRoute(path: string, kind: UploadKind): HandlerRoute {
+  return {
+    method: 'POST',
+    path,
+    async handle({ req, res, ctx }) {
+      try {
+        const session = await requireUser(ctx, 'upload')
+        const maxBytes = maxUploadBytes(kind)
+        if (Number(req.headers['content-length']) > maxBytes + MULTIPART_OVERHEAD) {
+          throw new TRPCError({ code: 'PAYLOAD_TOO_LARGE', message: `File is too large: ${kind} uploads may be at most ${maxBytes / MiB} MiB` })
+        }
+        const file = await receiveFile(req, maxBytes)
+        if (!file) throw badForm('No file was sent')
+        const result = await saveUpload(ctx.services, { userId: session.user.id, kind, source: file, origin: ctx.origin })
+        sendSuccess(res, result, { status: 201, message: 'File uploaded', now: ctx.services.clock() })
+      } catch (error) {
+        discardBody(req)
+        throw error
+      }
+    },
+  }
+}
+
+/** POST /upload/avatar, /upload/post, /upload/story (spec) and /upload/comment (comment images, an extra). */
+export const uploadRoutes: HandlerRoute[] = [
+  uploadRoute('/upload/avatar', 'avatars'),
+  uploadRoute('/upload/post', 'posts'),
+  uploadRoute('/upload/story', 'stories'),
+  uploadRoute('/upload/comment', 'comments'),
+]

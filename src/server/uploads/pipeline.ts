@@ -1,0 +1,177 @@
+/**
+ * The upload pipeline (decisions §4): sniff the type from the bytes, enforce the size limit while
+ * reading, normalise images, store under an unguessable name and record the file, so that posts,
+ * stories and avatars can reference it. The HTTP routes and the embedded CLI both call `saveUpload`.
+ */
+import { randomBytes } from 'node:crypto'
+import { Readable } from 'node:stream'
+import { TRPCError } from '@trpc/server'
+import { eq } from 'drizzle-orm'
+import type { UploadResult } from '../../shared/types.js'
+import { writeTransaction } from '../db/client.js'
+import { uploads, users } from '../db/schema.js'
+import { processImage } from '../media/images.js'
+import { SNIFF_BYTES, sniffMedia } from '../media/sniff.js'
+import type { Services } from '../services.js'
+
+export type UploadKind = 'avatars' | 'posts' | 'stories' | 'comments'
+/** Every folder under `uploads/`: user uploads plus the generated code images. */
+export type StoredKind = UploadKind | 'codeimages'
+
+export const MiB = 1024 * 1024
+export const IMAGE_MAX_BYTES = 10 * MiB
+export const VIDEO_MAX_BYTES = 50 * MiB
+export const IMAGE_MAX_SIDE = 2048
+export const AVATAR_SIDE = 512
+
+/** The largest upload of a kind: video (stories only) may be bigger than images. */
+export function maxUploadBytes(kind: UploadKind): number {
+  return kind === 'stories' ? VIDEO_MAX_BYTES : IMAGE_MAX_BYTES
+}
+
+/** 144 random bits, base64url: unguessable, and safe in a path and a URL as it is. */
+export function newFileName(ext: string): string {
+  return `${randomBytes(18).toString('base64url')}.${ext}`
+}
+
+export function uploadUrl(origin: string, path: string): string {
+  return `${origin.replace(/\/+$/, '')}/${path}`
+}
+
+export type UploadSource = Readable | Buffer | AsyncIterable<Uint8Array>
+
+export interface SaveUploadInput {
+  userId: number
+  kind: UploadKind
+  source: UploadSource
+  /** Base of the absolute `url` in the result (PLAZA_PUBLIC_URL or the request's origin). */
+  origin: string
+}
+
+const tooLarge = (kind: UploadKind, what: 'image' | 'file') =>
+  new TRPCError({
+    code: 'PAYLOAD_TOO_LARGE',
+    message:
+      what === 'image' || kind !== 'stories'
+        ? `File is too large: images may be at most ${IMAGE_MAX_BYTES / MiB} MiB`
+        : `File is too large: story videos may be at most ${VIDEO_MAX_BYTES / MiB} MiB`,
+  })
+
+/** Yields the source's bytes, failing as soon as more than `limit` have arrived. */
+async function* limitBytes(source: UploadSource, limit: number, onExceeded: () => Error): AsyncGenerator<Buffer> {
+  let total = 0
+  for await (const chunk of Buffer.isBuffer(source) ? [source] : source) {
+    total += chunk.length
+    if (total > limit) throw onExceeded()
+    yield Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk)
+  }
+}
+
+function unsupported(kind: UploadKind, mime: string | null): TRPCError {
+  const accepted = kind === 'stories' ? 'JPEG, PNG, WebP or GIF images and MP4 or WebM video' : 'JPEG, PNG, WebP or GIF images'
+  const seen = mime ? `this file is ${mime}` : 'its type was not recognised'
+  return new TRPCError({ code: 'BAD_REQUEST', message: `Unsupported file type: ${kind} uploads accept ${accepted} (${seen})` })
+}
+
+/** Receives one upload end to end and returns where it is served; the avatar upload also becomes the user's avatar. */
+export async function saveUpload(services: Services, input: SaveUploadInput): Promise<UploadResult> {
+  const { kind } = input
+  const bytes = limitBytes(input.source, maxUploadBytes(kind), () => tooLarge(kind, 'file'))
+  try {
+    const head: Buffer[] = []
+    let headSize = 0
+    while (headSize < SNIFF_BYTES) {
+      const next = await bytes.next()
+      if (next.done) break
+      head.push(next.value)
+      headSize += next.value.length
+    }
+    if (headSize === 0) throw new TRPCError({ code: 'BAD_REQUEST', message: 'The file is empty' })
+    const media = await sniffMedia(Buffer.concat(head))
+    async function* everything() {
+      yield* head
+      yield* bytes
+    }
+
+    if (media.kind === 'image') {
+      const chunks: Buffer[] = []
+      let size = 0
+      for await (const chunk of everything()) {
+        size += chunk.length
+        if (size > IMAGE_MAX_BYTES) throw tooLarge(kind, 'image')
+        chunks.push(chunk)
+      }
+      const square = kind === 'avatars'
+      const image = await processImage(Buffer.concat(chunks), media.format, { maxSide: square ? AVATAR_SIDE : IMAGE_MAX_SIDE, square })
+      return await storeFile(services, {
+        kind,
+        userId: input.userId,
+        body: image.data,
+        ext: image.ext,
+        mime: image.mime,
+        width: image.width,
+        height: image.height,
+        origin: input.origin,
+      })
+    }
+    if (media.kind === 'video' && kind === 'stories') {
+      // Video is stored as sent (after sniffing), not transcoded; its size limit is enforced while it streams to disk.
+      return await storeFile(services, {
+        kind,
+        userId: input.userId,
+        body: Readable.from(everything()),
+        ext: media.ext,
+        mime: media.mime,
+        origin: input.origin,
+      })
+    }
+    throw unsupported(kind, media.mime)
+  } finally {
+    // Stops reading the source when we bail out early; the HTTP layer discards what is left of the request.
+    await bytes.return(undefined)
+  }
+}
+
+export interface StoreFileInput {
+  kind: StoredKind
+  /** Null for files not owned by a user (generated code images of an anonymous caller). */
+  userId: number | null
+  body: Readable | Buffer
+  ext: 'jpg' | 'png' | 'webp' | 'gif' | 'mp4' | 'webm'
+  mime: string
+  width?: number | null
+  height?: number | null
+  origin: string
+}
+
+/**
+ * Writes a finished file under a fresh name and records it in `uploads` (only recorded files are
+ * served). An avatar also becomes the user's avatar in the same transaction. If recording fails
+ * the file is removed again, so nothing unrecorded is left on disk.
+ */
+export async function storeFile(services: Services, input: StoreFileInput): Promise<UploadResult> {
+  const filename = newFileName(input.ext)
+  const path = `uploads/${input.kind}/${filename}`
+  const stored = await services.storage.put(path, input.body)
+  try {
+    await writeTransaction(services.db, async (tx) => {
+      await tx.insert(uploads).values({
+        userId: input.userId,
+        kind: input.kind,
+        path,
+        mime: input.mime,
+        size: stored.size,
+        width: input.width ?? null,
+        height: input.height ?? null,
+        createdAt: services.clock().getTime(),
+      })
+      if (input.kind === 'avatars' && input.userId !== null) {
+        await tx.update(users).set({ avatar: path }).where(eq(users.id, input.userId))
+      }
+    })
+  } catch (error) {
+    await services.storage.delete(path).catch(() => {})
+    throw error
+  }
+  return { url: uploadUrl(input.origin, path), path, filename }
+}
