@@ -1,5 +1,8 @@
 import { authRouter } from './routers/auth.js'
 import { usersRouter } from './routers/users.js'
+import { postsRouter } from './routers/posts.js'
+import { interactionsRouter } from './routers/interactions.js'
+import { searchRouter } from './routers/search.js'
 import { storiesRouter } from './routers/stories.js'
 import { notificationsRouter } from './routers/notifications.js'
 import { createCallerFactory, router } from './trpc.js'
@@ -7,6 +10,9 @@ import { createCallerFactory, router } from './trpc.js'
 export const appRouter = router({
   auth: authRouter,
   users: usersRouter,
+  posts: postsRouter,
+  interactions: interactionsRouter,
+  search: searchRouter,
   stories: storiesRouter,
   notifications: notificationsRouter,
 })

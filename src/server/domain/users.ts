@@ -1,7 +1,9 @@
 import { TRPCError } from '@trpc/server'
 import { and, count, eq, gt, sql } from 'drizzle-orm'
-import type { UserProfile } from '../../shared/types.js'
-import type { Db } from '../db/client.js'
+import type { UpdateProfile } from '../../shared/schemas/users.js'
+import type { UserProfile, UserSummary } from '../../shared/types.js'
+import { writeTransaction, type Db } from '../db/client.js'
+import { assertOwnUpload } from '../uploads/references.js'
 import { follows, stories, users } from '../db/schema.js'
 import { toProfile } from './views.js'
 
@@ -39,4 +41,62 @@ export async function getProfile(db: Db, user: UserRow, viewerId: number | null,
     isFollowing(db, viewerId, user.id),
   ])
   return toProfile(user, { isFollowing: following, activeStories })
+}
+
+/** A row of a user list: the user and whether the caller follows them. */
+export interface UserSummaryRow {
+  id: number
+  username: string
+  fullName: string
+  avatar: string
+  isVerified: boolean
+  isFollowing: boolean
+}
+
+export function toUserSummary(row: UserSummaryRow): UserSummary {
+  return {
+    id: row.id,
+    username: row.username,
+    full_name: row.fullName,
+    avatar: row.avatar,
+    is_verified: row.isVerified,
+    is_following: Boolean(row.isFollowing),
+  }
+}
+
+/**
+ * The UserSummary columns for `viewerId`: `is_following` is a lookup in the follows primary key
+ * inside the same query (no query per row). Callers select from `users` (joined as they need).
+ */
+export function userSummaryColumns(viewerId: number | null) {
+  return {
+    id: users.id,
+    username: users.username,
+    fullName: users.fullName,
+    avatar: users.avatar,
+    isVerified: users.isVerified,
+    isFollowing: sql<boolean>`exists (select 1 from ${follows} as vf where vf.follower_id = ${viewerId ?? 0} and vf.following_id = ${users.id})`.mapWith(Boolean),
+  }
+}
+
+/** Changes the fields given (an empty avatar removes it); an avatar must be the caller's own upload. */
+export async function updateProfile(db: Db, userId: number, input: UpdateProfile, now: Date): Promise<UserProfile> {
+  const changes: Partial<typeof users.$inferInsert> = {}
+  if (input.full_name !== undefined) changes.fullName = input.full_name
+  if (input.bio !== undefined) changes.bio = input.bio
+  if (input.avatar !== undefined) changes.avatar = input.avatar
+  if (Object.keys(changes).length > 0) {
+    await writeTransaction(db, async (tx) => {
+      if (input.avatar) await assertOwnUpload(tx, userId, input.avatar)
+      await tx.update(users).set(changes).where(eq(users.id, userId))
+    })
+  }
+  return getProfile(db, await findUser(db, userId), userId, now)
+}
+
+/** Sets or clears the verified badge (operator only: `plaza admin verify`). */
+export async function setVerified(db: Db, username: string, verified: boolean, now: Date): Promise<UserProfile> {
+  const user = await findUser(db, username)
+  const [updated] = await db.update(users).set({ isVerified: verified }).where(eq(users.id, user.id)).returning()
+  return getProfile(db, updated, null, now)
 }

@@ -14,11 +14,34 @@ export const mobileRoutes: Route[] = [
 
   // users
   { method: 'GET', path: '/user/profile/:user_id?', procedure: 'users.profile', input: ({ params }) => params },
+  { method: 'PUT', path: '/user/update', procedure: 'users.update', input: ({ body }) => body, message: 'Profile updated' },
+  { method: 'POST', path: '/user/follow/:user_id', procedure: 'users.follow', input: ({ params }) => params, message: 'Followed' },
+  { method: 'DELETE', path: '/user/unfollow/:user_id', procedure: 'users.unfollow', input: ({ params }) => params, message: 'Unfollowed' },
+  { method: 'GET', path: '/user/followers/:user_id', procedure: 'users.followers' },
+  { method: 'GET', path: '/user/following/:user_id', procedure: 'users.following' },
+
+  // posts
+  { method: 'GET', path: '/posts/feed', procedure: 'posts.feed', input: ({ query }) => query },
+  { method: 'GET', path: '/posts/explore', procedure: 'posts.explore', input: ({ query }) => query },
+  { method: 'GET', path: '/posts/detail/:post_id', procedure: 'posts.detail' },
+  { method: 'POST', path: '/posts/create', procedure: 'posts.create', input: ({ body }) => body, status: 201, message: 'Post created' },
+  { method: 'GET', path: '/posts/user/:user_id', procedure: 'posts.byUser' },
+
+  // interactions
+  { method: 'POST', path: '/interactions/like/:post_id', procedure: 'interactions.like', input: ({ params }) => params, message: 'Post liked' },
+  { method: 'DELETE', path: '/interactions/unlike/:post_id', procedure: 'interactions.unlike', input: ({ params }) => params, message: 'Post unliked' },
+  { method: 'POST', path: '/interactions/comment/:post_id', procedure: 'interactions.comment', input: ({ body, params }) => ({ ...body, ...params }), status: 201, message: 'Comment added' },
 
   // stories
   { method: 'GET', path: '/stories/feed', procedure: 'stories.feed', input: () => undefined },
   { method: 'GET', path: '/stories/view/:story_id', procedure: 'stories.view', input: ({ params }) => params },
   { method: 'POST', path: '/stories/create', procedure: 'stories.create', input: ({ body }) => body, status: 201, message: 'Story created' },
+
+  // search (GET /search/posts is an extra path; the others are the spec's)
+  { method: 'GET', path: '/search/all', procedure: 'search.all', input: ({ query }) => query },
+  { method: 'GET', path: '/search/users', procedure: 'search.users', input: ({ query }) => query },
+  { method: 'GET', path: '/search/hashtags', procedure: 'search.hashtags', input: ({ query }) => query },
+  { method: 'GET', path: '/search/posts', procedure: 'search.posts', input: ({ query }) => query },
 
   // notifications
   { method: 'GET', path: '/notifications/list', procedure: 'notifications.list', input: ({ query }) => query },

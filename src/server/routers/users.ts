@@ -1,10 +1,31 @@
-import { profileInput } from '../../shared/schemas/users.js'
-import { findUser, getProfile } from '../domain/users.js'
-import { authedProcedure, router } from '../trpc.js'
+import { followInput, followListInput, profileInput, updateProfileInput } from '../../shared/schemas/users.js'
+import { follow, listFollows, unfollow } from '../domain/follows.js'
+import { findUser, getProfile, updateProfile } from '../domain/users.js'
+import { authedProcedure, optionalAuthProcedure, router } from '../trpc.js'
 
 export const usersRouter = router({
   profile: authedProcedure.input(profileInput).query(async ({ ctx, input }) => {
     const user = input.user_id === undefined ? ctx.user : await findUser(ctx.services.db, input.user_id)
     return getProfile(ctx.services.db, user, ctx.user.id, ctx.services.clock())
   }),
+
+  update: authedProcedure
+    .input(updateProfileInput)
+    .mutation(({ ctx, input }) => updateProfile(ctx.services.db, ctx.user.id, input, ctx.services.clock())),
+
+  follow: authedProcedure
+    .input(followInput)
+    .mutation(({ ctx, input }) => follow(ctx.services.db, ctx.user.id, input.user_id, ctx.services.clock())),
+
+  unfollow: authedProcedure
+    .input(followInput)
+    .mutation(({ ctx, input }) => unfollow(ctx.services.db, ctx.user.id, input.user_id, ctx.services.clock())),
+
+  followers: optionalAuthProcedure
+    .input(followListInput)
+    .query(({ ctx, input }) => listFollows(ctx.services.db, 'followers', input.user_id, ctx.user?.id ?? null, input)),
+
+  following: optionalAuthProcedure
+    .input(followListInput)
+    .query(({ ctx, input }) => listFollows(ctx.services.db, 'following', input.user_id, ctx.user?.id ?? null, input)),
 })

@@ -1,6 +1,27 @@
 import { z } from 'zod'
-import { userRef } from './common.js'
+import { TEXT_LIMITS } from './auth.js'
+import { pagination, uploadPath, userRef } from './common.js'
 
 /** Without `user_id` the caller's own profile; `user_id` may also be a username. */
 export const profileInput = z.object({ user_id: userRef.optional() }).default({})
 export type ProfileInput = z.input<typeof profileInput>
+
+/**
+ * Only the fields sent change. `avatar` is a path returned by an avatar upload; an empty string or
+ * null removes the avatar.
+ */
+export const updateProfileInput = z
+  .object({
+    full_name: z.string({ error: 'full_name must be a string' }).trim().max(TEXT_LIMITS.fullName, `full_name must be at most ${TEXT_LIMITS.fullName} characters`),
+    bio: z.string({ error: 'bio must be a string' }).trim().max(TEXT_LIMITS.bio, `bio must be at most ${TEXT_LIMITS.bio} characters`),
+    avatar: z.preprocess((v) => (v === null ? '' : v), z.union([z.literal(''), uploadPath(['avatars'])], { error: 'avatar must be a path returned by an avatar upload (uploads/avatars/...)' })),
+  })
+  .partial()
+export type UpdateProfileInput = z.input<typeof updateProfileInput>
+export type UpdateProfile = z.output<typeof updateProfileInput>
+
+export const followInput = z.object({ user_id: userRef })
+export type FollowInput = z.input<typeof followInput>
+
+export const followListInput = z.object({ user_id: userRef, ...pagination })
+export type FollowListInput = z.input<typeof followListInput>

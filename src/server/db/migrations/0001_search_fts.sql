@@ -11,12 +11,10 @@ CREATE TRIGGER `posts_fts_delete` AFTER DELETE ON `posts` WHEN old.is_public = 1
   INSERT INTO posts_fts(posts_fts, rowid, content) VALUES ('delete', old.id, old.content);
 END;
 --> statement-breakpoint
-CREATE TRIGGER `posts_fts_update_old` AFTER UPDATE OF content, is_public ON `posts` WHEN old.is_public = 1 BEGIN
-  INSERT INTO posts_fts(posts_fts, rowid, content) VALUES ('delete', old.id, old.content);
-END;
---> statement-breakpoint
-CREATE TRIGGER `posts_fts_update_new` AFTER UPDATE OF content, is_public ON `posts` WHEN new.is_public = 1 BEGIN
-  INSERT INTO posts_fts(rowid, content) VALUES (new.id, new.content);
+-- One trigger, so the old entry is always removed before the new one is added.
+CREATE TRIGGER `posts_fts_update` AFTER UPDATE OF content, is_public ON `posts` BEGIN
+  INSERT INTO posts_fts(posts_fts, rowid, content) SELECT 'delete', old.id, old.content WHERE old.is_public = 1;
+  INSERT INTO posts_fts(rowid, content) SELECT new.id, new.content WHERE new.is_public = 1;
 END;
 --> statement-breakpoint
 INSERT INTO posts_fts(rowid, content) SELECT id, content FROM posts WHERE is_public = 1;

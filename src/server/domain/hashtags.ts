@@ -1,0 +1,50 @@
+import { and, asc, desc, gt, gte, lt, sql } from 'drizzle-orm'
+import type { Db, Tx } from '../db/client.js'
+import { hashtags, postHashtags } from '../db/schema.js'
+
+/**
+ * A hashtag is `#` followed by letters, digits or `_` (any script), not glued to a preceding word
+ * (`a#b` is no tag), at most 100 characters. Tags are stored lower-cased, without the `#`.
+ */
+const HASHTAG = /(?<![\p{L}\p{N}_&#])#([\p{L}\p{N}_]{1,100})/gu
+
+/** The distinct, lower-cased tags of a text, in order of first appearance. */
+export function extractHashtags(text: string): string[] {
+  const tags = new Set<string>()
+  for (const match of text.matchAll(HASHTAG)) tags.add(match[1].toLowerCase())
+  return [...tags]
+}
+
+/**
+ * Links a new post to its tags. `posts_count` counts public posts only, so a tag used only in
+ * non-public posts never shows in hashtag search (its text would leak otherwise).
+ */
+export async function attachHashtags(tx: Tx, postId: number, tags: string[], isPublic: boolean): Promise<void> {
+  if (tags.length === 0) return
+  const increment = isPublic ? 1 : 0
+  const rows = await tx
+    .insert(hashtags)
+    .values(tags.map((tag) => ({ tag, postsCount: increment })))
+    .onConflictDoUpdate({ target: hashtags.tag, set: { postsCount: sql`${hashtags.postsCount} + ${increment}` } })
+    .returning({ id: hashtags.id })
+  await tx
+    .insert(postHashtags)
+    .values(rows.map((row) => ({ postId, hashtagId: row.id })))
+    .onConflictDoNothing()
+}
+
+/** The upper bound of a prefix range: every string starting with `prefix` sorts below it. */
+export function prefixEnd(prefix: string): string {
+  return prefix + '\u{10FFFF}'
+}
+
+/** Tags starting with `q` (the `#` optional), most used first; a range scan of `hashtags_tag_idx`. */
+export function hashtagSearchQuery(db: Db, q: string, limit: number) {
+  const prefix = q.replace(/^#+/, '').toLowerCase()
+  return db
+    .select({ tag: hashtags.tag, posts_count: hashtags.postsCount })
+    .from(hashtags)
+    .where(and(gte(hashtags.tag, prefix), lt(hashtags.tag, prefixEnd(prefix)), gt(hashtags.postsCount, 0)))
+    .orderBy(desc(hashtags.postsCount), asc(hashtags.tag))
+    .limit(limit)
+}

@@ -1,0 +1,247 @@
+import { TRPCError } from '@trpc/server'
+import { and, asc, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm'
+import { formatDateTime } from '../../shared/dates.js'
+import type { CreatePost, PostDetail } from '../../shared/schemas/posts.js'
+import type { Comment, Post } from '../../shared/types.js'
+import { writeTransaction, type Db, type Tx } from '../db/client.js'
+import { comments, follows, likes, posts, users } from '../db/schema.js'
+import { assertOwnUpload } from '../uploads/references.js'
+import { attachHashtags, extractHashtags } from './hashtags.js'
+import { findUser } from './users.js'
+
+/** Ids start at 1, so 0 matches nobody: an anonymous caller has liked nothing and follows no one. */
+const viewerKey = (viewerId: number | null) => viewerId ?? 0
+
+/**
+ * The columns of one Post row: the post, its author (join on the primary key) and whether the
+ * caller liked it (a left join on the likes primary key), so a list is one query, never one per row.
+ */
+export function postColumns() {
+  return {
+    id: posts.id,
+    content: posts.content,
+    image: posts.image,
+    isPublic: posts.isPublic,
+    likesCount: posts.likesCount,
+    commentsCount: posts.commentsCount,
+    createdAt: posts.createdAt,
+    userId: posts.userId,
+    username: users.username,
+    fullName: users.fullName,
+    avatar: users.avatar,
+    isVerified: users.isVerified,
+    userLiked: sql<boolean>`${likes.userId} is not null`.mapWith(Boolean),
+  }
+}
+
+export interface PostRow {
+  id: number
+  content: string
+  image: string
+  isPublic: boolean
+  likesCount: number
+  commentsCount: number
+  createdAt: number
+  userId: number
+  username: string
+  fullName: string
+  avatar: string
+  isVerified: boolean
+  userLiked: boolean
+}
+
+export function toPost(row: PostRow): Post {
+  return {
+    id: row.id,
+    content: row.content,
+    image: row.image,
+    is_public: row.isPublic,
+    likes_count: row.likesCount,
+    comments_count: row.commentsCount,
+    user_liked: Boolean(row.userLiked),
+    created_at: formatDateTime(row.createdAt),
+    user_id: row.userId,
+    username: row.username,
+    full_name: row.fullName,
+    avatar: row.avatar,
+    is_verified: row.isVerified,
+  }
+}
+
+/** Posts with author and `user_liked` for `viewerId`; callers add where, order and paging. */
+export function selectPosts(db: Db | Tx, viewerId: number | null) {
+  return db
+    .select(postColumns())
+    .from(posts)
+    .innerJoin(users, eq(users.id, posts.userId))
+    .leftJoin(likes, and(eq(likes.postId, posts.id), eq(likes.userId, viewerKey(viewerId))))
+}
+
+/** The visibility rule (decisions §3): public, or the caller is the author or one of the author's followers. */
+export function visibleTo(viewerId: number | null): SQL {
+  const viewer = viewerKey(viewerId)
+  return or(
+    eq(posts.isPublic, true),
+    eq(posts.userId, viewer),
+    sql`exists (select 1 from ${follows} where ${follows.followerId} = ${viewer} and ${follows.followingId} = ${posts.userId})`,
+  )!
+}
+
+export interface Paging {
+  page: number
+  limit: number
+}
+
+/** One more row than the page holds tells whether another page exists. */
+export function pageOf<T, R>(rows: T[], { page, limit }: Paging, map: (row: T) => R) {
+  return { items: rows.slice(0, limit).map(map), page, has_more: rows.length > limit }
+}
+
+const newestFirst = [desc(posts.createdAt), desc(posts.id)]
+
+/** Followed users' posts and the caller's own, newest first (`posts_user_created_idx` per author). */
+export function feedQuery(db: Db, viewerId: number, { page, limit }: Paging) {
+  const authors = sql`(select ${follows.followingId} from ${follows} where ${follows.followerId} = ${viewerId} union all select ${viewerId})`
+  return selectPosts(db, viewerId)
+    .where(inArray(posts.userId, authors))
+    .orderBy(...newestFirst)
+    .limit(limit + 1)
+    .offset((page - 1) * limit)
+}
+
+/** How many of the newest public posts explore ranks: bounds the work of a request whatever the table size. */
+export const EXPLORE_WINDOW = 1000
+
+/**
+ * Explore score, Hacker-News style with gravity 2: (likes + 2·comments + 1) / (age_hours + 2)².
+ * Plain arithmetic, so it runs on any SQLite build (libsql has no pow()).
+ */
+export function exploreScore(now: Date): SQL<number> {
+  const ageHours = sql`((${now.getTime()} - ${posts.createdAt}) / 3600000.0)`
+  return sql<number>`((${posts.likesCount} + 2 * ${posts.commentsCount} + 1) / ((${ageHours} + 2) * (${ageHours} + 2)))`
+}
+
+/** Public posts ranked by score over the newest EXPLORE_WINDOW public posts (`posts_public_created_idx`); ties newest first. */
+export function exploreQuery(db: Db, viewerId: number | null, now: Date, { page, limit }: Paging) {
+  const window = db
+    .select({ id: posts.id })
+    .from(posts)
+    .where(eq(posts.isPublic, true))
+    .orderBy(desc(posts.createdAt))
+    .limit(EXPLORE_WINDOW)
+  return selectPosts(db, viewerId)
+    .where(inArray(posts.id, window))
+    .orderBy(desc(exploreScore(now)), ...newestFirst)
+    .limit(limit + 1)
+    .offset((page - 1) * limit)
+}
+
+/** One author's posts, newest first; non-public ones only for the author and followers. */
+export function byUserQuery(db: Db, authorId: number, viewerId: number | null, { page, limit }: Paging) {
+  return selectPosts(db, viewerId)
+    .where(and(eq(posts.userId, authorId), visibleTo(viewerId)))
+    .orderBy(...newestFirst)
+    .limit(limit + 1)
+    .offset((page - 1) * limit)
+}
+
+function commentColumns() {
+  return {
+    id: comments.id,
+    content: comments.content,
+    image: comments.image,
+    createdAt: comments.createdAt,
+    userId: comments.userId,
+    username: users.username,
+    fullName: users.fullName,
+    avatar: users.avatar,
+    isVerified: users.isVerified,
+  }
+}
+
+export interface CommentRow {
+  id: number
+  content: string
+  image: string
+  createdAt: number
+  userId: number
+  username: string
+  fullName: string
+  avatar: string
+  isVerified: boolean
+}
+
+export function toComment(row: CommentRow): Comment {
+  return {
+    id: row.id,
+    content: row.content,
+    image: row.image,
+    created_at: formatDateTime(row.createdAt),
+    user_id: row.userId,
+    username: row.username,
+    full_name: row.fullName,
+    avatar: row.avatar,
+    is_verified: row.isVerified,
+  }
+}
+
+export function selectComments(db: Db | Tx) {
+  return db.select(commentColumns()).from(comments).innerJoin(users, eq(users.id, comments.userId))
+}
+
+/** A post's comments, oldest first (`comments_post_created_idx`). */
+export function commentsQuery(db: Db, postId: number, { page, limit }: Paging) {
+  return selectComments(db)
+    .where(eq(comments.postId, postId))
+    .orderBy(asc(comments.createdAt), asc(comments.id))
+    .limit(limit + 1)
+    .offset((page - 1) * limit)
+}
+
+/** The post as `viewerId` sees it; 404 when it does not exist or the caller may not see it (no hint which). */
+export async function loadVisiblePost(db: Db | Tx, postId: number, viewerId: number | null): Promise<PostRow> {
+  const [row] = await selectPosts(db, viewerId)
+    .where(and(eq(posts.id, postId), visibleTo(viewerId)))
+    .limit(1)
+  if (!row) throw new TRPCError({ code: 'NOT_FOUND', message: 'Post not found' })
+  return row
+}
+
+export async function createPost(db: Db, authorId: number, input: CreatePost, now: Date): Promise<Post> {
+  return writeTransaction(db, async (tx) => {
+    if (input.image) await assertOwnUpload(tx, authorId, input.image)
+    const [post] = await tx
+      .insert(posts)
+      .values({ userId: authorId, content: input.content, image: input.image ?? '', isPublic: input.is_public, createdAt: now.getTime() })
+      .returning({ id: posts.id })
+    await tx
+      .update(users)
+      .set({ postsCount: sql`${users.postsCount} + 1` })
+      .where(eq(users.id, authorId))
+    await attachHashtags(tx, post.id, extractHashtags(input.content), input.is_public)
+    return toPost(await loadVisiblePost(tx, post.id, authorId))
+  })
+}
+
+export async function getFeed(db: Db, viewerId: number, paging: Paging) {
+  const { items, page, has_more } = pageOf(await feedQuery(db, viewerId, paging), paging, toPost)
+  return { posts: items, page, has_more }
+}
+
+export async function getExplore(db: Db, viewerId: number | null, now: Date, paging: Paging) {
+  const { items, page, has_more } = pageOf(await exploreQuery(db, viewerId, now, paging), paging, toPost)
+  return { posts: items, page, has_more }
+}
+
+export async function getPostsByUser(db: Db, ref: number | string, viewerId: number | null, paging: Paging) {
+  const author = await findUser(db, ref)
+  const { items, page, has_more } = pageOf(await byUserQuery(db, author.id, viewerId, paging), paging, toPost)
+  return { posts: items, page, has_more }
+}
+
+/** The post and a page of its comments, oldest first (`page`/`limit` page the comments). */
+export async function getPostDetail(db: Db, viewerId: number | null, input: PostDetail) {
+  const post = await loadVisiblePost(db, input.post_id, viewerId)
+  const { items, page, has_more } = pageOf(await commentsQuery(db, post.id, input), input, toComment)
+  return { post: toPost(post), comments: items, page, has_more }
+}

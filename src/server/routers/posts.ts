@@ -1,0 +1,23 @@
+import { createPostInput, feedInput, postDetailInput, postsByUserInput } from '../../shared/schemas/posts.js'
+import { createPost, getExplore, getFeed, getPostDetail, getPostsByUser } from '../domain/posts.js'
+import { authedProcedure, optionalAuthProcedure, router } from '../trpc.js'
+
+export const postsRouter = router({
+  create: authedProcedure
+    .input(createPostInput)
+    .mutation(({ ctx, input }) => createPost(ctx.services.db, ctx.user.id, input, ctx.services.clock())),
+
+  feed: authedProcedure.input(feedInput).query(({ ctx, input }) => getFeed(ctx.services.db, ctx.user.id, input)),
+
+  explore: optionalAuthProcedure
+    .input(feedInput)
+    .query(({ ctx, input }) => getExplore(ctx.services.db, ctx.user?.id ?? null, ctx.services.clock(), input)),
+
+  detail: optionalAuthProcedure
+    .input(postDetailInput)
+    .query(({ ctx, input }) => getPostDetail(ctx.services.db, ctx.user?.id ?? null, input)),
+
+  byUser: optionalAuthProcedure
+    .input(postsByUserInput)
+    .query(({ ctx, input }) => getPostsByUser(ctx.services.db, input.user_id, ctx.user?.id ?? null, input)),
+})

@@ -1,0 +1,110 @@
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { registerUser, startTestServer, type TestServer } from '../helpers/server.js'
+import { followUser, notificationsOf } from './helpers.js'
+
+let server: TestServer
+test.before(async () => {
+  server = await startTestServer()
+})
+test.after(async () => {
+  await server.close()
+})
+
+const profile = async (token: string, id: number) => (await server.request('GET', `/api/mobile/user/profile/${id}`, { token })).body.data
+
+test('follow returns the target profile after the change, keeps both counters, and notifies the target', async () => {
+  const alice = await registerUser(server)
+  const bob = await registerUser(server)
+  const res = await server.request('POST', `/api/mobile/user/follow/${alice.id}`, { token: bob.token })
+  assert.is(res.status, 200)
+  assert.is(res.body.status, 'success')
+  assert.is(res.body.data.id, alice.id)
+  assert.is(res.body.data.is_following, true)
+  assert.is(res.body.data.followers_count, 1)
+  assert.is((await profile(alice.token, bob.id)).following_count, 1)
+  assert.equal(await notificationsOf(server, alice.id), [{ type: 'follow', actor_id: bob.id, post_id: null }])
+})
+
+test('following twice changes nothing and succeeds (no second notification)', async () => {
+  const alice = await registerUser(server)
+  const bob = await registerUser(server)
+  await followUser(server, bob.token, alice.id)
+  const again = await server.request('POST', `/api/mobile/user/follow/${alice.id}`, { token: bob.token })
+  assert.is(again.status, 200)
+  assert.is(again.body.data.followers_count, 1)
+  assert.is((await profile(alice.token, bob.id)).following_count, 1)
+  assert.is((await notificationsOf(server, alice.id)).length, 1)
+})
+
+test('unfollow is idempotent and restores the counters', async () => {
+  const alice = await registerUser(server)
+  const bob = await registerUser(server)
+  await followUser(server, bob.token, alice.id)
+  const res = await server.request('DELETE', `/api/mobile/user/unfollow/${alice.id}`, { token: bob.token })
+  assert.is(res.status, 200)
+  assert.is(res.body.data.is_following, false)
+  assert.is(res.body.data.followers_count, 0)
+  const again = await server.request('DELETE', `/api/mobile/user/unfollow/${alice.id}`, { token: bob.token })
+  assert.is(again.status, 200)
+  assert.is(again.body.data.followers_count, 0)
+  assert.is((await profile(alice.token, bob.id)).following_count, 0)
+})
+
+test('follow or unfollow yourself is 400, a missing user 404, no token 401, bad id 400', async () => {
+  const alice = await registerUser(server)
+  assert.is((await server.request('POST', `/api/mobile/user/follow/${alice.id}`, { token: alice.token })).status, 400)
+  assert.is((await server.request('DELETE', `/api/mobile/user/unfollow/${alice.id}`, { token: alice.token })).status, 400)
+  assert.is((await server.request('POST', '/api/mobile/user/follow/999999', { token: alice.token })).status, 404)
+  assert.is((await server.request('DELETE', '/api/mobile/user/unfollow/999999', { token: alice.token })).status, 404)
+  assert.is((await server.request('POST', `/api/mobile/user/follow/${alice.id}`)).status, 401)
+  assert.is((await server.request('POST', '/api/mobile/user/follow/-3', { token: alice.token })).status, 400)
+  assert.is((await server.request('GET', '/api/mobile/user/follow/1', { token: alice.token })).status, 405)
+  assert.is((await profile(alice.token, alice.id)).following_count, 0)
+})
+
+test('followers and following lists: UserSummary, newest first, paged, is_following for the caller, token optional', async () => {
+  const star = await registerUser(server)
+  const fans = []
+  for (let i = 0; i < 3; i++) fans.push(await registerUser(server))
+  for (const fan of fans) await followUser(server, fan.token, star.id)
+  const viewer = await registerUser(server)
+  await followUser(server, viewer.token, fans[2].id)
+
+  const first = await server.request('GET', `/api/mobile/user/followers/${star.id}?limit=2`, { token: viewer.token })
+  assert.is(first.status, 200)
+  assert.is(first.body.data.page, 1)
+  assert.is(first.body.data.has_more, true)
+  assert.equal(first.body.data.users.map((u: any) => u.id), [fans[2].id, fans[1].id])
+  assert.equal(first.body.data.users[0], {
+    id: fans[2].id,
+    username: fans[2].username,
+    full_name: `Name ${fans[2].username}`,
+    avatar: '',
+    is_verified: false,
+    is_following: true,
+  })
+  assert.is(first.body.data.users[1].is_following, false)
+  const second = await server.request('GET', `/api/mobile/user/followers/${star.id}?limit=2&page=2`)
+  assert.equal(second.body.data.users.map((u: any) => u.id), [fans[0].id])
+  assert.is(second.body.data.has_more, false)
+  assert.is(second.body.data.users[0].is_following, false)
+
+  const following = await server.request('GET', `/api/mobile/user/following/${fans[0].id}`)
+  assert.is(following.status, 200)
+  assert.equal(following.body.data.users.map((u: any) => u.username), [star.username])
+  const byName = await server.request('GET', `/api/mobile/user/following/${fans[0].username}`)
+  assert.equal(byName.body.data.users.map((u: any) => u.id), [star.id])
+})
+
+test('lists: missing user 404, bad paging 400, limit clamped to 50, bad token 401', async () => {
+  const alice = await registerUser(server)
+  assert.is((await server.request('GET', '/api/mobile/user/followers/999999')).status, 404)
+  assert.is((await server.request('GET', `/api/mobile/user/followers/${alice.id}?page=0`)).status, 400)
+  assert.is((await server.request('GET', `/api/mobile/user/followers/${alice.id}?limit=abc`)).status, 400)
+  const clamped = await server.request('GET', `/api/mobile/user/following/${alice.id}?limit=500`)
+  assert.is(clamped.status, 200)
+  assert.is((await server.request('GET', `/api/mobile/user/followers/${alice.id}`, { token: 'nope' })).status, 401)
+})
+
+test.run()

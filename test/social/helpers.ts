@@ -1,0 +1,35 @@
+import { randomBytes } from 'node:crypto'
+import { uploads } from '../../src/server/db/schema.js'
+import type { TestServer } from '../helpers/server.js'
+
+/**
+ * Records an upload row as the upload pipeline would, so media fields can name a real, own upload
+ * without going through multipart here.
+ */
+export async function seedUpload(server: TestServer, userId: number, kind: 'avatars' | 'posts' | 'comments'): Promise<string> {
+  const path = `uploads/${kind}/${randomBytes(12).toString('hex')}.jpg`
+  await server.services.db.insert(uploads).values({ userId, kind, path, mime: 'image/jpeg', size: 1234, createdAt: Date.now() })
+  return path
+}
+
+/** Creates a post through the API and returns its data. */
+export async function post(server: TestServer, token: string, body: Record<string, unknown>) {
+  const res = await server.request('POST', '/api/mobile/posts/create', { token, body })
+  if (res.status !== 201) throw new Error(`post create failed: ${res.status} ${JSON.stringify(res.body)}`)
+  return res.body.data as { id: number; [key: string]: unknown }
+}
+
+export async function followUser(server: TestServer, token: string, userId: number) {
+  const res = await server.request('POST', `/api/mobile/user/follow/${userId}`, { token })
+  if (res.status !== 200) throw new Error(`follow failed: ${res.status} ${JSON.stringify(res.body)}`)
+  return res.body.data
+}
+
+/** Notifications of one recipient, read straight from the table (the list endpoint is tested elsewhere). */
+export async function notificationsOf(server: TestServer, userId: number) {
+  const result = await server.services.db.$client.execute({
+    sql: 'select type, actor_id, post_id from notifications where user_id = ? order by id',
+    args: [userId],
+  })
+  return result.rows.map((r) => ({ type: r.type as string, actor_id: Number(r.actor_id), post_id: r.post_id === null ? null : Number(r.post_id) }))
+}
