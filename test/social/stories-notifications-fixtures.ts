@@ -1,5 +1,6 @@
 /** Helpers for the stories and notifications tests: the real endpoints where they exist, seeded rows where not. */
 import { randomBytes } from 'node:crypto'
+import type { Client } from '@libsql/client'
 import * as assert from 'uvu/assert'
 import { uploads } from '../../src/server/db/schema.js'
 import type { registerUser, TestServer } from '../helpers/server.js'
@@ -35,6 +36,8 @@ export const comment = (server: TestServer, user: User, postId: number, content:
 /** The query plan SQLite chooses for a drizzle query, as one text. */
 export async function queryPlan(server: TestServer, query: { toSQL(): { sql: string; params: unknown[] } }) {
   const { sql, params } = query.toSQL()
-  const result = await server.services.db.$client.execute({ sql: `EXPLAIN QUERY PLAN ${sql}`, args: params as never })
+  // drizzle() attaches the libsql client as `$client`; the project's `Db` type leaves it out.
+  const client = (server.services.db as unknown as { $client: Client }).$client
+  const result = await client.execute({ sql: `EXPLAIN QUERY PLAN ${sql}`, args: params as never })
   return result.rows.map((row) => String(row.detail)).join('\n')
 }

@@ -298,6 +298,21 @@ test('followers-only stories are seen by followers and the author; others get 40
   await server.close()
 })
 
+test('unfollowing hides a followers-only story and removes the author from the feed', async () => {
+  const server = await startTestServer()
+  const [alice, bob] = [await registerUser(server), await registerUser(server)]
+  await follow(server, bob, alice)
+  const secret = await textStory(server, alice, { privacy_type: 'followers' })
+  assert.equal((await feed(server, bob)).body.data.map((g: any) => g.user_id), [alice.id])
+  assert.is((await view(server, bob, secret)).status, 200)
+
+  const res = await server.request('DELETE', `${API}/user/unfollow/${alice.id}`, { token: bob.token })
+  assert.is(res.status, 200)
+  assert.equal((await feed(server, bob)).body.data, [])
+  assert.is((await view(server, bob, secret)).status, 404)
+  await server.close()
+})
+
 test('viewing a missing story is 404, a malformed id 400', async () => {
   const server = await startTestServer()
   const alice = await registerUser(server)
