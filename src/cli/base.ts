@@ -1,11 +1,15 @@
 /**
  * The base of every client command: picks remote or embedded once, keeps the session, and turns
- * failures into a one-line message with gh's exit codes (1 error, 2 usage, 4 needs login).
+ * failures into a one-line message on stderr with gh's exit codes (1 error, 2 usage, 4 needs login).
  */
-import { Command, Errors, Flags, type Interfaces } from '@oclif/core'
+import path from 'node:path'
+import { Args, Command, Errors, Flags, type Interfaces } from '@oclif/core'
 import { isTRPCClientError } from '@trpc/client'
 import { createPlazaClient, resolveTarget, targetKey, UsageError, type PlazaClient, type Target } from './client.js'
 import { SessionStore, type StoredSession } from './config.js'
+import type { UploadResult } from '../shared/types.js'
+import type { View } from './ui/format.js'
+import type { UploadRoute } from './uploads.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof PlazaCommand)['baseFlags'] & T['flags']>
 export type BaseArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
@@ -18,6 +22,18 @@ export class NeedsLoginError extends Error {
     super(message)
   }
 }
+
+export { UsageError }
+
+/** The flags every list command takes; the server validates and clamps them (decisions §3). */
+export const pageFlags = {
+  page: Flags.integer({ description: 'page number, from 1', min: 1 }),
+  limit: Flags.integer({ description: 'items per page (at most 50)', min: 1 }),
+}
+
+/** USER arguments: a username or a numeric id; procedures take either (`userRef`), a number as a number. */
+export const userArg = (description = 'username or numeric id') => Args.string({ description, required: true })
+export const userRef = (ref: string): number | string => (/^\d+$/.test(ref) ? Number(ref) : ref)
 
 export abstract class PlazaCommand<T extends typeof Command> extends Command {
   static enableJsonFlag = true
@@ -52,6 +68,21 @@ export abstract class PlazaCommand<T extends typeof Command> extends Command {
     })
     this.flags = flags as BaseFlags<T>
     this.args = args as BaseArgs<T>
+  }
+
+  /**
+   * oclif's argument parser uses its `context` (this command) as scratch space and leaves a
+   * `token` property on it, which would shadow `token()` below; drop it once parsing is done.
+   */
+  protected override async parse<F extends Interfaces.OutputFlags<any>, B extends Interfaces.OutputFlags<any>, A extends Interfaces.OutputArgs<any>>(
+    options?: Interfaces.Input<F, B, A>,
+    argv?: string[],
+  ): Promise<Interfaces.ParserOutput<F, B, A>> {
+    try {
+      return await super.parse(options, argv)
+    } finally {
+      if (Object.hasOwn(this, 'token')) delete (this as unknown as { token?: unknown }).token
+    }
   }
 
   /** Remote server or embedded data directory, as the flags and environment say. */
@@ -94,9 +125,52 @@ export abstract class PlazaCommand<T extends typeof Command> extends Command {
     if (!this.jsonEnabled()) this.log(text)
   }
 
-  protected override async catch(error: Error & { exitCode?: number; oclif?: { exit?: number } }): Promise<unknown> {
-    if (error instanceof Errors.CLIError || (error as { oclif?: unknown }).oclif) return super.catch(error)
-    return super.catch(new Errors.CLIError(describeFailure(error, this.#target), { exit: exitCodeOf(error) }))
+  /** Chatter (hints, progress) for a person watching: stderr, only on a TTY, never with --json. */
+  protected chatter(text: string) {
+    if (!this.jsonEnabled() && process.stderr.isTTY) process.stderr.write(text + '\n')
+  }
+
+  /**
+   * Human rendering of feeds, posts, profiles and notifications: ink on a terminal, plain text when
+   * stdout is a pipe or file. Ink (and React) are imported only on the terminal path, so scripted runs
+   * start fast.
+   */
+  protected async show(view: View) {
+    if (this.jsonEnabled()) return
+    if (process.stdout.isTTY) {
+      const { renderView } = await import('./ui/render.js')
+      this.log(renderView(view, process.stdout.columns))
+    } else {
+      const { viewText } = await import('./ui/format.js')
+      this.log(viewText(view))
+    }
+  }
+
+  /** Uploads a file (remote multipart, or the embedded pipeline), with a progress line on a TTY. */
+  protected async upload(route: UploadRoute, file: string): Promise<UploadResult> {
+    this.requireLogin()
+    const [client, { uploadFile }] = await Promise.all([this.client(), import('./uploads.js')])
+    const show = !this.jsonEnabled() && process.stderr.isTTY
+    const name = path.basename(file)
+    const progress = show
+      ? (sent: number, total: number) => process.stderr.write(`\ruploading ${name} ${total ? Math.floor((sent / total) * 100) : 100}%`)
+      : undefined
+    try {
+      return await uploadFile(client, this.token(), route, file, progress)
+    } finally {
+      if (show) process.stderr.write('\r\x1b[2K')
+    }
+  }
+
+  protected override async catch(error: Error & { oclif?: { exit?: number } }): Promise<unknown> {
+    // this.exit(n) and oclif's own help/version exits pass straight through.
+    if (error instanceof Errors.ExitError) throw error
+    const oclifExit = error instanceof Errors.CLIError ? error.oclif?.exit : undefined
+    const exit = oclifExit ?? exitCodeOf(error)
+    const message = error instanceof Errors.CLIError ? error.message : describeFailure(error, this.#target)
+    // Always stderr, even with --json: stdout holds data only (gh's habit), and no stack trace.
+    process.stderr.write(`Error: ${message}\n`)
+    throw new Errors.ExitError(exit)
   }
 
   protected override async finally(error: Error | undefined): Promise<unknown> {

@@ -9,7 +9,7 @@ export default class Whoami extends PlazaCommand<typeof Whoami> {
     this.requireLogin()
     const { trpc } = await this.client()
     const profile = await trpc.users.profile.query({})
-    this.human(`${profile.username} (${profile.full_name || 'no name'}) · id ${profile.id}`)
+    await this.show({ kind: 'profile', profile })
     return profile
   }
 }

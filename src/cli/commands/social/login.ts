@@ -1,0 +1,26 @@
+import { Flags } from '@oclif/core'
+import { PlazaCommand } from '../../base.js'
+import { readPassword } from '../../password.js'
+import type { SessionInfo } from './register.js'
+
+export default class Login extends PlazaCommand<typeof Login> {
+  static override description = 'Log in and keep the session for this server (or data directory).'
+  static override examples = [
+    '<%= config.bin %> social login --email alice@example.com',
+    'printf %s "$PASSWORD" | <%= config.bin %> social login --email alice --password-stdin --url http://127.0.0.1:8080',
+  ]
+
+  static override flags = {
+    email: Flags.string({ char: 'e', description: 'email address (or username)', required: true }),
+    'password-stdin': Flags.boolean({ description: 'read the password from stdin instead of prompting' }),
+  }
+
+  async run(): Promise<SessionInfo> {
+    const password = await readPassword(this.flags['password-stdin'])
+    const { trpc } = await this.client()
+    const session = await trpc.auth.login.mutate({ email: this.flags.email, password })
+    this.saveSession({ token: session.token, username: session.user.username, expires_at: session.expires_at })
+    this.human(`logged in as @${session.user.username} (id ${session.user.id}); session expires ${session.expires_at} UTC`)
+    return { user: session.user, expires_at: session.expires_at }
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * Uploads from the CLI. Remote: multipart POST to `<url>/api/mobile/upload/<kind>` (field `file`,
+ * bearer token) with undici and formdata-node, as a mobile client would. Embedded: the server's own
+ * `saveUpload`, on the same services the embedded tRPC client uses. Both give the same UploadResult.
+ */
+import { createReadStream } from 'node:fs'
+import { stat } from 'node:fs/promises'
+import path from 'node:path'
+import type { UploadResult } from '../shared/types.js'
+import { NeedsLoginError } from './base.js'
+import { remoteFetch, UsageError, type PlazaClient } from './client.js'
+
+export const UPLOAD_KINDS = { avatar: 'avatars', post: 'posts', story: 'stories', comment: 'comments' } as const
+export type UploadRoute = keyof typeof UPLOAD_KINDS
+
+/** Called with the bytes sent so far and the total expected (the total is approximate: the multipart framing is small). */
+export type Progress = (sent: number, total: number) => void
+
+async function checkFile(file: string): Promise<number> {
+  try {
+    const info = await stat(file)
+    if (!info.isFile()) throw new UsageError(`${file} is not a file`)
+    return info.size
+  } catch (error) {
+    if (error instanceof UsageError) throw error
+    throw new UsageError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`)
+  }
+}
+
+export async function uploadFile(client: PlazaClient, token: string | null, route: UploadRoute, file: string, progress?: Progress): Promise<UploadResult> {
+  if (!token) throw new NeedsLoginError()
+  const size = await checkFile(file)
+  return client.services ? uploadEmbedded(client, token, route, file, size, progress) : uploadRemote(client, token, route, file, size, progress)
+}
+
+async function uploadEmbedded(client: PlazaClient, token: string, route: UploadRoute, file: string, size: number, progress?: Progress): Promise<UploadResult> {
+  const services = client.services!
+  const [{ saveUpload }, { resolveSession }] = await Promise.all([import('../server/uploads/pipeline.js'), import('../server/auth/sessions.js')])
+  const session = await resolveSession(services.db, token, services.clock())
+  if (!session) throw new NeedsLoginError('Invalid or expired token (log in with `plaza social login`)')
+  let sent = 0
+  const source = createReadStream(file).on('data', (chunk) => {
+    sent += chunk.length
+    progress?.(sent, size)
+  })
+  const origin = services.config.publicUrl ?? `http://${services.config.host}:${services.config.port}`
+  return saveUpload(services, { userId: session.user.id, kind: UPLOAD_KINDS[route], source, origin })
+}
+
+interface Envelope<T> {
+  status: 'success' | 'error'
+  message: string
+  data: T
+}
+
+async function uploadRemote(client: PlazaClient, token: string, route: UploadRoute, file: string, size: number, progress?: Progress): Promise<UploadResult> {
+  const [{ FormData }, { fileFromPath }, { Response }] = await Promise.all([import('formdata-node'), import('formdata-node/file-from-path'), import('undici')])
+  const form = new FormData()
+  form.set('file', await fileFromPath(file, path.basename(file)))
+  // Encode the form once so the bytes can be counted as they leave (progress on a TTY).
+  const encoded = new Response(form as unknown as ConstructorParameters<typeof Response>[0])
+  let sent = 0
+  const body = (encoded.body as unknown as ReadableStream<Uint8Array>).pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        sent += chunk.byteLength
+        progress?.(Math.min(sent, size), size)
+        controller.enqueue(chunk)
+      },
+    }),
+  )
+  const url = `${client.target.kind === 'remote' ? client.target.url : ''}/api/mobile/upload/${route}`
+  let response: Awaited<ReturnType<typeof remoteFetch>>
+  try {
+    response = await remoteFetch(url, {
+      method: 'POST',
+      body: body as never,
+      duplex: 'half',
+      headers: { authorization: `Bearer ${token}`, 'content-type': encoded.headers.get('content-type')! },
+    })
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause
+    throw new Error(`cannot reach ${client.target.kind === 'remote' ? client.target.url : url}: ${cause?.code ?? cause?.message ?? (error as Error).message}`)
+  }
+  const text = await response.text()
+  let envelope: Envelope<UploadResult> | null = null
+  try {
+    envelope = JSON.parse(text)
+  } catch {
+    // not JSON: reported below with the HTTP status
+  }
+  if (response.status === 401) throw new NeedsLoginError(`${envelope?.message ?? 'Unauthorized'} (log in with \`plaza social login\`)`)
+  if (!response.ok || envelope?.status !== 'success') {
+    throw new Error(envelope?.message ?? `upload failed: HTTP ${response.status} from ${url}`)
+  }
+  return envelope.data
+}
