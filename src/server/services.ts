@@ -1,3 +1,5 @@
+import { loadChatConfig } from './chat/config.js'
+import { createChatGateway, type ChatGateway } from './chat/gateway.js'
 import { openDatabase, type Db } from './db/client.js'
 import type { ServerConfig } from './config.js'
 import { createLogger, type Logger } from './logger.js'
@@ -19,6 +21,8 @@ export interface Services {
   limiter: RateLimiter | null
   /** Uploaded and generated files (`uploads/...`), on the local disk under the data directory. */
   storage: Storage
+  /** The chat gateway, configured from `PLAZA_LLM_*` in `config.env` (answers 503 when nothing is configured). */
+  chat: ChatGateway
   close(): Promise<void>
 }
 
@@ -29,16 +33,21 @@ export interface ServiceOptions {
 
 export async function createServices(config: ServerConfig, options: ServiceOptions = {}): Promise<Services> {
   const clock = options.clock ?? systemClock
+  const logger = options.logger ?? createLogger()
+  // Before the database opens, so a bad chat configuration fails start-up without leaving anything open.
+  const chat = createChatGateway(loadChatConfig(config.env), { logger, now: clock })
   const database = await openDatabase({ dataDir: config.dataDir, url: config.databaseUrl, authToken: config.databaseAuthToken })
   return {
     config,
     db: database.db,
     clock,
-    logger: options.logger ?? createLogger(),
+    logger,
     limiter: config.rateLimits ? new RateLimiter(config.rateLimits, () => clock().getTime()) : null,
     storage: new LocalDiskStorage(config.dataDir),
+    chat,
     async close() {
       database.close()
+      await chat.close()
     },
   }
 }

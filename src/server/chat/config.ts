@@ -1,0 +1,249 @@
+/**
+ * Which provider and upstream model serve each chat alias. Read once at start-up from
+ * `PLAZA_LLM_*` variables and an optional JSON or YAML file (`PLAZA_LLM_CONFIG`), and validated
+ * then, so a typo fails `plaza serve` with a clear message instead of failing a request later.
+ * The file names the environment variable that holds each key; keys never live in the file.
+ */
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
+import { parse as parseYaml } from 'yaml'
+import { z } from 'zod'
+import { CHAT_MODEL_ALIASES, CHAT_OPERATIONS } from '../../shared/schemas/chat.js'
+import { ConfigError } from '../config.js'
+
+export type ProviderType = 'openai' | 'anthropic'
+/** `o1`: OpenAI's reasoning family, which takes `max_completion_tokens` and no system role or sampling knobs. */
+export type ModelFamily = 'chat' | 'o1'
+
+export interface ProviderConfig {
+  name: string
+  type: ProviderType
+  /** For OpenAI-compatible providers the base includes the version, e.g. https://api.openai.com/v1. */
+  baseUrl: string
+  apiKey?: string
+  /** Longest wait for the upstream to start answering, and longest silence between streamed chunks. */
+  timeoutMs: number
+  /** Whether `top_k` and `repetition_penalty` are forwarded (vLLM, llama.cpp, Ollama take them; OpenAI rejects them). */
+  extendedSampling: boolean
+  /** Extra, non-secret headers (e.g. OpenRouter's HTTP-Referer). */
+  headers: Record<string, string>
+  anthropicVersion: string
+}
+
+export interface Target {
+  provider: ProviderConfig
+  model: string
+  family: ModelFamily
+  /** Sent when the request gives none and the provider requires one (Anthropic). */
+  defaultMaxTokens: number
+}
+
+export interface RetryPolicy {
+  /** Retries of one target after its first try, on 429, 5xx and dropped connections. */
+  maxRetries: number
+  baseDelayMs: number
+  /** Longest wait before a retry; a longer Retry-After moves on to the fallback instead. */
+  maxDelayMs: number
+}
+
+export interface ChatConfig {
+  /** Ordered targets (first choice, then fallbacks) by alias or operation name. */
+  routes: Map<string, Target[]>
+  /** Serves every name `routes` does not list, when set. */
+  defaultRoute: Target[] | null
+  retry: RetryPolicy
+  /** Every configured key, so that anything leaving the gateway can be scrubbed of them. */
+  secrets: string[]
+  /** Where the configuration came from, for the start-up log line (never holds keys). */
+  source: string
+}
+
+export const ROUTE_NAMES = [...CHAT_MODEL_ALIASES, ...CHAT_OPERATIONS] as const
+
+export const DEFAULT_TIMEOUT_MS = 300_000
+export const DEFAULT_MAX_TOKENS = 4096
+const DEFAULT_RETRY: RetryPolicy = { maxRetries: 2, baseDelayMs: 250, maxDelayMs: 10_000 }
+const ANTHROPIC_BASE_URL = 'https://api.anthropic.com'
+
+const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be the name of an environment variable (the key itself never goes in the file)')
+const positiveMs = z.number().int().positive()
+
+const providerSchema = z.strictObject({
+  type: z.enum(['openai', 'anthropic']).default('openai'),
+  base_url: httpUrl.optional(),
+  api_key_env: envName.optional(),
+  timeout_ms: positiveMs.optional(),
+  extended_sampling: z.boolean().optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+  anthropic_version: z.string().optional(),
+})
+
+const targetSchema = z.strictObject({
+  provider: z.string().min(1),
+  model: z.string().min(1),
+  family: z.enum(['chat', 'o1']).optional(),
+  max_tokens: z.number().int().positive().optional(),
+})
+
+const routeSchema = targetSchema.extend({ fallbacks: z.array(targetSchema).optional() })
+
+const fileSchema = z.strictObject({
+  providers: z.record(z.string().regex(/^[\w.-]+$/, 'provider names are letters, digits, _, . and -'), providerSchema).default({}),
+  models: z.record(z.string(), routeSchema).default({}),
+  retry: z
+    .strictObject({ max_retries: z.number().int().min(0).max(10).optional(), base_delay_ms: z.number().int().min(0).optional(), max_delay_ms: z.number().int().min(0).optional() })
+    .optional(),
+})
+type FileConfig = z.output<typeof fileSchema>
+
+/** The provider `PLAZA_LLM_BASE_URL` defines; the config file may name it too. */
+export const ENV_PROVIDER = 'env'
+
+/** How to get a provider, for the 503 answer and the docs. */
+export const HOW_TO_CONFIGURE =
+  'No chat provider is configured. Set PLAZA_LLM_BASE_URL (an OpenAI-compatible base URL such as https://api.openai.com/v1, or https://api.anthropic.com) and PLAZA_LLM_API_KEY, optionally PLAZA_LLM_MODEL, or point PLAZA_LLM_CONFIG at a provider file (see docs/chat.md), then restart the server.'
+
+/** o1-preview, o1-mini, o3, o4-mini...: OpenAI's reasoning models reject system messages and max_tokens. */
+export function detectFamily(model: string): ModelFamily {
+  return /^(openai\/)?o\d(-|$)/i.test(model) ? 'o1' : 'chat'
+}
+
+function fail(message: string): never {
+  throw new ConfigError(`chat configuration: ${message}`)
+}
+
+function readKey(env: NodeJS.ProcessEnv, variable: string, where: string): string {
+  const value = env[variable]?.trim()
+  if (!value) fail(`${where} names the environment variable ${variable}, which is not set`)
+  return value
+}
+
+function timeoutFrom(env: NodeJS.ProcessEnv): number {
+  const raw = env.PLAZA_LLM_TIMEOUT_MS?.trim()
+  if (!raw) return DEFAULT_TIMEOUT_MS
+  const ms = Number(raw)
+  if (!Number.isInteger(ms) || ms <= 0) fail(`PLAZA_LLM_TIMEOUT_MS must be a whole number of milliseconds, not "${raw}"`)
+  return ms
+}
+
+function envProvider(env: NodeJS.ProcessEnv): ProviderConfig | null {
+  const baseUrl = env.PLAZA_LLM_BASE_URL?.trim()
+  if (!baseUrl) {
+    if (env.PLAZA_LLM_API_KEY?.trim() || env.PLAZA_LLM_MODEL?.trim()) fail('PLAZA_LLM_API_KEY and PLAZA_LLM_MODEL need PLAZA_LLM_BASE_URL')
+    return null
+  }
+  if (!httpUrl.safeParse(baseUrl).success) fail(`PLAZA_LLM_BASE_URL must be an http(s) URL, not "${baseUrl}"`)
+  const declared = env.PLAZA_LLM_PROVIDER?.trim().toLowerCase()
+  if (declared && declared !== 'openai' && declared !== 'anthropic') fail(`PLAZA_LLM_PROVIDER must be openai or anthropic, not "${declared}"`)
+  const type: ProviderType = (declared as ProviderType | undefined) ?? (new URL(baseUrl).hostname.endsWith('anthropic.com') ? 'anthropic' : 'openai')
+  return {
+    name: ENV_PROVIDER,
+    type,
+    baseUrl: baseUrl.replace(/\/+$/, ''),
+    apiKey: env.PLAZA_LLM_API_KEY?.trim() || undefined,
+    timeoutMs: timeoutFrom(env),
+    extendedSampling: defaultExtendedSampling(type, baseUrl),
+    headers: {},
+    anthropicVersion: '2023-06-01',
+  }
+}
+
+/** OpenAI's own API rejects unknown sampling fields; most self-hosted servers accept them. */
+function defaultExtendedSampling(type: ProviderType, baseUrl: string): boolean {
+  if (type === 'anthropic') return true // top_k only; repetition_penalty is never sent there
+  return !/(^|\.)(openai\.com|groq\.com|deepseek\.com|x\.ai)$/.test(new URL(baseUrl).hostname)
+}
+
+function readFile(file: string): FileConfig {
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch (error) {
+    fail(`cannot read PLAZA_LLM_CONFIG file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
+  }
+  let raw: unknown
+  try {
+    raw = /\.json$/i.test(file) ? JSON.parse(text) : parseYaml(text)
+  } catch (error) {
+    fail(`${file} is not valid ${/\.json$/i.test(file) ? 'JSON' : 'YAML'}: ${(error as Error).message.split('\n')[0]}`)
+  }
+  const parsed = fileSchema.safeParse(raw ?? {})
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(top level)'}: ${i.message}`).join('; ')
+    fail(`${file}: ${problems}`)
+  }
+  return parsed.data
+}
+
+function providerFromFile(name: string, spec: FileConfig['providers'][string], env: NodeJS.ProcessEnv, fallbackTimeout: number): ProviderConfig {
+  const baseUrl = spec.base_url ?? (spec.type === 'anthropic' ? ANTHROPIC_BASE_URL : fail(`providers.${name}.base_url is required for an openai provider`))
+  return {
+    name,
+    type: spec.type,
+    baseUrl: baseUrl.replace(/\/+$/, ''),
+    apiKey: spec.api_key_env ? readKey(env, spec.api_key_env, `providers.${name}.api_key_env`) : undefined,
+    timeoutMs: spec.timeout_ms ?? fallbackTimeout,
+    extendedSampling: spec.extended_sampling ?? defaultExtendedSampling(spec.type, baseUrl),
+    headers: spec.headers ?? {},
+    anthropicVersion: spec.anthropic_version ?? '2023-06-01',
+  }
+}
+
+/**
+ * Builds the chat configuration from the environment; null when nothing is configured
+ * (every chat operation then answers 503 with {@link HOW_TO_CONFIGURE}). Throws ConfigError on mistakes.
+ */
+export function loadChatConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): ChatConfig | null {
+  const fromEnv = envProvider(env)
+  const file = env.PLAZA_LLM_CONFIG?.trim()
+  if (!fromEnv && !file) return null
+
+  const providers = new Map<string, ProviderConfig>()
+  if (fromEnv) providers.set(ENV_PROVIDER, fromEnv)
+  const parsed = file ? readFile(path.resolve(cwd, file)) : fileSchema.parse({})
+  for (const [name, spec] of Object.entries(parsed.providers)) {
+    if (name === ENV_PROVIDER) fail(`providers.${ENV_PROVIDER} is reserved for the PLAZA_LLM_BASE_URL provider; pick another name`)
+    providers.set(name, providerFromFile(name, spec, env, timeoutFrom(env)))
+  }
+
+  const target = (spec: z.output<typeof targetSchema>, where: string): Target => {
+    const provider = providers.get(spec.provider)
+    if (!provider) {
+      const known = [...providers.keys()].join(', ') || 'none'
+      fail(`${where}.provider names "${spec.provider}", which is not a configured provider (configured: ${known})`)
+    }
+    return { provider, model: spec.model, family: spec.family ?? detectFamily(spec.model), defaultMaxTokens: spec.max_tokens ?? DEFAULT_MAX_TOKENS }
+  }
+
+  const routes = new Map<string, Target[]>()
+  let defaultRoute: Target[] | null = null
+  for (const [name, spec] of Object.entries(parsed.models)) {
+    if (name !== 'default' && !(ROUTE_NAMES as readonly string[]).includes(name)) {
+      fail(`models.${name} is not a chat alias; use one of ${ROUTE_NAMES.join(', ')} or default`)
+    }
+    const targets = [target(spec, `models.${name}`), ...(spec.fallbacks ?? []).map((f, i) => target(f, `models.${name}.fallbacks.${i}`))]
+    if (name === 'default') defaultRoute = targets
+    else routes.set(name, targets)
+  }
+  if (!defaultRoute && fromEnv) {
+    const model = env.PLAZA_LLM_MODEL?.trim()
+    // Without PLAZA_LLM_MODEL each alias is sent upstream under its own name (useful behind LiteLLM or OpenRouter-style routers).
+    if (model) defaultRoute = [{ provider: fromEnv, model, family: detectFamily(model), defaultMaxTokens: DEFAULT_MAX_TOKENS }]
+    else for (const name of ROUTE_NAMES) if (!routes.has(name)) routes.set(name, [{ provider: fromEnv, model: name, family: detectFamily(name), defaultMaxTokens: DEFAULT_MAX_TOKENS }])
+  }
+  if (routes.size === 0 && !defaultRoute) fail(`${file} maps no model: add a models section (or set PLAZA_LLM_BASE_URL for a default)`)
+
+  const retry: RetryPolicy = {
+    maxRetries: parsed.retry?.max_retries ?? DEFAULT_RETRY.maxRetries,
+    baseDelayMs: parsed.retry?.base_delay_ms ?? DEFAULT_RETRY.baseDelayMs,
+    maxDelayMs: parsed.retry?.max_delay_ms ?? DEFAULT_RETRY.maxDelayMs,
+  }
+  const secrets = [...providers.values()].map((p) => p.apiKey).filter((k): k is string => !!k)
+  return { routes, defaultRoute, retry, secrets, source: file ? `${fromEnv ? 'PLAZA_LLM_BASE_URL and ' : ''}${file}` : 'PLAZA_LLM_BASE_URL' }
+}
+
+/** The ordered targets for an alias or operation; null when this configuration does not serve it. */
+export function targetsFor(config: ChatConfig, name: string): Target[] | null {
+  return config.routes.get(name) ?? config.defaultRoute
+}

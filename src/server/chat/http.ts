@@ -1,0 +1,165 @@
+/**
+ * The three chat operations over HTTP (handler routes: a stream needs the raw response).
+ * Bodies follow OpenAI's chat.completion / chat.completion.chunk so OpenAI's clients work on
+ * /api/v1, plus Plaza's `message`, `reasoning` and `answer`. Errors on /api/v1 are OpenAI's
+ * `{error: {message, type, code, param}}`; on /api/chaty and /api/reasoning-70b the envelope.
+ */
+import type { ServerResponse } from 'node:http'
+import type { z } from 'zod'
+import { ZodError } from 'zod'
+import { chatCompletionInput, chatOperationInput, samplingOf, type ChatOperation } from '../../shared/schemas/chat.js'
+import { toPublicError } from '../errors.js'
+import { readJson, sendError, sendJson } from '../http.js'
+import type { Exchange } from '../rest/adapter.js'
+import { enforceRateLimit } from '../trpc.js'
+import { ClientAbortError, GatewayError } from './errors.js'
+import type { ChatRequest, ChatResult, ChatStream } from './gateway.js'
+
+/** Long conversations are allowed; 4 MiB is far beyond any model's context. */
+const CHAT_BODY_LIMIT = 4 * 1024 * 1024
+
+export type ErrorStyle = 'openai' | 'envelope'
+
+/** The non-streamed answer: OpenAI's chat.completion plus Plaza's message / reasoning / answer. */
+export function completionBody(result: ChatResult) {
+  return {
+    id: result.id,
+    object: 'chat.completion' as const,
+    created: result.created,
+    model: result.model,
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant' as const, content: result.answer, ...(result.reasoning ? { reasoning_content: result.reasoning } : {}), refusal: null },
+        logprobs: null,
+        finish_reason: result.finishReason,
+      },
+    ],
+    usage: result.usage ?? null,
+    message: result.message,
+    reasoning: result.reasoning,
+    answer: result.answer,
+  }
+}
+
+interface ClientError {
+  status: number
+  message: string
+  type: string
+  code: string
+  param: string | null
+  retryAfter?: number
+  unexpected: boolean
+}
+
+const TYPE_BY_STATUS: Record<number, [type: string, code: string]> = {
+  400: ['invalid_request_error', 'invalid_request'],
+  405: ['invalid_request_error', 'method_not_allowed'],
+  413: ['invalid_request_error', 'request_too_large'],
+  429: ['rate_limit_error', 'rate_limit_exceeded'],
+}
+
+function describe(error: unknown): ClientError {
+  if (error instanceof GatewayError) return { status: error.status, message: error.message, type: error.type, code: error.code, param: null, unexpected: false }
+  const failure = toPublicError(error)
+  const [type, code] = TYPE_BY_STATUS[failure.status] ?? ['server_error', 'server_error']
+  const zod = error instanceof ZodError ? error : undefined
+  const param = zod?.issues[0]?.path.length ? String(zod.issues[0].path[0]) : null
+  return { status: failure.status, message: failure.message, type, code, param, retryAfter: failure.retryAfter, unexpected: failure.unexpected }
+}
+
+function sendChatError(exchange: Exchange, style: ErrorStyle, error: unknown) {
+  const { res, req, ctx } = exchange
+  const failure = describe(error)
+  if (failure.unexpected) ctx.services.logger.error('chat request failed', { url: req.url, error: String((error as Error)?.stack ?? error) })
+  if (res.headersSent) return void res.destroy()
+  const headers: Record<string, string> = failure.retryAfter ? { 'retry-after': String(failure.retryAfter) } : {}
+  if (style === 'openai') sendJson(res, failure.status, { error: { message: failure.message, type: failure.type, code: failure.code, param: failure.param } }, headers)
+  else sendError(res, failure.status, failure.message, headers, ctx.services.clock())
+}
+
+/** Writes one SSE event, waiting when the client reads slower than the model writes. */
+async function writeEvent(res: ServerResponse, data: string) {
+  if (!res.write(`data: ${data}\n\n`)) await new Promise<void>((resolve) => {
+    const done = () => {
+      res.off('drain', done)
+      res.off('close', done)
+      resolve()
+    }
+    res.on('drain', done)
+    res.on('close', done)
+  })
+}
+
+async function sendStream(res: ServerResponse, stream: ChatStream) {
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+    'x-plaza-provider': stream.provider,
+  })
+  const chunk = (delta: Record<string, unknown>, finishReason: string | null = null, extra: Record<string, unknown> = {}) =>
+    JSON.stringify({ id: stream.id, object: 'chat.completion.chunk', created: stream.created, model: stream.model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }], ...extra })
+  await writeEvent(res, chunk({ role: 'assistant', content: '' }))
+  try {
+    for await (const event of stream.events) {
+      if (res.destroyed) return
+      if (event.type === 'delta') {
+        await writeEvent(res, chunk({ ...(event.reasoning ? { reasoning_content: event.reasoning } : {}), ...(event.content ? { content: event.content } : {}) }))
+      } else {
+        await writeEvent(res, chunk({}, event.finishReason, { usage: event.usage ?? null }))
+      }
+    }
+    await writeEvent(res, '[DONE]')
+  } catch (error) {
+    if (error instanceof ClientAbortError || res.destroyed) return
+    // Headers are gone: the failure travels as an OpenAI error event (OpenAI's client throws on it; the
+    // same shape on every operation, as an envelope means nothing inside a stream) and no [DONE] follows.
+    const failure = describe(error)
+    await writeEvent(res, JSON.stringify({ error: { message: failure.message, type: failure.type, code: failure.code, param: null } }))
+  }
+  res.end()
+}
+
+/** Builds the handler of one chat operation. */
+function chatHandler(parse: (body: unknown) => ChatRequest & { stream: boolean }, style: ErrorStyle) {
+  return async (exchange: Exchange) => {
+    const { req, res, ctx } = exchange
+    // The client going away aborts the upstream call (and stops paying for tokens nobody reads).
+    const controller = new AbortController()
+    res.on('close', () => {
+      if (!res.writableFinished) controller.abort()
+    })
+    try {
+      enforceRateLimit(ctx, 'default', `ip:${ctx.clientAddress}`)
+      const request = parse(await readJson(req, CHAT_BODY_LIMIT))
+      const gateway = ctx.services.chat
+      if (request.stream) {
+        const stream = await gateway.stream(request, controller.signal)
+        await sendStream(res, stream)
+      } else {
+        const result = await gateway.complete(request, controller.signal)
+        sendJson(res, 200, completionBody(result), { 'x-plaza-provider': result.provider })
+      }
+    } catch (error) {
+      if (error instanceof ClientAbortError) return void res.destroy()
+      sendChatError(exchange, style, error)
+    }
+  }
+}
+
+function toRequest(model: string, input: z.output<typeof chatOperationInput>): ChatRequest & { stream: boolean } {
+  return { model, messages: input.messages, sampling: samplingOf(input), stream: input.stream ?? false }
+}
+
+/** POST /api/v1/chat/completions */
+export const handleChatCompletions = chatHandler((body) => {
+  const input = chatCompletionInput.parse(body)
+  return toRequest(input.model, input)
+}, 'openai')
+
+/** POST /api/chaty and /api/reasoning-70b: the operation names the model. */
+export function handleChatOperation(operation: ChatOperation) {
+  return chatHandler((body) => toRequest(operation, chatOperationInput.parse(body)), 'envelope')
+}
