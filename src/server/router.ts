@@ -5,6 +5,7 @@ import { interactionsRouter } from './routers/interactions.js'
 import { searchRouter } from './routers/search.js'
 import { storiesRouter } from './routers/stories.js'
 import { notificationsRouter } from './routers/notifications.js'
+import { codeimageRouter } from './routers/codeimage.js'
 import { createCallerFactory, router } from './trpc.js'
 
 export const appRouter = router({
@@ -15,6 +16,7 @@ export const appRouter = router({
   search: searchRouter,
   stories: storiesRouter,
   notifications: notificationsRouter,
+  codeimage: codeimageRouter,
 })
 
 export type AppRouter = typeof appRouter

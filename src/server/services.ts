@@ -1,5 +1,6 @@
 import { loadChatConfig } from './chat/config.js'
 import { createChatGateway, type ChatGateway } from './chat/gateway.js'
+import { createCodeImageService, type CodeImageService } from './codeimage/service.js'
 import { openDatabase, type Db } from './db/client.js'
 import type { ServerConfig } from './config.js'
 import { createLogger, type Logger } from './logger.js'
@@ -23,6 +24,8 @@ export interface Services {
   storage: Storage
   /** The chat gateway, configured from `PLAZA_LLM_*` in `config.env` (answers 503 when nothing is configured). */
   chat: ChatGateway
+  /** Code-snippet images: a worker pool that starts on the first render (`PLAZA_CODEIMAGE_*` in `config.env`). */
+  codeimage: CodeImageService
   close(): Promise<void>
 }
 
@@ -36,6 +39,8 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
   const logger = options.logger ?? createLogger()
   // Before the database opens, so a bad chat configuration fails start-up without leaving anything open.
   const chat = createChatGateway(loadChatConfig(config.env), { logger, now: clock })
+  const storage = new LocalDiskStorage(config.dataDir)
+  const codeimage = createCodeImageService(config, storage)
   const database = await openDatabase({ dataDir: config.dataDir, url: config.databaseUrl, authToken: config.databaseAuthToken })
   return {
     config,
@@ -43,11 +48,13 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
     clock,
     logger,
     limiter: config.rateLimits ? new RateLimiter(config.rateLimits, () => clock().getTime()) : null,
-    storage: new LocalDiskStorage(config.dataDir),
+    storage,
     chat,
+    codeimage,
     async close() {
       database.close()
       await chat.close()
+      await codeimage.close()
     },
   }
 }

@@ -62,7 +62,7 @@ export class Tokenizer {
   async tokenize(code: string, language: string): Promise<Token[][]> {
     if (language === PLAIN_TEXT) return code.split('\n').map((line) => (line ? [{ text: line, role: 'foreground' }] : []))
     if (!this.highlighter.getLoadedLanguages().includes(language)) await this.highlighter.loadLanguage(language as BundledLanguage)
-    const lines = this.highlighter.codeToTokensBase(code, { lang: language as BundledLanguage, theme: THEME })
+    const lines = this.highlighter.codeToTokensBase(code, { lang: language as BundledLanguage, theme: THEME as 'none' })
     return lines.map((line) => line.map((token) => ({ text: token.content, role: roleOf(token.color) })))
   }
 }
