@@ -149,6 +149,13 @@ test('generated code images, recorded with kind codeimages, are served', async (
   assert.is(res.status, 200)
   assert.is(res.headers.get('content-type'), 'image/png')
   assert.ok(Buffer.compare(res.body, png) === 0)
+
+  const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><script>alert(1)</script></svg>')
+  const vector = await storeFile(server.services, { kind: 'codeimages', userId: null, body: svg, ext: 'svg', mime: 'image/svg+xml', origin: server.url })
+  const served = await server.request('GET', '/' + vector.path)
+  assert.is(served.status, 200)
+  assert.is(served.headers.get('content-type'), 'image/svg+xml')
+  assert.match(served.headers.get('content-security-policy') ?? '', /default-src 'none'.*sandbox/, 'scripts in a served SVG cannot run')
 })
 
 test('the url of an upload uses PLAZA_PUBLIC_URL when it is set', async () => {

@@ -137,7 +137,8 @@ export interface StoreFileInput {
   /** Null for files not owned by a user (generated code images of an anonymous caller). */
   userId: number | null
   body: Readable | Buffer
-  ext: 'jpg' | 'png' | 'webp' | 'gif' | 'mp4' | 'webm'
+  /** `svg` only for generated code images; uploads are always one of the raster or video formats. */
+  ext: 'jpg' | 'png' | 'webp' | 'gif' | 'mp4' | 'webm' | 'svg'
   mime: string
   width?: number | null
   height?: number | null

@@ -13,7 +13,7 @@ import type { Services } from '../services.js'
 import type { ByteRange, StoredFile } from './storage.js'
 
 /** The only request paths that can name a file; anything else (`..`, `%2e`, `\`, extra slashes) is a 404 before any lookup. */
-export const SERVED_PATH_PATTERN = /^\/uploads\/(avatars|posts|stories|comments|codeimages)\/[A-Za-z0-9_-]{8,128}\.(jpg|png|webp|gif|mp4|webm)$/
+export const SERVED_PATH_PATTERN = /^\/uploads\/(avatars|posts|stories|comments|codeimages)\/[A-Za-z0-9_-]{8,128}\.(jpg|png|webp|gif|mp4|webm|svg)$/
 
 const notFound = () => new TRPCError({ code: 'NOT_FOUND', message: 'File not found' })
 
@@ -66,6 +66,8 @@ export async function serveUpload(services: Services, req: IncomingMessage, res:
     'accept-ranges': 'bytes',
     // Served bytes are always the sniffed type; browsers must not guess another one.
     'x-content-type-options': 'nosniff',
+    // Opened directly (not as an <img>), a file may run nothing: this matters for generated SVG code images.
+    'content-security-policy': "default-src 'none'; img-src data:; style-src 'unsafe-inline'; font-src data:; sandbox",
   }
   if (isFresh(req, etag, file.modifiedAt)) {
     res.writeHead(304, headers)
