@@ -193,9 +193,12 @@ function exitCodeOf(error: unknown): number {
 export function describeFailure(error: unknown, target?: Target): string {
   if (isTRPCClientError(error)) {
     const code = (error.data as { code?: string } | undefined)?.code
-    if (!code) {
+    if (!code && target?.kind === 'remote') {
+      const status = (error.meta as { response?: { status?: number } } | undefined)?.response?.status
+      // An answer that is not tRPC's: something else listens there (or a proxy answered).
+      if (status || error.cause instanceof SyntaxError) return `unexpected answer from ${target.url}${status ? ` (HTTP ${status})` : ''}: is it a Plaza server?`
       const cause = (error.cause as { cause?: { code?: string; message?: string } } | undefined)?.cause
-      if (target?.kind === 'remote') return `cannot reach ${target.url}: ${cause?.code ?? cause?.message ?? error.message}`
+      return `cannot reach ${target.url}: ${cause?.code ?? cause?.message ?? error.message}`
     }
     if (code === 'UNAUTHORIZED') return `${error.message} (log in with \`plaza social login\`)`
     return error.message

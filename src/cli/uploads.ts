@@ -54,21 +54,26 @@ interface Envelope<T> {
 }
 
 async function uploadRemote(client: PlazaClient, token: string, route: UploadRoute, file: string, size: number, progress?: Progress): Promise<UploadResult> {
-  const [{ FormData }, { fileFromPath }, { Response }] = await Promise.all([import('formdata-node'), import('formdata-node/file-from-path'), import('undici')])
+  const [{ FormData }, { fileFromPath }, { FormDataEncoder }, { Readable }] = await Promise.all([
+    import('formdata-node'),
+    import('formdata-node/file-from-path'),
+    import('form-data-encoder'),
+    import('node:stream'),
+  ])
   const form = new FormData()
   form.set('file', await fileFromPath(file, path.basename(file)))
-  // Encode the form once so the bytes can be counted as they leave (progress on a TTY).
-  const encoded = new Response(form as unknown as ConstructorParameters<typeof Response>[0])
+  // The encoder gives the multipart bytes with an exact Content-Length, and lets us count them as they leave.
+  const encoder = new FormDataEncoder(form)
+  const total = encoder.contentLength ? Number(encoder.contentLength) : size
   let sent = 0
-  const body = (encoded.body as unknown as ReadableStream<Uint8Array>).pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        sent += chunk.byteLength
-        progress?.(Math.min(sent, size), size)
-        controller.enqueue(chunk)
-      },
-    }),
-  )
+  async function* counted() {
+    for await (const chunk of encoder.encode()) {
+      sent += chunk.byteLength
+      progress?.(sent, total)
+      yield chunk
+    }
+  }
+  const body = Readable.from(counted())
   const url = `${client.target.kind === 'remote' ? client.target.url : ''}/api/mobile/upload/${route}`
   let response: Awaited<ReturnType<typeof remoteFetch>>
   try {
@@ -76,7 +81,7 @@ async function uploadRemote(client: PlazaClient, token: string, route: UploadRou
       method: 'POST',
       body: body as never,
       duplex: 'half',
-      headers: { authorization: `Bearer ${token}`, 'content-type': encoded.headers.get('content-type')! },
+      headers: { ...encoder.headers, authorization: `Bearer ${token}` },
     })
   } catch (error) {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause
