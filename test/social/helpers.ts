@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import type { Client } from '@libsql/client'
 import { uploads } from '../../src/server/db/schema.js'
 import type { TestServer } from '../helpers/server.js'
 
@@ -25,9 +26,14 @@ export async function followUser(server: TestServer, token: string, userId: numb
   return res.body.data
 }
 
+/** The libsql client under drizzle, for raw SQL in tests (EXPLAIN QUERY PLAN, table reads). */
+export function rawClient(server: TestServer): Client {
+  return (server.services.db as unknown as { $client: Client }).$client
+}
+
 /** Notifications of one recipient, read straight from the table (the list endpoint is tested elsewhere). */
 export async function notificationsOf(server: TestServer, userId: number) {
-  const result = await server.services.db.$client.execute({
+  const result = await rawClient(server).execute({
     sql: 'select type, actor_id, post_id from notifications where user_id = ? order by id',
     args: [userId],
   })

@@ -1,7 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { manualClock, registerUser, startTestServer, type TestServer } from '../helpers/server.js'
-import { followUser, post, seedUpload } from './helpers.js'
+import { followUser, post, seedUpload, rawClient } from './helpers.js'
 
 const clock = manualClock()
 let server: TestServer
@@ -72,14 +72,14 @@ test('hashtags are extracted once per post, lower-cased, and counted over public
   await post(server, alice.token, { content: `#${tag} and #${tag.toUpperCase()} again, not a#b` })
   await post(server, alice.token, { content: `second #${tag}` })
   await post(server, alice.token, { content: `hidden #${tag}x`, is_public: false })
-  const rows = await server.services.db.$client.execute({ sql: 'select tag, posts_count from hashtags where tag like ? order by tag', args: [`${tag}%`] })
+  const rows = await rawClient(server).execute({ sql: 'select tag, posts_count from hashtags where tag like ? order by tag', args: [`${tag}%`] })
   assert.equal(rows.rows.map((r) => [r.tag, Number(r.posts_count)]), [
     [tag, 2],
     [`${tag}x`, 0],
   ])
-  const links = await server.services.db.$client.execute({ sql: 'select count(*) as n from post_hashtags ph join hashtags h on h.id = ph.hashtag_id where h.tag = ?', args: [tag] })
+  const links = await rawClient(server).execute({ sql: 'select count(*) as n from post_hashtags ph join hashtags h on h.id = ph.hashtag_id where h.tag = ?', args: [tag] })
   assert.is(Number(links.rows[0].n), 2)
-  const b = await server.services.db.$client.execute("select count(*) as n from hashtags where tag = 'b'")
+  const b = await rawClient(server).execute("select count(*) as n from hashtags where tag = 'b'")
   assert.is(Number(b.rows[0].n), 0)
 })
 

@@ -48,6 +48,9 @@ export async function unfollow(db: Db, followerId: number, ref: number | string,
   return getProfile(db, await findUser(db, user.id), followerId, now)
 }
 
+/** Ties in time break by insertion order; the rowid is the last column of every follows index, so no extra sort. */
+const followRowid = sql`"follows"."rowid"`
+
 /** Who follows `userId`, most recent first (`follows_following_created_idx`). */
 export function followersQuery(db: Db, userId: number, viewerId: number | null, { page, limit }: Paging) {
   return db
@@ -55,7 +58,7 @@ export function followersQuery(db: Db, userId: number, viewerId: number | null, 
     .from(follows)
     .innerJoin(users, eq(users.id, follows.followerId))
     .where(eq(follows.followingId, userId))
-    .orderBy(desc(follows.createdAt), desc(follows.followerId))
+    .orderBy(desc(follows.createdAt), desc(followRowid))
     .limit(limit + 1)
     .offset((page - 1) * limit)
 }
@@ -67,7 +70,7 @@ export function followingQuery(db: Db, userId: number, viewerId: number | null, 
     .from(follows)
     .innerJoin(users, eq(users.id, follows.followingId))
     .where(eq(follows.followerId, userId))
-    .orderBy(desc(follows.createdAt), desc(follows.followingId))
+    .orderBy(desc(follows.createdAt), desc(followRowid))
     .limit(limit + 1)
     .offset((page - 1) * limit)
 }

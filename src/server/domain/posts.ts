@@ -99,11 +99,26 @@ export function pageOf<T, R>(rows: T[], { page, limit }: Paging, map: (row: T) =
 
 const newestFirst = [desc(posts.createdAt), desc(posts.id)]
 
-/** Followed users' posts and the caller's own, newest first (`posts_user_created_idx` per author). */
+/**
+ * Followed users' posts and the caller's own, newest first. Each author contributes at most the
+ * newest page·limit+1 posts (an index range of `posts_user_created_idx` per author), so the sort
+ * covers (authors × page depth) rows, not every post the authors ever wrote.
+ */
 export function feedQuery(db: Db, viewerId: number, { page, limit }: Paging) {
-  const authors = sql`(select ${follows.followingId} from ${follows} where ${follows.followerId} = ${viewerId} union all select ${viewerId})`
-  return selectPosts(db, viewerId)
-    .where(inArray(posts.userId, authors))
+  const authors = db
+    .select({ uid: follows.followingId })
+    .from(follows)
+    .where(eq(follows.followerId, viewerId))
+    .unionAll(db.select({ uid: users.id }).from(users).where(eq(users.id, viewerId)))
+    .as('authors')
+  const depth = page * limit + 1
+  const newestOfAuthor = sql`${posts.id} in (select p2.id from ${posts} as p2 where p2.user_id = ${authors.uid} order by p2.created_at desc, p2.id desc limit ${depth})`
+  return db
+    .select(postColumns())
+    .from(authors)
+    .innerJoin(posts, newestOfAuthor)
+    .innerJoin(users, eq(users.id, posts.userId))
+    .leftJoin(likes, and(eq(likes.postId, posts.id), eq(likes.userId, viewerId)))
     .orderBy(...newestFirst)
     .limit(limit + 1)
     .offset((page - 1) * limit)
@@ -198,11 +213,15 @@ export function commentsQuery(db: Db, postId: number, { page, limit }: Paging) {
     .offset((page - 1) * limit)
 }
 
-/** The post as `viewerId` sees it; 404 when it does not exist or the caller may not see it (no hint which). */
-export async function loadVisiblePost(db: Db | Tx, postId: number, viewerId: number | null): Promise<PostRow> {
-  const [row] = await selectPosts(db, viewerId)
+export function visiblePostQuery(db: Db | Tx, postId: number, viewerId: number | null) {
+  return selectPosts(db, viewerId)
     .where(and(eq(posts.id, postId), visibleTo(viewerId)))
     .limit(1)
+}
+
+/** The post as `viewerId` sees it; 404 when it does not exist or the caller may not see it (no hint which). */
+export async function loadVisiblePost(db: Db | Tx, postId: number, viewerId: number | null): Promise<PostRow> {
+  const [row] = await visiblePostQuery(db, postId, viewerId)
   if (!row) throw new TRPCError({ code: 'NOT_FOUND', message: 'Post not found' })
   return row
 }

@@ -75,7 +75,7 @@ export function userSummaryColumns(viewerId: number | null) {
     fullName: users.fullName,
     avatar: users.avatar,
     isVerified: users.isVerified,
-    isFollowing: sql<boolean>`exists (select 1 from ${follows} as vf where vf.follower_id = ${viewerId ?? 0} and vf.following_id = ${users.id})`.mapWith(Boolean),
+    isFollowing: sql<boolean>`exists (select 1 from ${follows} as vf where vf.follower_id = ${viewerId ?? 0} and vf.following_id = "users"."id")`.mapWith(Boolean),
   }
 }
 

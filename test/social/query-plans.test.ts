@@ -1,0 +1,72 @@
+/**
+ * Every list query is served by an index: EXPLAIN QUERY PLAN of each must name the index that
+ * serves it and must not scan a whole table. The plans are printed in docs/social.md.
+ */
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { followersQuery, followingQuery } from '../../src/server/domain/follows.js'
+import { hashtagSearchQuery } from '../../src/server/domain/hashtags.js'
+import { byUserQuery, commentsQuery, exploreQuery, feedQuery, visiblePostQuery } from '../../src/server/domain/posts.js'
+import { postSearchQuery, toFtsQuery, userSearchQuery } from '../../src/server/domain/search.js'
+import { registerUser, startTestServer, type TestServer } from '../helpers/server.js'
+import { followUser, post, rawClient } from './helpers.js'
+
+let server: TestServer
+test.before(async () => {
+  server = await startTestServer()
+  // Some rows, but no ANALYZE: without statistics SQLite plans as for large tables, which is what
+  // this test is about (with a handful of analysed rows a full scan is rightly the cheapest plan).
+  const users = [await registerUser(server), await registerUser(server), await registerUser(server)]
+  await followUser(server, users[0].token, users[1].id)
+  for (const u of users) for (let i = 0; i < 5; i++) await post(server, u.token, { content: `hello #tag${i}` })
+})
+test.after(async () => {
+  await server.close()
+})
+
+async function planOf(query: { toSQL(): { sql: string; params: unknown[] } }): Promise<string[]> {
+  const { sql, params } = query.toSQL()
+  const result = await rawClient(server).execute({ sql: `EXPLAIN QUERY PLAN ${sql}`, args: params as never })
+  return result.rows.map((row) => String(row.detail))
+}
+
+/** A full scan of a real table; scans of a constant row, a bounded subquery or an FTS MATCH are fine. */
+function fullScans(plan: string[]): string[] {
+  return plan.filter((line) => /^SCAN /.test(line) && !/^SCAN (CONSTANT ROW|\(subquery-\d+\))/.test(line) && !/VIRTUAL TABLE INDEX \d+:M/.test(line))
+}
+
+const paging = { page: 3, limit: 20 }
+const cases: Array<[string, () => { toSQL(): { sql: string; params: unknown[] } }, string[]]> = [
+  ['feed', () => feedQuery(server.services.db, 1, paging), ['follows', 'posts_user_created_idx', 'likes']],
+  ['explore', () => exploreQuery(server.services.db, 1, new Date(), paging), ['posts_public_created_idx']],
+  ['posts by user', () => byUserQuery(server.services.db, 2, 1, paging), ['posts_user_created_idx']],
+  ['post detail comments', () => commentsQuery(server.services.db, 1, paging), ['comments_post_created_idx']],
+  ['followers', () => followersQuery(server.services.db, 1, 2, paging), ['follows_following_created_idx']],
+  ['following', () => followingQuery(server.services.db, 1, 2, paging), ['follows_follower_created_idx']],
+  ['search users', () => userSearchQuery(server.services.db, 'user', 1, 10), ['users_username_lower_idx', 'users_fts VIRTUAL TABLE']],
+  ['search posts', () => postSearchQuery(server.services.db, toFtsQuery('hello')!, 1, 10), ['posts_fts VIRTUAL TABLE', 'INTEGER PRIMARY KEY']],
+  ['search hashtags', () => hashtagSearchQuery(server.services.db, 'tag', 10), ['hashtags_tag_idx']],
+]
+
+for (const [name, build, expected] of cases) {
+  test(`${name} is served by an index`, async () => {
+    const plan = await planOf(build())
+    assert.equal(fullScans(plan), [], `${name}:\n${plan.join('\n')}`)
+    for (const index of expected) assert.ok(plan.some((line) => line.includes(index)), `${name} should use ${index}:\n${plan.join('\n')}`)
+  })
+}
+
+test('the follow lists need no extra sort (the index order is the answer order)', async () => {
+  for (const query of [followersQuery(server.services.db, 1, 2, paging), followingQuery(server.services.db, 1, 2, paging)]) {
+    const plan = await planOf(query)
+    assert.not.ok(plan.some((line) => line.includes('TEMP B-TREE')), plan.join('\n'))
+  }
+})
+
+test('the post lookup of detail, like and comment uses primary keys only', async () => {
+  const plan = await planOf(visiblePostQuery(server.services.db, 1, 2))
+  assert.equal(fullScans(plan), [], plan.join('\n'))
+  assert.ok(plan.some((line) => line.includes('SEARCH posts USING INTEGER PRIMARY KEY')), plan.join('\n'))
+})
+
+test.run()
