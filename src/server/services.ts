@@ -40,7 +40,7 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
   // Before the database opens, so a bad chat configuration fails start-up without leaving anything open.
   const chat = createChatGateway(loadChatConfig(config.env), { logger, now: clock })
   const storage = new LocalDiskStorage(config.dataDir)
-  const codeimage = createCodeImageService(config, storage)
+  const codeimage = createCodeImageService(config)
   const database = await openDatabase({ dataDir: config.dataDir, url: config.databaseUrl, authToken: config.databaseAuthToken })
   return {
     config,

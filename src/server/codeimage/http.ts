@@ -11,6 +11,7 @@ import type { Exchange } from '../rest/adapter.js'
 import { enforceRateLimit } from '../trpc.js'
 import type { CodeImageInput } from '../../shared/schemas/codeimage.js'
 import { MIME } from './service.js'
+import { storeCodeImage } from './store.js'
 
 /** Room for a 100 KB snippet even when JSON escaping doubles it, plus the other fields. */
 const BODY_LIMIT = 512 * 1024
@@ -33,7 +34,7 @@ export async function handleCodeImage({ req, res, ctx }: Exchange): Promise<void
   }
   const codeimage = ctx.services.codeimage
   if (wantsJson(req.headers.accept)) {
-    sendJson(res, 200, await codeimage.renderAndStore(body as CodeImageInput, ctx.origin))
+    sendJson(res, 200, await storeCodeImage(ctx.services, body as CodeImageInput, ctx.origin))
     return
   }
   const image = await codeimage.render(body as CodeImageInput)
