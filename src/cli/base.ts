@@ -65,6 +65,9 @@ export abstract class PlazaCommand<T extends typeof Command> extends Command {
       enableJsonFlag: this.ctor.enableJsonFlag,
       args: this.ctor.args,
       strict: this.ctor.strict,
+    }).catch((error: Error) => {
+      // oclif's own parse errors already exit 2; a value its type parser rejects ("abc" for an integer) is a plain Error.
+      throw error instanceof Errors.CLIError ? error : new UsageError(error.message)
     })
     this.flags = flags as BaseFlags<T>
     this.args = args as BaseArgs<T>
@@ -139,7 +142,7 @@ export abstract class PlazaCommand<T extends typeof Command> extends Command {
     if (this.jsonEnabled()) return
     if (process.stdout.isTTY) {
       const { renderView } = await import('./ui/render.js')
-      this.log(renderView(view, process.stdout.columns))
+      this.log(renderView(view, process.stdout.columns || 80))
     } else {
       const { viewText } = await import('./ui/format.js')
       this.log(viewText(view))
