@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { TEXT_LIMITS } from './auth.js'
-import { id, optionalUploadPath, pagination, userRef } from './common.js'
+import { id, optionalUploadPath, pagination } from './common.js'
+import { userRef } from './users.js'
 
 /** A post needs text or an image (or both); hashtags are read from the text. */
 export const createPostInput = z

@@ -1,6 +1,9 @@
 import { z } from 'zod'
 import { TEXT_LIMITS } from './auth.js'
-import { pagination, uploadPath, userRef } from './common.js'
+import { id, pagination, uploadPath, username } from './common.js'
+
+/** A user named by numeric id or by username (paths take either). */
+export const userRef = z.union([id('user_id'), username], { error: 'user_id must be a user id or a username' })
 
 /** Without `user_id` the caller's own profile; `user_id` may also be a username. */
 export const profileInput = z.object({ user_id: userRef.optional() }).default({})
