@@ -13,34 +13,13 @@ import { readJson, sendError, sendJson } from '../http.js'
 import type { Exchange } from '../rest/adapter.js'
 import { enforceRateLimit } from '../trpc.js'
 import { ClientAbortError, GatewayError } from './errors.js'
-import type { ChatRequest, ChatResult, ChatStream } from './gateway.js'
+import { completionBody } from './format.js'
+import type { ChatRequest, ChatStream } from './gateway.js'
 
 /** Long conversations are allowed; 4 MiB is far beyond any model's context. */
 const CHAT_BODY_LIMIT = 4 * 1024 * 1024
 
 export type ErrorStyle = 'openai' | 'envelope'
-
-/** The non-streamed answer: OpenAI's chat.completion plus Plaza's message / reasoning / answer. */
-export function completionBody(result: ChatResult) {
-  return {
-    id: result.id,
-    object: 'chat.completion' as const,
-    created: result.created,
-    model: result.model,
-    choices: [
-      {
-        index: 0,
-        message: { role: 'assistant' as const, content: result.answer, ...(result.reasoning ? { reasoning_content: result.reasoning } : {}), refusal: null },
-        logprobs: null,
-        finish_reason: result.finishReason,
-      },
-    ],
-    usage: result.usage ?? null,
-    message: result.message,
-    reasoning: result.reasoning,
-    answer: result.answer,
-  }
-}
 
 interface ClientError {
   status: number

@@ -1,0 +1,111 @@
+/**
+ * Where `plaza util chat` sends its conversation: the gateway in-process (embedded, configured by
+ * this environment's PLAZA_LLM_* variables; no database is opened), or a Plaza server's chat
+ * endpoints over HTTP with Server-Sent Events (remote).
+ */
+import { createParser } from 'eventsource-parser'
+import type { ChatMessage, Sampling } from '../../shared/schemas/chat.js'
+import type { CompletionBody } from '../../server/chat/format.js'
+import { remoteFetch, type Target } from '../client.js'
+
+export type { CompletionBody }
+
+export interface StreamDelta {
+  content?: string
+  reasoning?: string
+}
+
+export interface ChatBackend {
+  complete(model: string, messages: ChatMessage[], sampling: Sampling): Promise<CompletionBody>
+  /** The answer as it arrives; throws if it breaks off. */
+  stream(model: string, messages: ChatMessage[], sampling: Sampling): AsyncIterable<StreamDelta>
+  close(): Promise<void>
+}
+
+export async function openChatBackend(target: Target): Promise<ChatBackend> {
+  return target.kind === 'remote' ? remoteBackend(target.url) : embeddedBackend()
+}
+
+async function embeddedBackend(): Promise<ChatBackend> {
+  const [{ loadChatConfig }, { createChatGateway }, { completionBody }] = await Promise.all([
+    import('../../server/chat/config.js'),
+    import('../../server/chat/gateway.js'),
+    import('../../server/chat/format.js'),
+  ])
+  const gateway = createChatGateway(loadChatConfig(process.env))
+  const request = (model: string, messages: ChatMessage[], sampling: Sampling) => ({ model, messages, sampling })
+  return {
+    async complete(model, messages, sampling) {
+      return completionBody(await gateway.complete(request(model, messages, sampling)))
+    },
+    async *stream(model, messages, sampling) {
+      const stream = await gateway.stream(request(model, messages, sampling))
+      for await (const event of stream.events) if (event.type === 'delta') yield { content: event.content, reasoning: event.reasoning }
+    },
+    close: () => gateway.close(),
+  }
+}
+
+/** The operation that serves a model name: the two fixed operations have their own paths. */
+function pathFor(model: string): string {
+  return model === 'chaty' ? '/api/chaty' : model === 'reasoning-70b' ? '/api/reasoning-70b' : '/api/v1/chat/completions'
+}
+
+/** The message of an error answer: OpenAI's `{error: {message}}` on /api/v1, the envelope elsewhere. */
+function errorMessage(status: number, text: string): string {
+  try {
+    const body = JSON.parse(text)
+    const message = body?.error?.message ?? body?.message
+    if (typeof message === 'string') return message
+  } catch {
+    // not JSON
+  }
+  return `the server answered HTTP ${status}`
+}
+
+function remoteBackend(base: string): ChatBackend {
+  const send = async (model: string, messages: ChatMessage[], sampling: Sampling, stream: boolean) => {
+    const path = pathFor(model)
+    let response: Response
+    try {
+      response = (await remoteFetch(base + path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: stream ? 'text/event-stream' : 'application/json' },
+        body: JSON.stringify({ ...(path.startsWith('/api/v1') ? { model } : {}), messages, ...sampling, stream }),
+      })) as unknown as Response
+    } catch (error) {
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause
+      throw new Error(`cannot reach ${base}: ${cause?.code ?? cause?.message ?? (error as Error).message}`)
+    }
+    if (!response.ok) throw new Error(errorMessage(response.status, await response.text()))
+    return response
+  }
+  return {
+    async complete(model, messages, sampling) {
+      return (await (await send(model, messages, sampling, false)).json()) as CompletionBody
+    },
+    async *stream(model, messages, sampling) {
+      const response = await send(model, messages, sampling, true)
+      const queue: string[] = []
+      const parser = createParser({ onEvent: (event) => queue.push(event.data) })
+      const decoder = new TextDecoder()
+      let done = false
+      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+        parser.feed(decoder.decode(chunk, { stream: true }))
+        while (queue.length > 0) {
+          const data = queue.shift()!
+          if (data === '[DONE]') {
+            done = true
+            continue
+          }
+          const event = JSON.parse(data)
+          if (event.error) throw new Error(event.error.message ?? 'the answer broke off')
+          const delta = event.choices?.[0]?.delta ?? {}
+          if (delta.content || delta.reasoning_content) yield { content: delta.content || undefined, reasoning: delta.reasoning_content || undefined }
+        }
+      }
+      if (!done) throw new Error('the server ended the answer before finishing')
+    },
+    close: async () => {},
+  }
+}
