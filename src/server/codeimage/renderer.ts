@@ -4,6 +4,7 @@
  * server's event loop; it is plain code, so the tests and the benchmark can also call it directly.
  */
 import { Resvg } from '@resvg/resvg-js'
+import sharp from 'sharp'
 import type { CodeImageTheme } from '../../shared/schemas/codeimage.js'
 import { FontStack } from './fonts.js'
 import { Tokenizer } from './highlight.js'
@@ -99,7 +100,13 @@ export class Renderer {
     const { svg, width, height } = scene
     if (job.format === 'svg') return { data: new TextEncoder().encode(svg), format: 'svg', width, height, language }
     // No system fonts: every glyph is already a path, and scanning the system's fonts is slow.
-    const png = new Resvg(svg, { fitTo: { mode: 'original' }, font: { loadSystemFonts: false } }).render().asPng()
+    const rendered = new Resvg(svg, { fitTo: { mode: 'original' }, font: { loadSystemFonts: false } }).render()
+    // With the background on every pixel is opaque, so resvg's premultiplied pixels are plain
+    // RGBA, and libvips at a light compression level encodes them in about a third of the time of
+    // resvg's own encoder. Transparent images keep resvg's encoder, which un-premultiplies.
+    const png = job.background
+      ? await sharp(rendered.pixels, { raw: { width, height, channels: 4 } }).png({ compressionLevel: 2 }).toBuffer()
+      : rendered.asPng()
     return { data: png, format: 'png', width, height, language }
   }
 }
