@@ -1,4 +1,5 @@
 import { Flags } from '@oclif/core'
+import { isTRPCClientError } from '@trpc/client'
 import { PlazaCommand } from '../../base.js'
 import { readPassword } from '../../password.js'
 import type { SessionInfo } from './register.js'
@@ -18,7 +19,11 @@ export default class Login extends PlazaCommand<typeof Login> {
   async run(): Promise<SessionInfo> {
     const password = await readPassword(this.flags['password-stdin'])
     const { trpc } = await this.client()
-    const session = await trpc.auth.login.mutate({ email: this.flags.email, password })
+    const session = await trpc.auth.login.mutate({ email: this.flags.email, password }).catch((error: unknown) => {
+      // Wrong credentials are an error of this command (exit 1), not a missing session (exit 4).
+      if (isTRPCClientError(error) && (error.data as { code?: string } | undefined)?.code === 'UNAUTHORIZED') throw new Error(error.message)
+      throw error
+    })
     this.saveSession({ token: session.token, username: session.user.username, expires_at: session.expires_at })
     this.human(`logged in as @${session.user.username} (id ${session.user.id}); session expires ${session.expires_at} UTC`)
     return { user: session.user, expires_at: session.expires_at }
