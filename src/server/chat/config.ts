@@ -54,14 +54,12 @@ export interface ChatConfig {
   retry: RetryPolicy
   /** Every configured key, so that anything leaving the gateway can be scrubbed of them. */
   secrets: string[]
-  /** Where the configuration came from, for the start-up log line (never holds keys). */
-  source: string
 }
 
-export const ROUTE_NAMES = [...CHAT_MODEL_ALIASES, ...CHAT_OPERATIONS] as const
+const ROUTE_NAMES = [...CHAT_MODEL_ALIASES, ...CHAT_OPERATIONS] as const
 
-export const DEFAULT_TIMEOUT_MS = 300_000
-export const DEFAULT_MAX_TOKENS = 4096
+const DEFAULT_TIMEOUT_MS = 300_000
+const DEFAULT_MAX_TOKENS = 4096
 const DEFAULT_RETRY: RetryPolicy = { maxRetries: 2, baseDelayMs: 250, maxDelayMs: 10_000 }
 const ANTHROPIC_BASE_URL = 'https://api.anthropic.com'
 
@@ -98,7 +96,7 @@ const fileSchema = z.strictObject({
 type FileConfig = z.output<typeof fileSchema>
 
 /** The provider `PLAZA_LLM_BASE_URL` defines; the config file may name it too. */
-export const ENV_PROVIDER = 'env'
+const ENV_PROVIDER = 'env'
 
 /** How to get a provider, for the 503 answer and the docs. */
 export const HOW_TO_CONFIGURE =
@@ -240,7 +238,7 @@ export function loadChatConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Cha
     maxDelayMs: parsed.retry?.max_delay_ms ?? DEFAULT_RETRY.maxDelayMs,
   }
   const secrets = [...providers.values()].map((p) => p.apiKey).filter((k): k is string => !!k)
-  return { routes, defaultRoute, retry, secrets, source: file ? `${fromEnv ? 'PLAZA_LLM_BASE_URL and ' : ''}${file}` : 'PLAZA_LLM_BASE_URL' }
+  return { routes, defaultRoute, retry, secrets }
 }
 
 /** The ordered targets for an alias or operation; null when this configuration does not serve it. */

@@ -30,12 +30,12 @@ export class ClientAbortError extends Error {
   }
 }
 
-export type GatewayErrorCode = 'invalid_request' | 'provider_not_configured' | 'upstream_error' | 'upstream_timeout'
+export type GatewayErrorCode = 'provider_not_configured' | 'upstream_error' | 'upstream_timeout'
 
 /** What the gateway reports to its caller: an HTTP status, an OpenAI-style type and code, and a message safe to show. */
 export class GatewayError extends Error {
   constructor(
-    readonly status: 400 | 502 | 503 | 504,
+    readonly status: 502 | 503 | 504,
     readonly code: GatewayErrorCode,
     message: string,
   ) {
@@ -44,7 +44,6 @@ export class GatewayError extends Error {
 
   /** OpenAI's `error.type` for this failure. */
   get type(): string {
-    if (this.status === 400) return 'invalid_request_error'
     if (this.status === 503) return 'service_unavailable'
     return 'upstream_error'
   }

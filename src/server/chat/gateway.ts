@@ -82,7 +82,7 @@ function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   })
 }
 
-export function completionId(): string {
+function completionId(): string {
   return 'chatcmpl-' + randomBytes(15).toString('base64url')
 }
 

@@ -19,7 +19,7 @@ import type { ChatRequest, ChatStream } from './gateway.js'
 /** Long conversations are allowed; 4 MiB is far beyond any model's context. */
 const CHAT_BODY_LIMIT = 4 * 1024 * 1024
 
-export type ErrorStyle = 'openai' | 'envelope'
+type ErrorStyle = 'openai' | 'envelope'
 
 interface ClientError {
   status: number

@@ -12,7 +12,7 @@ import type { Completion, Delta, Provider, UpstreamCall } from './types.js'
 
 const FINISH: Record<string, string> = { end_turn: 'stop', stop_sequence: 'stop', max_tokens: 'length', tool_use: 'tool_calls', refusal: 'content_filter' }
 
-export function finishReasonOf(stopReason: string | null | undefined): string {
+function finishReasonOf(stopReason: string | null | undefined): string {
   return (stopReason && FINISH[stopReason]) ?? 'stop'
 }
 

@@ -26,7 +26,7 @@ export interface UpstreamResponse {
 }
 
 /** Parses Retry-After (seconds or an HTTP date) into milliseconds. */
-export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
+function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
   const text = Array.isArray(value) ? value[0] : value
   if (!text) return undefined
   if (/^\s*\d+(\.\d+)?\s*$/.test(text)) return Math.round(Number(text) * 1000)
@@ -35,7 +35,7 @@ export function parseRetryAfter(value: string | string[] | undefined, now = Date
 }
 
 /** The message an upstream put in its error body (OpenAI, Anthropic, vLLM and Ollama shapes), else its text. */
-export function upstreamMessage(text: string): string {
+function upstreamMessage(text: string): string {
   try {
     const body = JSON.parse(text)
     const candidate = body?.error?.message ?? (typeof body?.error === 'string' ? body.error : undefined) ?? body?.message ?? body?.detail
