@@ -1,6 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { eq } from 'drizzle-orm'
+import sharp from 'sharp'
 import { stories } from '../../src/server/db/schema.js'
 import { storyFeedQuery } from '../../src/server/domain/stories.js'
 import { manualClock, registerUser, startTestServer, type TestServer } from '../helpers/server.js'
@@ -139,6 +140,27 @@ test('image and video stories need the caller\'s own upload whose type matches c
   assert.is(imageAsVideo.status, 400)
   assert.match(imageAsVideo.body.message, /media_url is an image/)
   assert.is(await storyCount(server), 2)
+  await server.close()
+})
+
+test('an image story from a real POST /upload/story upload, end to end', async () => {
+  const server = await startTestServer()
+  const alice = await registerUser(server)
+  const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#3366ff' } }).png().toBuffer()
+  const form = new FormData()
+  form.append('file', new Blob([png], { type: 'image/png' }), 'story.png')
+  const uploaded = await server.request('POST', `${API}/upload/story`, { token: alice.token, raw: form })
+  assert.ok(uploaded.status === 200 || uploaded.status === 201, JSON.stringify(uploaded.body)) // the upload's own status is pinned by its tests
+  const path = uploaded.body.data.path as string
+  assert.match(path, /^uploads\/stories\//)
+
+  const asVideo = await createStory(server, alice, { content_type: 'video', media_url: path })
+  assert.is(asVideo.status, 400)
+  const story = await createStory(server, alice, { content_type: 'image', media_url: path })
+  assert.is(story.status, 201, JSON.stringify(story.body))
+  assert.is(story.body.data.media_url, path)
+  const file = await server.request('GET', `/${path}`)
+  assert.is(file.status, 200)
   await server.close()
 })
 
