@@ -98,6 +98,14 @@ test('avatar must be an own upload of kind avatars; empty removes it', async () 
   assert.is(cleared.body.data.avatar, '')
 })
 
+test('is_verified cannot be set through the API (only by plaza admin verify)', async () => {
+  const alice = await registerUser(server)
+  const res = await server.request('PUT', '/api/mobile/user/update', { token: alice.token, body: { is_verified: true, followers_count: 99 } })
+  assert.is(res.status, 200)
+  assert.is(res.body.data.is_verified, false)
+  assert.is(res.body.data.followers_count, 0)
+})
+
 test('update needs a token', async () => {
   const res = await server.request('PUT', '/api/mobile/user/update', { body: { bio: 'x' } })
   assert.is(res.status, 401)
