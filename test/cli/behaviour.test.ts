@@ -139,6 +139,32 @@ test('remote uploads: multipart to the server, the url printed; avatar upload se
   assert.is(`${server.url}/${profile.avatar}`, plain.stdout.trim())
   const served = await server.request('GET', `/${profile.avatar}`)
   assert.is(served.status, 200)
+
+  // --media uploads the story file first; --image on a comment uploads a comment image.
+  const story = await erin.json(['social', 'story', 'create', '--media', png, '--text', 'a caption', '--duration', '8'])
+  assert.is(story.content_type, 'image')
+  assert.match(story.media_url, /^uploads\/stories\/[A-Za-z0-9_-]+\.\w+$/)
+  assert.is(story.text_content, 'a caption')
+  assert.is(story.duration, 8)
+  const post = await erin.json(['social', 'post', 'create', '--image', png])
+  assert.is(post.content, '')
+  const comment = await erin.json(['social', 'comment', String(post.id), 'close-up', '--image', png])
+  assert.match(comment.image, /^uploads\/comments\//)
+  const detail = await server.request('GET', `/api/mobile/posts/detail/${post.id}`)
+  assert.equal(detail.body.data.comments[0], comment)
+})
+
+test('profile update changes only the given fields; --remove-avatar clears the avatar', async () => {
+  const updated = await embedded.json(['social', 'profile', 'update', '--full-name', 'Dinah the Cat', '--bio', 'Purrs #cats'])
+  assert.is(updated.full_name, 'Dinah the Cat')
+  assert.is(updated.bio, 'Purrs #cats')
+  const png = await writePng(embedded.configHome, 'me.png')
+  const withAvatar = await embedded.json(['social', 'profile', 'update', '--avatar', png])
+  assert.match(withAvatar.avatar, /^uploads\/avatars\//)
+  assert.is(withAvatar.bio, 'Purrs #cats')
+  const cleared = await embedded.json(['social', 'profile', 'update', '--remove-avatar'])
+  assert.is(cleared.avatar, '')
+  assert.is(cleared.full_name, 'Dinah the Cat')
 })
 
 test('an unreachable server is reported at once, exit 1', async () => {
@@ -153,13 +179,17 @@ test('something that is not a Plaza server is named as such', async () => {
 })
 
 test('plain output when stdout is not a terminal: readable text, no colour codes', async () => {
-  await embedded.run(['social', 'post', 'create', 'Curiouser and curiouser #alice'])
-  const feed = await embedded.run(['social', 'feed'])
+  const frank = shell({ dataDir })
+  cleanup.push(frank.configHome)
+  await frank.json(['social', 'register', '-u', 'frank', '-e', 'frank@example.com', '--password-stdin'], { input: PASSWORD })
+  await frank.run(['social', 'post', 'create', 'Curiouser and curiouser #alice'])
+  const feed = await frank.run(['social', 'feed'])
   assert.is(feed.code, 0)
-  assert.match(feed.stdout, /^#\d+ @dinah · just now\n {2}Curiouser and curiouser #alice\n {2}0 likes · 0 comments\n/)
+  assert.match(feed.stdout, /^#\d+ @frank · just now\n {2}Curiouser and curiouser #alice\n {2}0 likes · 0 comments\n$/)
+  assert.is(feed.stderr, '')
   assert.not.ok(feed.stdout.includes('\x1b['))
-  const profile = await embedded.run(['social', 'whoami'])
-  assert.match(profile.stdout, /^@dinah · id \d+\n1 post · 0 followers · 0 following · 0 active stories\n$/)
+  const profile = await frank.run(['social', 'whoami'])
+  assert.match(profile.stdout, /^@frank · id \d+\n1 post · 0 followers · 0 following · 0 active stories\n$/)
 })
 
 test('help lists the commands with descriptions and examples', async () => {
