@@ -68,7 +68,9 @@ export async function createPlazaClient(target: Target, getToken: () => string |
     import('../server/logger.js'),
   ])
   const config = loadConfig({ dataDir: target.dataDir, rateLimits: false })
-  const services = await createServices(config, { logger: createLogger() })
+  // A command's stderr is for its own message: only the server's error events are worth a line there.
+  const logger = createLogger()
+  const services = await createServices(config, { logger: { info() {}, error: logger.error } })
   const origin = config.publicUrl ?? `http://${config.host}:${config.port}`
   const trpc = createTRPCClient<AppRouter>({
     links: [
