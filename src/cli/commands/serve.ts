@@ -39,9 +39,11 @@ export default class Serve extends Command {
     }
     this.log(`listening on ${started.url}`)
     await new Promise<void>((resolve) => {
+      // The handlers stay registered while closing, so a second signal is seen: it forces the exit.
+      let stopping = false
       const stop = () => {
-        process.off('SIGINT', stop)
-        process.off('SIGTERM', stop)
+        if (stopping) process.exit(1)
+        stopping = true
         started.app.close().then(resolve, resolve)
       }
       process.on('SIGINT', stop)
