@@ -22,10 +22,66 @@ export interface SceneOptions {
 }
 
 export interface Scene {
-  svg: string
   /** Size in device pixels (CSS size times scale). */
   width: number
   height: number
+  /** The whole drawing as one SVG (the `svg` format, and what resvg draws for transparent PNGs). */
+  svg(): string
+  /** The same drawing taken apart for the raster compositor (compose.ts). */
+  layers: Layers
+}
+
+/** An sRGB colour with its alpha, 0-255 and 0-1. */
+export interface Rgba {
+  r: number
+  g: number
+  b: number
+  a: number
+}
+
+/** One offset/opacity stop of the black shadow's fade. */
+export interface ShadowStop {
+  offset: number
+  opacity: number
+}
+
+/** Glyphs drawn from (x, baseline) in CSS px: one row of code, or one line number. */
+export interface GlyphRun {
+  x: number
+  baseline: number
+  size: number
+  /** Colour of glyphs that carry none of their own (none for the title, whose group sets it). */
+  color?: string
+  /** The run's fill-opacity (line numbers are drawn at 0.7). */
+  opacity: number
+  glyphs: Array<PlacedGlyph & { color?: string }>
+}
+
+/**
+ * The scene as the compositor draws it, in CSS pixels (times `scale` for device pixels), in
+ * painting order: gradient, shadow, window fill, then `chrome` (border, controls, title) through
+ * resvg, then highlight bands, then the glyph runs.
+ */
+export interface Layers {
+  scale: number
+  /** Canvas size. */
+  W: number
+  H: number
+  /** The window, with its corner radius `WINDOW.radius`. */
+  window: Box
+  /** CSS `linear-gradient(140deg, from, to)` from (x1, y1) to (x2, y2); null without the background. */
+  gradient: { from: string; to: string; x1: number; y1: number; x2: number; y2: number } | null
+  /**
+   * The shadow, `spread` px wide outside the window's edge: the strips' fade over the distance from
+   * the edge (0 to `spread`), the corners' over the distance from the corner's centre (0 to radius + spread).
+   * Null without the background.
+   */
+  shadow: { spread: number; stops: ShadowStop[]; cornerStops: ShadowStop[] } | null
+  windowFill: Rgba
+  /** An SVG of the border, the controls and the title only, showing `viewBox` at `width`×`height` device px. */
+  chrome(viewBox: Box, width: number, height: number): string
+  bands: Array<Box & { fill: Rgba }>
+  runs: GlyphRun[]
 }
 
 /** Window geometry, after ray.so's frame. */
@@ -96,17 +152,23 @@ function escapeXml(text: string) {
   return text.replace(/[<>&"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;' })[c]!)
 }
 
-/** `fill="#rrggbb"` plus an opacity for `rgba()` and `#rrggbbaa` colours (resvg and every viewer read these). */
-function paint(color: string, attr: 'fill' | 'stroke' = 'fill', opacity = 1): string {
-  let hex = color
-  let alpha = opacity
+/** `#rgb`, `#rrggbb` or `rgba(r, g, b, a)` as numbers, the alpha times `opacity` and rounded as `paint` writes it. */
+export function parseColor(color: string, opacity = 1): Rgba {
   const rgba = /^rgba?\(([^)]+)\)$/.exec(color)
   if (rgba) {
-    const [r, g, b, a = '1'] = rgba[1].split(',').map((x) => x.trim())
-    hex = '#' + [r, g, b].map((v) => Number(v).toString(16).padStart(2, '0')).join('')
-    alpha *= Number(a)
+    const [r, g, b, a = 1] = rgba[1].split(',').map((x) => Number(x.trim()))
+    return { r, g, b, a: opacity * a < 1 ? round(opacity * a) : 1 }
   }
-  return alpha < 1 ? `${attr}="${hex}" ${attr}-opacity="${round(alpha)}"` : `${attr}="${hex}"`
+  const hex = color.slice(1)
+  const n = parseInt(hex.length === 3 ? [...hex].map((c) => c + c).join('') : hex.slice(0, 6), 16)
+  return { r: n >> 16, g: (n >> 8) & 255, b: n & 255, a: opacity < 1 ? round(opacity) : 1 }
+}
+
+/** `fill="#rrggbb"` plus an opacity for `rgba()` colours (resvg and every viewer read these). */
+function paint(color: string, attr: 'fill' | 'stroke' = 'fill', opacity = 1): string {
+  const { r, g, b, a } = parseColor(color, opacity)
+  const hex = color.startsWith('#') ? color : '#' + [r, g, b].map((v) => v.toString(16).padStart(2, '0')).join('')
+  return a < 1 ? `${attr}="${hex}" ${attr}-opacity="${a}"` : `${attr}="${hex}"`
 }
 
 const round = (n: number) => Math.round(n * 100) / 100
@@ -120,11 +182,23 @@ function gradientLine(w: number, h: number, degrees = 140) {
   return { x1: w / 2 - dx * half, y1: h / 2 - dy * half, x2: w / 2 + dx * half, y2: h / 2 + dy * half }
 }
 
-interface Box {
+export interface Box {
   x: number
   y: number
   w: number
   h: number
+}
+
+/**
+ * The shadow's fade from `inner` (the window's edge) to 1 (`spread` px further out), as written
+ * in the SVG; the compositor reads the same rounded values.
+ */
+export function shadowStops(alpha: number, inner = 0): ShadowStop[] {
+  return [
+    { offset: round(inner), opacity: alpha },
+    { offset: round(inner + (1 - inner) * 0.4), opacity: round(alpha * 0.35) },
+    { offset: 1, opacity: 0 },
+  ]
 }
 
 /**
@@ -138,8 +212,7 @@ function softShadow(b: Box, spread: number, alpha: number) {
   const side = Math.max(2, spread)
   const top = side
   const bottom = side
-  const stops = (inner: number) =>
-    `<stop offset="${round(inner)}" stop-opacity="${alpha}"/><stop offset="${round(inner + (1 - inner) * 0.4)}" stop-opacity="${round(alpha * 0.35)}"/><stop offset="1" stop-opacity="0"/>`
+  const stops = (inner: number) => shadowStops(alpha, inner).map((s) => `<stop offset="${s.offset}" stop-opacity="${s.opacity}"/>`).join('')
   const linear = (id: string, x1: number, y1: number, x2: number, y2: number) =>
     `<linearGradient id="${id}" x1="${x1}" y1="${y1}" x2="${x2}" y2="${y2}">${stops(0)}</linearGradient>`
   let defs = linear('sh-t', 0, 1, 0, 0) + linear('sh-b', 0, 0, 0, 1) + linear('sh-l', 1, 0, 0, 0) + linear('sh-r', 0, 0, 1, 0)
@@ -173,12 +246,23 @@ function softShadow(b: Box, spread: number, alpha: number) {
   return { defs, body }
 }
 
+/** Where a run starts, rounded as the SVG writes it. */
+export function runOrigin(run: Pick<GlyphRun, 'x' | 'baseline'>) {
+  return { x: round(run.x), y: round(run.baseline) }
+}
+
+/** A glyph's offset from its run's origin in whole font units (y up), as the SVG writes it. */
+export function glyphUnits(glyph: PlacedGlyph, upem: number) {
+  return { x: Math.round(glyph.x * upem), y: Math.round(glyph.y * upem) }
+}
+
 class GlyphWriter {
   private readonly used = new Map<string, string>()
   constructor(private readonly fonts: FontStack) {}
 
-  /** `<g>`s that draw glyphs whose `x` is in em from (x, baseline); one group per font. */
-  draw(glyphs: Array<PlacedGlyph & { color?: string }>, x: number, baseline: number, size: number, groupColor?: string): string {
+  /** `<g>`s that draw a run's glyphs (`x` in em from the run's origin); one group per font. */
+  draw({ glyphs, size, color: groupColor, ...run }: GlyphRun): string {
+    const origin = runOrigin(run)
     const byFont = new Map<number, typeof glyphs>()
     for (const glyph of glyphs) {
       if (!this.fonts.glyphPath(glyph.font, glyph.id)) continue
@@ -191,12 +275,13 @@ class GlyphWriter {
       const upem = this.fonts.unitsPerEm(font)
       const s = size / upem
       const fill = groupColor ? ' ' + paint(groupColor) : ''
-      out += `<g transform="translate(${round(x)} ${round(baseline)}) scale(${s} ${-s})"${fill}>`
+      out += `<g transform="translate(${origin.x} ${origin.y}) scale(${s} ${-s})"${fill}>`
       for (const glyph of list) {
         const ref = this.ref(glyph.font, glyph.id)
-        const y = glyph.y ? ` y="${Math.round(glyph.y * upem)}"` : ''
+        const units = glyphUnits(glyph, upem)
+        const y = units.y ? ` y="${units.y}"` : ''
         const fill = !glyph.color || glyph.color === groupColor ? '' : ' ' + paint(glyph.color)
-        out += `<use href="#${ref}" x="${Math.round(glyph.x * upem)}"${y}${fill}/>`
+        out += `<use href="#${ref}" x="${units.x}"${y}${fill}/>`
       }
       out += '</g>'
     }
@@ -264,58 +349,71 @@ export function buildScene(fonts: FontStack, lines: Token[][], o: SceneOptions):
     )
   }
 
-  const glyphs = new GlyphWriter(fonts)
-  const body: string[] = []
-  const defs: string[] = []
   const W = w + 2 * P
   const H = h + 2 * P
+  const win: Box = { x: P, y: P, w, h }
+  const defs: string[] = []
+  /** Gradient, shadow and the window's fill: what the compositor draws without resvg. */
+  const backdrop: string[] = []
+  /** Border, controls and title: what resvg draws in both ways of rendering. */
+  const chrome: string[] = []
+  const chromeGlyphs = new GlyphWriter(fonts)
 
+  let gradient: Layers['gradient'] = null
+  let shadow: Layers['shadow'] = null
   if (o.background) {
     const g = gradientLine(W, H)
+    gradient = { from: o.theme.from, to: o.theme.to, x1: round(g.x1), y1: round(g.y1), x2: round(g.x2), y2: round(g.y2) }
     defs.push(
-      `<linearGradient id="bg" gradientUnits="userSpaceOnUse" x1="${round(g.x1)}" y1="${round(g.y1)}" x2="${round(g.x2)}" y2="${round(g.y2)}">` +
+      `<linearGradient id="bg" gradientUnits="userSpaceOnUse" x1="${gradient.x1}" y1="${gradient.y1}" x2="${gradient.x2}" y2="${gradient.y2}">` +
         `<stop offset="0" stop-color="${o.theme.from}"/><stop offset="1" stop-color="${o.theme.to}"/></linearGradient>`,
     )
-    body.push(`<rect width="${W}" height="${H}" fill="url(#bg)"/>`)
+    backdrop.push(`<rect width="${W}" height="${H}" fill="url(#bg)"/>`)
     const spread = Math.min(48, P * 0.75)
-    const shadow = softShadow({ x: P, y: P, w, h }, spread, o.darkMode ? 0.5 : 0.25)
-    defs.push(shadow.defs)
-    body.push(shadow.body)
+    const alpha = o.darkMode ? 0.5 : 0.25
+    const drawn = softShadow(win, spread, alpha)
+    defs.push(drawn.defs)
+    backdrop.push(drawn.body)
+    const side = Math.max(2, spread)
+    shadow = { spread: side, stops: shadowStops(alpha), cornerStops: shadowStops(alpha, WINDOW.radius / (side + WINDOW.radius)) }
   }
-  const windowFill = o.darkMode ? (o.background ? paint('rgba(0,0,0,0.75)') : paint('#161616')) : o.background ? paint('rgba(255,255,255,0.8)') : paint('#ffffff')
-  body.push(`<rect x="${P}" y="${P}" width="${w}" height="${h}" rx="${WINDOW.radius}" ${windowFill}/>`)
-  body.push(
+  const windowColor = o.darkMode ? (o.background ? 'rgba(0,0,0,0.75)' : '#161616') : o.background ? 'rgba(255,255,255,0.8)' : '#ffffff'
+  backdrop.push(`<rect x="${P}" y="${P}" width="${w}" height="${h}" rx="${WINDOW.radius}" ${paint(windowColor)}/>`)
+  chrome.push(
     `<rect x="${P + 0.5}" y="${P + 0.5}" width="${w - 1}" height="${h - 1}" rx="${WINDOW.radius - 0.5}" fill="none" ${paint(o.darkMode ? 'rgba(255,255,255,0.15)' : 'rgba(0,0,0,0.1)', 'stroke')}/>`,
   )
-  WINDOW.controls.forEach((color, i) => body.push(`<circle cx="${P + 22 + i * 20}" cy="${P + WINDOW.header / 2}" r="6" fill="${color}"/>`))
+  WINDOW.controls.forEach((color, i) => chrome.push(`<circle cx="${P + 22 + i * 20}" cy="${P + WINDOW.header / 2}" r="6" fill="${color}"/>`))
 
   const ascent = fonts.metrics.ascent
   const descent = fonts.metrics.descent
+  let titleRun: GlyphRun | null = null
   if (title) {
     const shaped = fonts.shape(title)
     const x = P + (w - shaped.width * titleSize) / 2
     const baseline = P + WINDOW.header / 2 + ((ascent + descent) / 2) * titleSize
     const color = o.darkMode ? 'rgba(255,255,255,0.6)' : 'rgba(0,0,0,0.6)'
-    body.push(`<g ${paint(color)}>${glyphs.draw(shaped.glyphs, x, baseline, titleSize)}</g>`)
+    titleRun = { glyphs: shaped.glyphs, x, baseline, size: titleSize, opacity: 1 }
+    chrome.push(`<g ${paint(color)}>${chromeGlyphs.draw(titleRun)}</g>`)
   }
 
   const codeX = P + WINDOW.insetX + gutter
   const top = P + WINDOW.header
   const highlightFill = palette.highlight ?? palette.foreground
   const highlightOpacity = palette.highlight ? 1 : 0.1
+  const bands: Layers['bands'] = []
   rows.forEach((row, r) => {
-    const y = top + r * lineHeight
+    const y = round(top + r * lineHeight)
     if (o.highlight.has(row.line)) {
-      body.push(`<rect x="${P}" y="${round(y)}" width="${w}" height="${round(lineHeight)}" ${paint(highlightFill, 'fill', highlightOpacity)}/>`)
-      body.push(`<rect x="${P}" y="${round(y)}" width="3" height="${round(lineHeight)}" ${paint(palette.highlightBorder ?? palette.keyword)}/>`)
+      bands.push({ x: P, y, w, h: round(lineHeight), fill: parseColor(highlightFill, highlightOpacity) })
+      bands.push({ x: P, y, w: 3, h: round(lineHeight), fill: parseColor(palette.highlightBorder ?? palette.keyword) })
     }
   })
+  const runs: GlyphRun[] = []
   rows.forEach((row, r) => {
     const baseline = top + r * lineHeight + lineHeight / 2 + ((ascent + descent) / 2) * fs
     if (o.lineNumbers && row.first) {
       const number = fonts.shape(String(row.line))
-      const x = codeX - WINDOW.gutterGap - number.width * fs
-      body.push(`<g fill-opacity="0.7">${glyphs.draw(number.glyphs, x, baseline, fs, palette.comment)}</g>`)
+      runs.push({ glyphs: number.glyphs, x: codeX - WINDOW.gutterGap - number.width * fs, baseline, size: fs, color: palette.comment, opacity: 0.7 })
     }
     const placed: Array<PlacedGlyph & { color: string }> = []
     let cursor = 0
@@ -324,15 +422,30 @@ export function buildScene(fonts: FontStack, lines: Token[][], o: SceneOptions):
       for (const glyph of shaped.glyphs) placed.push({ ...glyph, x: glyph.x + cursor, color: palette[token.role] })
       cursor += shaped.width
     }
-    if (placed.length) body.push(glyphs.draw(placed, codeX, baseline, fs, palette.foreground))
+    if (placed.length) runs.push({ glyphs: placed, x: codeX, baseline, size: fs, color: palette.foreground, opacity: 1 })
   })
 
-  const label = o.title ? `<title>${escapeXml(o.title)}</title>` : ''
-  const svg =
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${W} ${H}">` +
-    label +
-    `<defs>${defs.join('')}${glyphs.defs()}</defs>` +
-    body.join('') +
-    '</svg>'
-  return { svg, width, height }
+  const bandSvg = bands.map((b) => `<rect x="${b.x}" y="${b.y}" width="${b.w}" height="${b.h}" ${paint(`rgba(${b.fill.r},${b.fill.g},${b.fill.b},${b.fill.a})`)}/>`)
+
+  const chromeSvg = (view: Box, pxWidth: number, pxHeight: number) =>
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${pxWidth}" height="${pxHeight}" viewBox="${view.x} ${view.y} ${view.w} ${view.h}">` +
+    `<defs>${chromeGlyphs.defs()}</defs>${chrome.join('')}</svg>`
+
+  const svg = () => {
+    const glyphs = new GlyphWriter(fonts)
+    // The title's glyphs first, as the chrome drew them, so the defs keep the order they always had.
+    if (titleRun) glyphs.draw(titleRun)
+    const body = [...backdrop, ...chrome, ...bandSvg]
+    for (const run of runs) body.push(run.opacity < 1 ? `<g fill-opacity="${run.opacity}">${glyphs.draw(run)}</g>` : glyphs.draw(run))
+    const label = o.title ? `<title>${escapeXml(o.title)}</title>` : ''
+    return (
+      `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${W} ${H}">` +
+      label +
+      `<defs>${defs.join('')}${glyphs.defs()}</defs>` +
+      body.join('') +
+      '</svg>'
+    )
+  }
+  const windowFill = parseColor(windowColor)
+  return { width, height, svg, layers: { scale: o.scale, W, H, window: win, gradient, shadow, windowFill, chrome: chromeSvg, bands, runs } }
 }

@@ -1,7 +1,7 @@
 /**
  * The code-image service on `Services`: validates and renders in the worker pool. The pool
- * starts its workers on the first render, so processes that never render (most CLI commands)
- * load no fonts.
+ * starts its workers on the first render, or at `warm()` (the server's start-up), so processes
+ * that never render (most CLI commands) load no fonts.
  */
 import { availableParallelism } from 'node:os'
 import { codeImageInput, type CodeImageInput } from '../../shared/schemas/codeimage.js'
@@ -13,6 +13,8 @@ import { toRenderJob } from './validate.js'
 export interface CodeImageService {
   /** Renders a request (raw input, validated here); 400/413 for bad input, 503 past the time budget. */
   render(input: CodeImageInput): Promise<RenderResult>
+  /** Starts the render workers and warms them (fonts, highlighter, glyphs); call it at server start-up. */
+  warm(): Promise<void>
   close(): Promise<void>
 }
 
@@ -35,6 +37,7 @@ export function createCodeImageService(config: Pick<ServerConfig, 'env'>): CodeI
   })
   return {
     render: (input) => pool.render(toRenderJob(codeImageInput.parse(input))),
+    warm: () => pool.warm(),
     close: () => pool.close(),
   }
 }
