@@ -44,6 +44,15 @@ export function describeZodError(error: ZodError): string {
     .join('; ')
 }
 
+/** By shape as well as class: a module loaded both as ESM and CJS (tsx under a CJS runner) has two classes of each. */
+function isTRPCError(value: unknown): value is TRPCError {
+  return value instanceof TRPCError || (value instanceof Error && value.name === 'TRPCError' && typeof (value as TRPCError).code === 'string')
+}
+
+function isZodError(value: unknown): value is ZodError {
+  return value instanceof ZodError || (value instanceof Error && value.name === 'ZodError' && Array.isArray((value as ZodError).issues))
+}
+
 export interface PublicError {
   status: number
   code: string
@@ -55,10 +64,10 @@ export interface PublicError {
 
 /** Turns anything thrown by a procedure or route into what a client may see. */
 export function toPublicError(error: unknown): PublicError {
-  const cause = error instanceof TRPCError ? error.cause : undefined
-  const zod = error instanceof ZodError ? error : cause instanceof ZodError ? cause : undefined
+  const cause = isTRPCError(error) ? error.cause : undefined
+  const zod = isZodError(error) ? error : isZodError(cause) ? cause : undefined
   if (zod) return { status: 400, code: 'BAD_REQUEST', message: describeZodError(zod), unexpected: false }
-  if (error instanceof TRPCError) {
+  if (isTRPCError(error)) {
     const status = HTTP_STATUS[error.code] ?? 500
     if (status >= 500 && error.code === 'INTERNAL_SERVER_ERROR') {
       return { status, code: error.code, message: GENERIC_ERROR_MESSAGE, unexpected: true }

@@ -16,6 +16,8 @@ export async function startServer(overrides: ConfigOverrides = {}, options: Serv
     const address = await app.listen(config.port, config.host)
     config.port = address.port
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address
+    // Start the code-image workers in the background, so the first render doesn't pay for fonts and grammars.
+    services.codeimage.warm().catch((error) => services.logger.error('code-image warm-up failed', { error: String(error) }))
     return { app, url: `http://${host}:${address.port}` }
   } catch (error) {
     await services.close()

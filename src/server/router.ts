@@ -5,7 +5,7 @@ import { interactionsRouter } from './routers/interactions.js'
 import { searchRouter } from './routers/search.js'
 import { storiesRouter } from './routers/stories.js'
 import { notificationsRouter } from './routers/notifications.js'
-import { codeimageRouter } from './routers/codeimage.js'
+import { lazy } from '@trpc/server'
 import { createCallerFactory, router } from './trpc.js'
 
 export const appRouter = router({
@@ -16,7 +16,8 @@ export const appRouter = router({
   search: searchRouter,
   stories: storiesRouter,
   notifications: notificationsRouter,
-  codeimage: codeimageRouter,
+  // Loaded on first use: it pulls in the image pipeline (sharp), which most calls never need.
+  codeimage: lazy(() => import('./routers/codeimage.js').then((m) => m.codeimageRouter)),
 })
 
 export type AppRouter = typeof appRouter

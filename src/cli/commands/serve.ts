@@ -37,9 +37,9 @@ export default class Serve extends Command {
       if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') this.error(`cannot listen: ${(error as Error).message}`, { exit: 1 })
       throw error
     }
-    this.log(`listening on ${started.url}`)
-    await new Promise<void>((resolve) => {
-      // The handlers stay registered while closing, so a second signal is seen: it forces the exit.
+    // Handlers go in before the ready line: whoever waits for it may signal at once. They stay registered
+    // while closing, so a second signal is seen: it forces the exit.
+    const stopped = new Promise<void>((resolve) => {
       let stopping = false
       const stop = () => {
         if (stopping) process.exit(1)
@@ -49,5 +49,7 @@ export default class Serve extends Command {
       process.on('SIGINT', stop)
       process.on('SIGTERM', stop)
     })
+    this.log(`listening on ${started.url}`)
+    await stopped
   }
 }

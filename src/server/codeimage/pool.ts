@@ -5,7 +5,8 @@
  */
 import { Worker } from 'node:worker_threads'
 import { TRPCError } from '@trpc/server'
-import { WARM_UP_JOB, type RenderJob, type RenderResult } from './renderer.js'
+import type { RenderJob, RenderResult } from './renderer.js'
+import { WARM_UP_JOB } from './warm-up.js'
 
 export interface PoolOptions {
   size: number

@@ -12,6 +12,7 @@ import { Tokenizer } from './highlight.js'
 import { detectLanguage } from './languages.js'
 import { buildScene, TAB_SIZE, TooLargeError } from './scene.js'
 import { THEMES } from './themes.js'
+import { WARM_UP_JOB } from './warm-up.js'
 
 /** A validated request (see validate.ts): `language` is a shiki id, or null to detect it. */
 export interface RenderJob {
@@ -63,26 +64,6 @@ export function normalizeCode(code: string): string {
     })
     .join('\n')
     .replace(/\n+$/, '')
-}
-
-/**
- * A small render that loads what a first real render would (fonts, shiki and its TypeScript
- * grammar, the WASM of resvg and sharp) and fills the glyph atlas with printable ASCII at the
- * default size and scale.
- */
-export const WARM_UP_JOB: RenderJob = {
-  code: `// ${Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)).join('')}\nexport const answer = { value: 42, ok: true } as const`,
-  language: 'typescript',
-  theme: 'candy',
-  darkMode: true,
-  background: true,
-  padding: 64,
-  title: 'warm-up.ts',
-  lineNumbers: false,
-  highlight: [],
-  fontSize: 15,
-  scale: 2,
-  format: 'png',
 }
 
 /** Largest compositor buffer kept between renders (a 4x render of a mid-sized snippet). */

@@ -8,7 +8,6 @@ import { codeImageInput, type CodeImageInput } from '../../shared/schemas/codeim
 import { ConfigError, type ServerConfig } from '../config.js'
 import { RenderPool } from './pool.js'
 import type { RenderResult } from './renderer.js'
-import { toRenderJob } from './validate.js'
 
 export interface CodeImageService {
   /** Renders a request (raw input, validated here); 400/413 for bad input, 503 past the time budget. */
@@ -36,7 +35,11 @@ export function createCodeImageService(config: Pick<ServerConfig, 'env'>): CodeI
     queueLimit: size * 16,
   })
   return {
-    render: (input) => pool.render(toRenderJob(codeImageInput.parse(input))),
+    async render(input) {
+      // Validation needs the language tables (shiki, highlight.js): loaded on the first render, not at start-up.
+      const { toRenderJob } = await import('./validate.js')
+      return pool.render(toRenderJob(codeImageInput.parse(input)))
+    },
     warm: () => pool.warm(),
     close: () => pool.close(),
   }
