@@ -1,26 +1,13 @@
 /** Drives the real `plaza` binary (dist/, built by `npm test`) as a user would: spawned, with its own config dir. */
-import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import sharp from 'sharp'
+import { runCli, type RunOptions, type RunResult } from '../helpers/cli.js'
 import { tempDir } from '../helpers/server.js'
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
-const BIN = path.join(ROOT, 'bin/run.js')
-
-export interface CliResult {
-  code: number | null
-  stdout: string
-  stderr: string
-}
-
-export interface RunOptions {
-  env?: NodeJS.ProcessEnv
-  /** Written to stdin, which is then closed (stdin is always a pipe, never a TTY). */
-  input?: string
-}
+export { runCli }
+export type CliResult = RunResult
 
 /** One person at a shell: their own XDG config dir (so their own sessions), and a target (remote URL or embedded data dir). */
 export interface Shell {
@@ -32,24 +19,6 @@ export interface Shell {
   sessions(): Record<string, { token: string; username: string; expires_at: string }>
   /** Every byte this shell has printed, to check secrets never appear. */
   transcript: string[]
-}
-
-export function runCli(args: string[], { env = {}, input }: RunOptions = {}): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: ROOT,
-      // A clean environment: nothing from the developer's own PLAZA_* or config leaks in.
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (d) => (stdout += d))
-    child.stderr.on('data', (d) => (stderr += d))
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-    child.stdin.end(input ?? '')
-  })
 }
 
 export function shell(target: { url: string } | { dataDir: string }, extraEnv: NodeJS.ProcessEnv = {}): Shell {

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 export const BIN = fileURLToPath(new URL('../../bin/run.js', import.meta.url))
 
 export interface RunResult {
@@ -9,12 +10,22 @@ export interface RunResult {
   stderr: string
 }
 
-/** Runs the built `plaza` binary (bin/run.js) to completion. */
-export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; input?: string; cwd?: string } = {}): Promise<RunResult> {
+export interface RunOptions {
+  env?: NodeJS.ProcessEnv
+  /** Written to stdin, which is then closed (stdin is always a pipe, never a TTY). */
+  input?: string
+  cwd?: string
+}
+
+/**
+ * Runs the built `plaza` binary (bin/run.js) to completion, in a clean environment: nothing from
+ * the developer's own PLAZA_* variables or config leaks in, only PATH, HOME and `env`.
+ */
+export function runCli(args: string[], { env = {}, input, cwd = ROOT }: RunOptions = {}): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
-      env: { ...process.env, NO_COLOR: '1', ...options.env },
-      cwd: options.cwd,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+      cwd,
       stdio: ['pipe', 'pipe', 'pipe'],
     })
     let stdout = ''
@@ -23,7 +34,7 @@ export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; input
     child.stderr.on('data', (d) => (stderr += d))
     child.on('error', reject)
     child.on('close', (code) => resolve({ code, stdout, stderr }))
-    child.stdin.end(options.input ?? '')
+    child.stdin.end(input ?? '')
   })
 }
 
