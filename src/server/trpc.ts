@@ -59,10 +59,19 @@ export const optionalAuthProcedure = t.procedure.use(async ({ ctx, meta, next })
   return next({ ctx: { user: session?.user ?? null, sessionId: session?.sessionId ?? null } })
 })
 
-/** A valid bearer token is required; the caller is in `ctx.user`. */
-export const authedProcedure = t.procedure.use(async ({ ctx, meta, next }) => {
+/**
+ * The caller behind a required bearer token (401 without a valid one), counted against its rate
+ * limit. `authedProcedure` uses it, and so do handler routes (uploads) that are not procedures.
+ */
+export async function requireSession(ctx: Context, rateLimit: RateLimitClass = 'default'): Promise<{ user: AuthUser; sessionId: number }> {
   if (!ctx.token) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Authentication required: send Authorization: Bearer <token>' })
   const session = (await authenticate(ctx))!
-  enforceRateLimit(ctx, meta?.rateLimit ?? 'default', `user:${session.user.id}`)
+  enforceRateLimit(ctx, rateLimit, `user:${session.user.id}`)
+  return session
+}
+
+/** A valid bearer token is required; the caller is in `ctx.user`. */
+export const authedProcedure = t.procedure.use(async ({ ctx, meta, next }) => {
+  const session = await requireSession(ctx, meta?.rateLimit)
   return next({ ctx: { user: session.user, sessionId: session.sessionId } })
 })

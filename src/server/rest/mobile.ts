@@ -3,7 +3,7 @@
  * each row reads like the spec's endpoint table, then names the procedure that serves it.
  */
 import type { Route } from './adapter.js'
-import { uploadRoutes } from './uploads.js'
+import { handleUpload } from './uploads.js'
 
 export const mobileRoutes: Route[] = [
   // auth
@@ -48,6 +48,9 @@ export const mobileRoutes: Route[] = [
   { method: 'GET', path: '/notifications/count', procedure: 'notifications.count', input: () => undefined },
   { method: 'PUT', path: '/notifications/mark_read/:notification_id?', procedure: 'notifications.markRead', input: ({ params }) => params },
 
-  // uploads: multipart handler routes (file in field `file`), see rest/uploads.ts
-  ...uploadRoutes,
+  // uploads: multipart with the file in field `file` (POST /upload/comment is an extra path)
+  { method: 'POST', path: '/upload/avatar', handle: handleUpload('avatars') },
+  { method: 'POST', path: '/upload/post', handle: handleUpload('posts') },
+  { method: 'POST', path: '/upload/story', handle: handleUpload('stories') },
+  { method: 'POST', path: '/upload/comment', handle: handleUpload('comments') },
 ]

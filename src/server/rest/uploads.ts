@@ -6,24 +6,10 @@ import type { IncomingMessage } from 'node:http'
 import type { Readable } from 'node:stream'
 import { Busboy, type BusboyHeaders, type BusboyInstance } from '@fastify/busboy'
 import { TRPCError } from '@trpc/server'
-import { resolveSession } from '../auth/sessions.js'
 import { sendSuccess } from '../http.js'
-import type { RateLimitClass } from '../rate-limit.js'
-import { enforceRateLimit, type Context } from '../trpc.js'
+import { requireSession } from '../trpc.js'
 import { maxUploadBytes, MiB, saveUpload, type UploadKind } from '../uploads/pipeline.js'
 import type { HandlerRoute } from './adapter.js'
-
-/**
- * Authenticates a handler route exactly as `authedProcedure` does (401 without a valid bearer
- * token) and counts the call against the caller's rate limit of `rateLimit`.
- */
-export async function requireUser(ctx: Context, rateLimit: RateLimitClass = 'default') {
-  if (!ctx.token) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Authentication required: send Authorization: Bearer <token>' })
-  const session = await resolveSession(ctx.services.db, ctx.token, ctx.services.clock())
-  if (!session) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Invalid or expired token' })
-  enforceRateLimit(ctx, rateLimit, `user:${session.user.id}`)
-  return session
-}
 
 /** Room for the multipart boundaries, part headers and small fields around the file. */
 const MULTIPART_OVERHEAD = 64 * 1024
@@ -83,33 +69,22 @@ function discardBody(req: IncomingMessage) {
   req.resume()
 }
 
-function uploadRoute(path: string, kind: UploadKind): HandlerRoute {
-  return {
-    method: 'POST',
-    path,
-    async handle({ req, res, ctx }) {
-      try {
-        const session = await requireUser(ctx, 'upload')
-        const maxBytes = maxUploadBytes(kind)
-        if (Number(req.headers['content-length']) > maxBytes + MULTIPART_OVERHEAD) {
-          throw new TRPCError({ code: 'PAYLOAD_TOO_LARGE', message: `File is too large: ${kind} uploads may be at most ${maxBytes / MiB} MiB` })
-        }
-        const file = await receiveFile(req, maxBytes)
-        if (!file) throw badForm('No file was sent')
-        const result = await saveUpload(ctx.services, { userId: session.user.id, kind, source: file, origin: ctx.origin })
-        sendSuccess(res, result, { status: 201, message: 'File uploaded', now: ctx.services.clock() })
-      } catch (error) {
-        discardBody(req)
-        throw error
+/** The handler of one upload route (`POST /upload/<kind>` in the route table). */
+export function handleUpload(kind: UploadKind): HandlerRoute['handle'] {
+  return async ({ req, res, ctx }) => {
+    try {
+      const session = await requireSession(ctx, 'upload')
+      const maxBytes = maxUploadBytes(kind)
+      if (Number(req.headers['content-length']) > maxBytes + MULTIPART_OVERHEAD) {
+        throw new TRPCError({ code: 'PAYLOAD_TOO_LARGE', message: `File is too large: ${kind} uploads may be at most ${maxBytes / MiB} MiB` })
       }
-    },
+      const file = await receiveFile(req, maxBytes)
+      if (!file) throw badForm('No file was sent')
+      const result = await saveUpload(ctx.services, { userId: session.user.id, kind, source: file, origin: ctx.origin })
+      sendSuccess(res, result, { status: 201, message: 'File uploaded', now: ctx.services.clock() })
+    } catch (error) {
+      discardBody(req)
+      throw error
+    }
   }
 }
-
-/** POST /upload/avatar, /upload/post, /upload/story (spec) and /upload/comment (comment images, an extra). */
-export const uploadRoutes: HandlerRoute[] = [
-  uploadRoute('/upload/avatar', 'avatars'),
-  uploadRoute('/upload/post', 'posts'),
-  uploadRoute('/upload/story', 'stories'),
-  uploadRoute('/upload/comment', 'comments'),
-]
