@@ -10,7 +10,8 @@ export interface StartedServer {
 /** Loads the configuration, opens the data layer and starts listening. */
 export async function startServer(overrides: ConfigOverrides = {}, options: ServiceOptions = {}): Promise<StartedServer> {
   const config = loadConfig(overrides)
-  const services = await createServices(config, options)
+  // The chat configuration is validated now (a mistake is a ConfigError: `plaza serve` exits 2), not at the first chat request.
+  const services = await createServices(config, { ...options, eagerChat: true })
   const app = createApp(services)
   try {
     const address = await app.listen(config.port, config.host)

@@ -1,5 +1,4 @@
-import { loadChatConfig } from './chat/config.js'
-import { createChatGateway, type ChatGateway } from './chat/gateway.js'
+import type { ChatGateway } from './chat/gateway.js'
 import { createCodeImageService, type CodeImageService } from './codeimage/service.js'
 import { openDatabase, type Db } from './db/client.js'
 import type { ServerConfig } from './config.js'
@@ -22,8 +21,12 @@ export interface Services {
   limiter: RateLimiter | null
   /** Uploaded and generated files (`uploads/...`), on the local disk under the data directory. */
   storage: Storage
-  /** The chat gateway, configured from `PLAZA_LLM_*` in `config.env` (answers 503 when nothing is configured). */
-  chat: ChatGateway
+  /**
+   * The chat gateway, configured from `PLAZA_LLM_*` in `config.env` (answers 503 when nothing is
+   * configured). Created on first use, so that a command that never chats neither loads the chat
+   * modules nor reads that configuration; rejects with ConfigError (every time) when it is invalid.
+   */
+  chat(): Promise<ChatGateway>
   /** Code-snippet images: a worker pool that starts on the first render (`PLAZA_CODEIMAGE_*` in `config.env`). */
   codeimage: CodeImageService
   close(): Promise<void>
@@ -32,16 +35,31 @@ export interface Services {
 export interface ServiceOptions {
   clock?: Clock
   logger?: Logger
+  /**
+   * Create the chat gateway now, before the database opens, so that an invalid chat configuration
+   * fails here (ConfigError) without leaving anything open: `plaza serve` validates at start-up.
+   */
+  eagerChat?: boolean
 }
 
 export async function createServices(config: ServerConfig, options: ServiceOptions = {}): Promise<Services> {
   const clock = options.clock ?? systemClock
   const logger = options.logger ?? createLogger()
-  // Before the database opens, so a bad chat configuration fails start-up without leaving anything open.
-  const chat = createChatGateway(loadChatConfig(config.env), { logger, now: clock })
+  let gateway: Promise<ChatGateway> | undefined
+  const chat = () =>
+    (gateway ??= Promise.all([import('./chat/config.js'), import('./chat/gateway.js')]).then(([{ loadChatConfig }, { createChatGateway }]) =>
+      createChatGateway(loadChatConfig(config.env), { logger, now: clock }),
+    ))
+  if (options.eagerChat) await chat()
   const storage = new LocalDiskStorage(config.dataDir)
   const codeimage = createCodeImageService(config)
-  const database = await openDatabase({ dataDir: config.dataDir, url: config.databaseUrl, authToken: config.databaseAuthToken })
+  let database: Awaited<ReturnType<typeof openDatabase>>
+  try {
+    database = await openDatabase({ dataDir: config.dataDir, url: config.databaseUrl, authToken: config.databaseAuthToken })
+  } catch (error) {
+    await gateway?.then((created) => created.close(), () => {})
+    throw error
+  }
   return {
     config,
     db: database.db,
@@ -53,7 +71,7 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
     codeimage,
     async close() {
       database.close()
-      await chat.close()
+      await gateway?.then((created) => created.close(), () => {})
       await codeimage.close()
     },
   }

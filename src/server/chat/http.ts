@@ -8,6 +8,7 @@ import type { ServerResponse } from 'node:http'
 import type { z } from 'zod'
 import { ZodError } from 'zod'
 import { chatCompletionInput, chatOperationInput, samplingOf, type ChatOperation } from '../../shared/schemas/chat.js'
+import { ConfigError } from '../config.js'
 import { toPublicError } from '../errors.js'
 import { readJson, sendError, sendJson } from '../http.js'
 import type { Exchange } from '../rest/adapter.js'
@@ -38,8 +39,15 @@ const TYPE_BY_STATUS: Record<number, [type: string, code: string]> = {
   429: ['rate_limit_error', 'rate_limit_exceeded'],
 }
 
+/** By class name as well: under a CJS test runner the module can be loaded twice, with two classes. */
+function isConfigError(error: unknown): error is ConfigError {
+  return error instanceof ConfigError || (error instanceof Error && error.constructor.name === 'ConfigError')
+}
+
 function describe(error: unknown): ClientError {
   if (error instanceof GatewayError) return { status: error.status, message: error.message, type: error.type, code: error.code, param: null, unexpected: false }
+  // An invalid PLAZA_LLM_* configuration found at the first chat request (`plaza serve` refuses to start with one).
+  if (isConfigError(error)) return { status: 503, message: `The chat configuration is invalid: ${error.message}`, type: 'service_unavailable', code: 'provider_not_configured', param: null, unexpected: false }
   const failure = toPublicError(error)
   const [type, code] = TYPE_BY_STATUS[failure.status] ?? ['server_error', 'server_error']
   const zod = error instanceof ZodError ? error : undefined
@@ -113,7 +121,7 @@ function chatHandler(parse: (body: unknown) => ChatRequest & { stream: boolean }
     try {
       enforceRateLimit(ctx, 'default', `ip:${ctx.clientAddress}`)
       const request = parse(await readJson(req, CHAT_BODY_LIMIT))
-      const gateway = ctx.services.chat
+      const gateway = await ctx.services.chat()
       if (request.stream) {
         const stream = await gateway.stream(request, controller.signal)
         await sendStream(res, stream)

@@ -1,0 +1,85 @@
+/**
+ * The chat configuration is read only by what chats: an embedded social command works with a broken
+ * PLAZA_LLM_CONFIG, while `plaza serve` still refuses to start (exit 2, naming the problem) and
+ * `plaza util chat` reports it. Spawns the built binary: `npm run build` first.
+ */
+import { existsSync } from 'node:fs'
+import path from 'node:path'
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { loadConfig, ConfigError } from '../../src/server/config.js'
+import { silentLogger } from '../../src/server/logger.js'
+import { createServices } from '../../src/server/services.js'
+import { runCli, startServe } from '../helpers/cli.js'
+import { startTestServer, tempDir } from '../helpers/server.js'
+import { providerFile, USER_HI } from './helpers.js'
+
+const lazy = suite<{ env: NodeJS.ProcessEnv; file: string }>('chat configuration: read on first use')
+
+lazy.before((ctx) => {
+  ctx.file = providerFile('providers: [unclosed')
+  const home = tempDir('plaza-chat-home-')
+  ctx.env = { PLAZA_LLM_CONFIG: ctx.file, PLAZA_DATA_DIR: path.join(home, 'data'), XDG_CONFIG_HOME: path.join(home, 'config') }
+})
+
+lazy('embedded social commands work with a broken PLAZA_LLM_CONFIG', async ({ env }) => {
+  const register = await runCli(['social', 'register', '-u', 'lazychat', '-e', 'lazychat@example.com', '--password-stdin', '--json'], { env, input: 'correct horse battery\n' })
+  assert.is(register.code, 0, register.stderr)
+  const whoami = await runCli(['social', 'whoami', '--json'], { env })
+  assert.is(whoami.code, 0, whoami.stderr)
+  assert.is(JSON.parse(whoami.stdout).username, 'lazychat')
+  assert.is(whoami.stderr, '')
+})
+
+lazy('plaza serve with the same environment exits 2 naming the problem, before opening the database', async ({ env, file }) => {
+  const dataDir = path.join(tempDir(), 'serve-data')
+  try {
+    const started = await startServe(['--port', '0', '--data-dir', dataDir], { ...env, PLAZA_DATA_DIR: dataDir })
+    started.child.kill('SIGKILL')
+    assert.unreachable('plaza serve started with a broken PLAZA_LLM_CONFIG')
+  } catch (error) {
+    // oclif wraps the line at the terminal width, with a ` ›   ` prefix on each piece (coloured when the runner forces colour).
+    const message = (error as Error).message.replace(/\x1b\[[0-9;]*m/g, '').replace(/\s*\n\s*›\s+/g, ' ')
+    assert.match(message, /exited with 2/)
+    assert.match(message, /Error: chat configuration: /)
+    assert.ok(message.includes(file), 'names the file')
+    assert.match(message, /not valid YAML/, message)
+    assert.not.match(message, /\n\s+at /, 'no stack trace')
+  }
+  assert.not.ok(existsSync(path.join(dataDir, 'plaza.db')), 'the database was not created')
+})
+
+lazy('plaza util chat (embedded) reports the broken configuration as an error', async ({ env, file }) => {
+  const result = await runCli(['util', 'chat', 'Hi'], { env })
+  assert.is(result.code, 1)
+  assert.is(result.stdout, '')
+  assert.ok(result.stderr.startsWith('Error: '), result.stderr)
+  assert.ok(result.stderr.includes(file), result.stderr)
+  assert.match(result.stderr, /not valid YAML/)
+})
+
+lazy('in-process: services start without reading it; the chat operations answer 503 naming it; eagerChat throws ConfigError', async ({ file }) => {
+  const env = { PLAZA_LLM_CONFIG: file }
+  const server = await startTestServer({ env })
+  try {
+    const health = await server.request('GET', '/health')
+    assert.is(health.status, 200)
+    const v1 = await server.request('POST', '/api/v1/chat/completions', { body: { messages: USER_HI } })
+    assert.is(v1.status, 503)
+    assert.is(v1.body.error.code, 'provider_not_configured')
+    assert.match(v1.body.error.message, /chat configuration is invalid: .*not valid YAML/)
+    const chaty = await server.request('POST', '/api/chaty', { body: { messages: USER_HI } })
+    assert.is(chaty.status, 503)
+    assert.match(chaty.body.message, /not valid YAML/)
+    assert.is((await server.services.chat().catch((error) => error)).constructor.name, ConfigError.name)
+  } finally {
+    await server.close()
+  }
+
+  const dataDir = path.join(tempDir(), 'eager')
+  const eager = await createServices(loadConfig({ dataDir, rateLimits: false }, env), { logger: silentLogger, eagerChat: true }).catch((error) => error)
+  assert.is(eager.constructor.name, ConfigError.name, String(eager))
+  assert.not.ok(existsSync(path.join(dataDir, 'plaza.db')), 'failed before opening the database')
+})
+
+lazy.run()
