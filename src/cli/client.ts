@@ -4,7 +4,7 @@
  */
 import path from 'node:path'
 import { createTRPCClient, httpLink, localLink, type TRPCClient } from '@trpc/client'
-import { Agent, fetch as undiciFetch } from 'undici'
+import type { Agent, fetch as undiciFetch } from 'undici'
 import type { AppRouter } from '../server/router.js'
 import type { Services } from '../server/services.js'
 
@@ -32,9 +32,15 @@ export function resolveTarget(url: string | undefined, dataDir: string | undefin
 
 export class UsageError extends Error {}
 
+/** undici's fetch with one shared dispatcher, loaded on the first remote call (embedded commands never pay for undici). */
+let undici: Promise<{ fetch: typeof undiciFetch; dispatcher: Agent }> | undefined
+
 /** Connections to a server that is not there fail within seconds instead of hanging. */
-const dispatcher = new Agent({ connect: { timeout: 5_000 } })
-export const remoteFetch: typeof undiciFetch = (input, init) => undiciFetch(input, { ...init, dispatcher })
+export const remoteFetch: typeof undiciFetch = async (input, init) => {
+  undici ??= import('undici').then(({ Agent, fetch }) => ({ fetch, dispatcher: new Agent({ connect: { timeout: 5_000 } }) }))
+  const { fetch, dispatcher } = await undici
+  return fetch(input, { ...init, dispatcher })
+}
 
 export interface PlazaClient {
   target: Target

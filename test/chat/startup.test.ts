@@ -1,10 +1,12 @@
 /**
  * The chat configuration is read only by what chats: an embedded social command works with a broken
  * PLAZA_LLM_CONFIG, while `plaza serve` still refuses to start (exit 2, naming the problem) and
- * `plaza util chat` reports it. Spawns the built binary: `npm run build` first.
+ * `plaza util chat` reports it; and neither the chat modules nor undici load where they are not
+ * used. Spawns the built binary: `npm run build` first.
  */
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { loadConfig, ConfigError } from '../../src/server/config.js'
@@ -12,7 +14,8 @@ import { silentLogger } from '../../src/server/logger.js'
 import { createServices } from '../../src/server/services.js'
 import { runCli, startServe } from '../helpers/cli.js'
 import { startTestServer, tempDir } from '../helpers/server.js'
-import { providerFile, USER_HI } from './helpers.js'
+import { reply, startFakeUpstream } from './fake-upstream.js'
+import { post, providerFile, USER_HI } from './helpers.js'
 
 const lazy = suite<{ env: NodeJS.ProcessEnv; file: string }>('chat configuration: read on first use')
 
@@ -83,3 +86,57 @@ lazy('in-process: services start without reading it; the chat operations answer 
 })
 
 lazy.run()
+
+// ---------------------------------------------------------------- what a process loads
+
+const PROBE = pathToFileURL(path.join(import.meta.dirname, 'fixtures/module-log.mjs')).href
+
+/** Environment that makes a spawned plaza log every module it imports to the returned file. */
+function moduleLog(): { env: NodeJS.ProcessEnv; loaded: () => string[] } {
+  const file = path.join(tempDir('plaza-modules-'), 'modules.log')
+  return {
+    env: { NODE_OPTIONS: `--import=${PROBE}`, PLAZA_MODULE_LOG: file },
+    loaded: () => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : []),
+  }
+}
+
+const UNDICI = /\/node_modules\/undici\//
+const YAML = /\/node_modules\/yaml\//
+const CHAT = /\/dist\/server\/chat\//
+
+const modules = suite('start-up: modules loaded only where used')
+
+modules('embedded social whoami loads neither undici, yaml nor the chat modules', async () => {
+  const home = tempDir('plaza-modules-home-')
+  const env = { PLAZA_DATA_DIR: path.join(home, 'data'), XDG_CONFIG_HOME: path.join(home, 'config'), PLAZA_LLM_BASE_URL: 'http://127.0.0.1:9/v1' }
+  const register = await runCli(['social', 'register', '-u', 'modules', '-e', 'modules@example.com', '--password-stdin'], { env, input: 'correct horse battery' })
+  assert.is(register.code, 0, register.stderr)
+  const log = moduleLog()
+  const whoami = await runCli(['social', 'whoami', '--json'], { env: { ...env, ...log.env } })
+  assert.is(whoami.code, 0, whoami.stderr)
+  const loaded = log.loaded()
+  assert.ok(loaded.some((url) => url.endsWith('/dist/server/services.js')), 'the probe saw the embedded server load')
+  assert.equal(loaded.filter((url) => UNDICI.test(url) || YAML.test(url) || CHAT.test(url)), [])
+})
+
+modules('plaza serve loads the chat configuration at start-up, undici only at the first chat request', async () => {
+  const fake = await startFakeUpstream()
+  const log = moduleLog()
+  const { child, url, exited } = await startServe(['--port', '0', '--data-dir', tempDir()], { ...log.env, PLAZA_LLM_BASE_URL: `${fake.url}/v1`, PLAZA_LLM_CONFIG: '' })
+  try {
+    const atStart = log.loaded()
+    assert.ok(atStart.some((url) => url.endsWith('/dist/server/chat/config.js')), 'validated at start-up')
+    assert.equal(atStart.filter((url) => UNDICI.test(url)), [])
+    fake.enqueue(reply({ pieces: ['Lazy', ' hello.'] }))
+    const res = await post(`${url}/api/v1/chat/completions`, { messages: USER_HI })
+    assert.is(res.status, 200)
+    assert.is(((await res.json()) as { answer: string }).answer, 'Lazy hello.')
+    assert.ok(log.loaded().some((url) => UNDICI.test(url)), 'undici loaded for the upstream call')
+  } finally {
+    child.kill('SIGINT')
+    await exited
+    await fake.close()
+  }
+})
+
+modules.run()

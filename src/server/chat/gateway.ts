@@ -5,7 +5,7 @@
  * A stream can be retried or moved to a fallback only until its first piece has arrived.
  */
 import { randomBytes } from 'node:crypto'
-import { Agent, type Dispatcher } from 'undici'
+import type { Dispatcher } from 'undici'
 import type { ChatMessage, ChatUsage, Sampling } from '../../shared/schemas/chat.js'
 import type { Logger } from '../logger.js'
 import { HOW_TO_CONFIGURE, targetsFor, type ChatConfig, type Target } from './config.js'
@@ -91,10 +91,16 @@ export function createChatGateway(config: ChatConfig | null, options: GatewayOpt
   const sleep = options.sleep ?? abortableSleep
   const random = options.random ?? Math.random
   const now = options.now ?? (() => new Date())
-  // One keep-alive pool for all upstream calls; timeouts are the gateway's own (see providers/http.ts).
-  const dispatcher = options.dispatcher ?? new Agent({ headersTimeout: 0, bodyTimeout: 0, keepAliveTimeout: 30_000, connect: { timeout: 10_000 } })
   const secrets = config?.secrets ?? []
   let closed = false
+  // One keep-alive pool for all upstream calls; timeouts are the gateway's own (see providers/http.ts).
+  // Created (and undici loaded) at the first upstream call, so that creating the gateway costs nothing.
+  let pool: Promise<Dispatcher> | undefined
+  const dispatcher = (): Promise<Dispatcher> => {
+    if (options.dispatcher) return Promise.resolve(options.dispatcher)
+    if (closed) return Promise.reject(new Error('the chat gateway is closed'))
+    return (pool ??= import('undici').then(({ Agent }) => new Agent({ headersTimeout: 0, bodyTimeout: 0, keepAliveTimeout: 30_000, connect: { timeout: 10_000 } })))
+  }
 
   function resolve(name: string): Target[] {
     if (!config) throw new GatewayError(503, 'provider_not_configured', HOW_TO_CONFIGURE)
@@ -113,9 +119,10 @@ export function createChatGateway(config: ChatConfig | null, options: GatewayOpt
   /** Runs `attempt` over the targets in order with retries; the first success wins. */
   async function withFallback<T>(request: ChatRequest, signal: AbortSignal, attempt: (call: UpstreamCall, provider: Provider) => Promise<T>): Promise<{ value: T; target: Target }> {
     const targets = resolve(request.model)
+    const upstream = await dispatcher()
     let last: UpstreamError | undefined
     for (const target of targets) {
-      const call: UpstreamCall = { target, messages: request.messages, sampling: request.sampling, signal, dispatcher }
+      const call: UpstreamCall = { target, messages: request.messages, sampling: request.sampling, signal, dispatcher: upstream }
       for (let retry = 0; ; retry++) {
         try {
           return { value: await attempt(call, PROVIDERS[target.provider.type]), target }
@@ -203,7 +210,7 @@ export function createChatGateway(config: ChatConfig | null, options: GatewayOpt
     async close() {
       if (closed || options.dispatcher) return
       closed = true
-      await dispatcher.close()
+      if (pool) await (await pool).close()
     },
   }
 }

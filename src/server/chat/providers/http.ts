@@ -4,7 +4,7 @@
  * failures sorted into timeout / dropped connection / HTTP status with the upstream's own message.
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser'
-import { request, type Dispatcher } from 'undici'
+import type { Dispatcher } from 'undici'
 import { ClientAbortError, UpstreamError } from '../errors.js'
 
 export interface PostOptions {
@@ -73,6 +73,8 @@ export async function postUpstream(options: PostOptions): Promise<UpstreamRespon
     return new UpstreamError('network', `${options.label} could not be reached or dropped the connection (${code})`)
   }
 
+  // Loaded here rather than at the top, so that importing the chat modules does not load undici (cached after the first call).
+  const { request } = await import('undici')
   arm()
   let response: Dispatcher.ResponseData
   try {
