@@ -44,6 +44,8 @@ export interface ReplyOptions {
   /** After this many content events: `destroy` resets the connection, `end` ends cleanly without finishing, `hang` goes silent. */
   cutAfter?: { events: number; how: 'destroy' | 'end' | 'hang' }
   usage?: { input: number; output: number }
+  /** Before this many content events have been sent, flush and wait for `until` (to watch a half-streamed answer). */
+  pauseAfter?: { events: number; until: Promise<unknown> }
 }
 
 function sse(res: ServerResponse, data: unknown, event?: string) {
@@ -70,6 +72,10 @@ export function reply(options: ReplyOptions = {}): Behaviour {
     res.writeHead(200, { 'content-type': 'text/event-stream' })
     res.flushHeaders()
     const cut = async (index: number) => {
+      if (options.pauseAfter && index === options.pauseAfter.events) {
+        await new Promise((resolve) => res.write(': flush\n\n', resolve))
+        await options.pauseAfter.until
+      }
       if (!options.cutAfter || index !== options.cutAfter.events) return false
       // An SSE comment whose write callback says everything before it has left for the gateway.
       await new Promise((resolve) => res.write(': flush\n\n', resolve))

@@ -22,17 +22,18 @@ export interface ChatBackend {
   close(): Promise<void>
 }
 
-export async function openChatBackend(target: Target): Promise<ChatBackend> {
-  return target.kind === 'remote' ? remoteBackend(target.url) : embeddedBackend()
+/** `env` holds the PLAZA_LLM_* settings of the embedded gateway (this process's environment unless given). */
+export async function openChatBackend(target: Target, env: NodeJS.ProcessEnv = process.env): Promise<ChatBackend> {
+  return target.kind === 'remote' ? remoteBackend(target.url) : embeddedBackend(env)
 }
 
-async function embeddedBackend(): Promise<ChatBackend> {
+async function embeddedBackend(env: NodeJS.ProcessEnv): Promise<ChatBackend> {
   const [{ loadChatConfig }, { createChatGateway }, { completionBody }] = await Promise.all([
     import('../../server/chat/config.js'),
     import('../../server/chat/gateway.js'),
     import('../../server/chat/format.js'),
   ])
-  const gateway = createChatGateway(loadChatConfig(process.env))
+  const gateway = createChatGateway(loadChatConfig(env))
   const request = (model: string, messages: ChatMessage[], sampling: Sampling) => ({ model, messages, sampling })
   return {
     async complete(model, messages, sampling) {

@@ -3,6 +3,7 @@
  * the conversation, streams each answer as it arrives with its reasoning dimmed, and sends the
  * whole history with every turn. `/reset` starts over; `/exit`, Ctrl+C or Ctrl+D leave.
  */
+import type { RenderOptions } from 'ink'
 import type { ChatMessage, Sampling } from '../../shared/schemas/chat.js'
 import type { ChatBackend } from './chat-backend.js'
 
@@ -11,6 +12,8 @@ export interface ChatSessionOptions {
   model: string
   system: ChatMessage[]
   sampling: Sampling
+  /** Where ink reads keys and draws: the process's terminal unless given (tests pass fake streams). */
+  ink?: Pick<RenderOptions, 'stdin' | 'stdout' | 'stderr' | 'debug' | 'patchConsole'>
 }
 
 interface Turn {
@@ -51,8 +54,18 @@ export async function runChatSession(options: ChatSessionOptions): Promise<void>
     const [input, setInput] = useState('')
     const [pending, setPending] = useState<Turn | null>(null)
     const history = useRef<ChatMessage[]>([...options.system])
+    // The key handler reads these refs, not the state: ink re-subscribes it only once a render's
+    // effects have run, so a key that arrives before then (Enter right after the last letter) would
+    // see the previous line and lose the prompt, or start a second answer while one streams.
+    const line = useRef('')
+    const busy = useRef(false)
+    const edit = (text: string) => {
+      line.current = text
+      setInput(text)
+    }
 
     async function ask(text: string) {
+      busy.current = true
       history.current.push({ role: 'user', content: text })
       setTurns((t) => [...t, { role: 'user', text }])
       let answer = ''
@@ -71,16 +84,17 @@ export async function runChatSession(options: ChatSessionOptions): Promise<void>
         history.current.pop()
         setTurns((t) => [...t, { role: 'error', text: (error as Error).message }])
       } finally {
+        busy.current = false
         setPending(null)
       }
     }
 
     useInput((char, key) => {
       if (key.ctrl && (char === 'c' || char === 'd')) return exit()
-      if (pending) return
+      if (busy.current) return
       if (key.return) {
-        const text = input.trim()
-        setInput('')
+        const text = line.current.trim()
+        edit('')
         if (!text) return
         if (text === '/exit' || text === '/quit') return exit()
         if (text === '/reset') {
@@ -90,9 +104,10 @@ export async function runChatSession(options: ChatSessionOptions): Promise<void>
         }
         void ask(text)
       } else if (key.backspace || key.delete) {
-        setInput((s) => s.slice(0, -1))
+        edit(line.current.slice(0, -1))
       } else if (char && !key.ctrl && !key.meta) {
-        setInput((s) => s + char)
+        // A pasted block arrives as one piece: its line breaks stay line breaks of the prompt.
+        edit(line.current + char.replace(/\r\n?/g, '\n'))
       }
     })
 
@@ -114,6 +129,6 @@ export async function runChatSession(options: ChatSessionOptions): Promise<void>
     )
   }
 
-  const app = render(<ChatSession />, { exitOnCtrlC: false })
+  const app = render(<ChatSession />, { exitOnCtrlC: false, ...options.ink })
   await app.waitUntilExit()
 }
