@@ -29,11 +29,46 @@ export interface ServerConfig {
   /** Base of absolute URLs handed to clients; otherwise taken from the request's Host. */
   publicUrl?: string
   rateLimits: RateLimits | false
+  /** Longest a request may take to arrive (headers and body); a stalled body is cut with 408. */
+  requestTimeoutMs: number
+  /** Longest the request line and headers may take. */
+  headersTimeoutMs: number
+  /** Most simultaneous client connections; more are refused at accept. */
+  maxConnections: number
+  /** Which proxies may name the client in `X-Forwarded-For` / `Forwarded` (none by default). */
+  trustProxy: TrustProxy
+  /** Origins allowed by CORS: `*`, a list, or none (CORS off). */
+  corsOrigins: '*' | string[] | null
+  /** Least severe log level written. */
+  logLevel: LogLevel
+  /** Generated files (code images, catalog outputs stored for JSON answers) expire after this long. */
+  generatedTtlMs: number
+  /** Generated files together are kept under this many bytes; the oldest are evicted first. */
+  generatedMaxBytes: number
   /** The environment the configuration was read from; feature modules (chat providers) read their own variables from it. */
   env: NodeJS.ProcessEnv
 }
 
-export const DEFAULTS = { host: '127.0.0.1', port: 8080, dataDir: './.plaza' } as const
+export const DEFAULTS = {
+  host: '127.0.0.1',
+  port: 8080,
+  dataDir: './.plaza',
+  requestTimeoutMs: 60_000,
+  headersTimeoutMs: 20_000,
+  maxConnections: 10_000,
+  generatedTtlMs: 24 * 3600_000,
+  generatedMaxBytes: 1024 * 1024 * 1024,
+} as const
+
+export type LogLevel = 'error' | 'warn' | 'info' | 'debug'
+export const LOG_LEVELS: readonly LogLevel[] = ['error', 'warn', 'info', 'debug']
+
+/**
+ * `PLAZA_TRUST_PROXY`: a number of proxy hops in front of Plaza (the client is that many
+ * addresses from the right of `X-Forwarded-For`), or a list of proxy addresses/CIDR ranges whose
+ * word is taken; `none` (default) means the socket's address is the client.
+ */
+export type TrustProxy = { kind: 'none' } | { kind: 'hops'; hops: number } | { kind: 'list'; entries: string[] }
 
 export class ConfigError extends Error {}
 
@@ -56,6 +91,62 @@ export function parsePort(value: string | number): number {
   const port = Number(value)
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`port must be a whole number from 0 to 65535, not "${value}"`)
   return port
+}
+
+/** Reads a duration in milliseconds: a bare number in `bareUnit`, or a number with a unit (`500ms`, `30s`, `15m`, `24h`, `7d`). */
+export function parseDuration(name: string, value: string | undefined, fallback: number, bareUnit: 'ms' | 's' = 'ms'): number {
+  if (value === undefined || value.trim() === '') return fallback
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/i.exec(value)
+  if (!match) throw new ConfigError(`${name}: cannot read "${value}" (use milliseconds, or e.g. 30s, 15m, 24h)`)
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[(match[2] ?? bareUnit).toLowerCase() as 'ms']
+  return Math.round(Number(match[1]) * unit)
+}
+
+/** Reads a size in bytes: a number, or with a unit (`512k`, `100M`, `2G`). */
+export function parseBytes(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value.trim() === '') return fallback
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([kmg])?i?b?\s*$/i.exec(value)
+  if (!match) throw new ConfigError(`${name}: cannot read "${value}" (use bytes, or e.g. 512M, 2G)`)
+  const unit = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[(match[2] ?? '').toLowerCase() as '']
+  return Math.round(Number(match[1]) * unit)
+}
+
+function parsePositiveInt(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value.trim() === '') return fallback
+  const n = Number(value)
+  if (!Number.isInteger(n) || n <= 0) throw new ConfigError(`${name} must be a positive whole number, not "${value}"`)
+  return n
+}
+
+export function parseTrustProxy(value: string | undefined): TrustProxy {
+  const text = value?.trim() ?? ''
+  if (text === '' || /^(none|off|false|no|0)$/i.test(text)) return { kind: 'none' }
+  if (/^\d+$/.test(text)) return { kind: 'hops', hops: Number(text) }
+  if (/^(true|yes|on)$/i.test(text)) {
+    throw new ConfigError('PLAZA_TRUST_PROXY: say how many proxies are in front (e.g. 1) or list their addresses; "true" would let any client choose its own address')
+  }
+  const entries = text.split(',').map((entry) => entry.trim()).filter(Boolean)
+  for (const entry of entries) {
+    if (!/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(entry)) throw new ConfigError(`PLAZA_TRUST_PROXY: "${entry}" is not an IP address or CIDR range`)
+  }
+  return { kind: 'list', entries }
+}
+
+export function parseCorsOrigins(value: string | undefined): '*' | string[] | null {
+  const text = value?.trim() ?? ''
+  if (text === '') return null
+  if (text === '*') return '*'
+  const origins = text.split(',').map((origin) => origin.trim().replace(/\/+$/, '')).filter(Boolean)
+  for (const origin of origins) {
+    if (!/^https?:\/\/[^/\s]+$/.test(origin)) throw new ConfigError(`PLAZA_CORS_ORIGINS: "${origin}" is not an origin such as https://app.example.com (or use *)`)
+  }
+  return origins
+}
+
+export function parseLogLevel(value: string | undefined): LogLevel {
+  const text = value?.trim().toLowerCase() || 'info'
+  if (!LOG_LEVELS.includes(text as LogLevel)) throw new ConfigError(`PLAZA_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, not "${value}"`)
+  return text as LogLevel
 }
 
 export interface ConfigOverrides {
@@ -81,6 +172,14 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
     databaseAuthToken: env.PLAZA_DATABASE_AUTH_TOKEN || undefined,
     publicUrl: publicUrl?.replace(/\/+$/, ''),
     rateLimits: overrides.rateLimits ?? parseRateLimits(env.PLAZA_RATE_LIMITS),
+    requestTimeoutMs: parseDuration('PLAZA_REQUEST_TIMEOUT_MS', env.PLAZA_REQUEST_TIMEOUT_MS, DEFAULTS.requestTimeoutMs),
+    headersTimeoutMs: parseDuration('PLAZA_HEADERS_TIMEOUT_MS', env.PLAZA_HEADERS_TIMEOUT_MS, DEFAULTS.headersTimeoutMs),
+    maxConnections: parsePositiveInt('PLAZA_MAX_CONNECTIONS', env.PLAZA_MAX_CONNECTIONS, DEFAULTS.maxConnections),
+    trustProxy: parseTrustProxy(env.PLAZA_TRUST_PROXY),
+    corsOrigins: parseCorsOrigins(env.PLAZA_CORS_ORIGINS),
+    logLevel: parseLogLevel(env.PLAZA_LOG_LEVEL),
+    generatedTtlMs: parseDuration('PLAZA_GENERATED_TTL', env.PLAZA_GENERATED_TTL, DEFAULTS.generatedTtlMs, 's'),
+    generatedMaxBytes: parseBytes('PLAZA_GENERATED_MAX_BYTES', env.PLAZA_GENERATED_MAX_BYTES, DEFAULTS.generatedMaxBytes),
     env,
   }
 }

@@ -209,6 +209,26 @@ export const uploads = sqliteTable(
     width: integer('width'),
     height: integer('height'),
     createdAt: integer('created_at').notNull(),
+    /** Generated files (code images, catalog outputs) expire; user uploads never do (null). */
+    expiresAt: integer('expires_at'),
   },
-  (t) => [uniqueIndex('uploads_path_idx').on(t.path), index('uploads_user_idx').on(t.userId)],
+  (t) => [
+    uniqueIndex('uploads_path_idx').on(t.path),
+    index('uploads_user_idx').on(t.userId),
+    index('uploads_expires_idx').on(t.expiresAt, t.size).where(sql`${t.expiresAt} IS NOT NULL`),
+  ],
+)
+
+/**
+ * Fixed-window rate-limit counters, shared by every process on the database and kept across
+ * restarts; one atomic upsert per counted request.
+ */
+export const rateLimits = sqliteTable(
+  'rate_limits',
+  {
+    key: text('key').primaryKey(),
+    windowStart: integer('window_start').notNull(),
+    count: integer('count').notNull(),
+  },
+  (t) => [index('rate_limits_window_idx').on(t.windowStart)],
 )
