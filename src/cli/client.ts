@@ -67,7 +67,7 @@ export async function createPlazaClient(target: Target, getToken: () => string |
     return { target, trpc, services: null, close: async () => {} }
   }
   // Embedded: load the server only now, so remote commands don't pay for it.
-  const [{ appRouter }, { createServices }, { loadConfig }, { createLogger }] = await Promise.all([
+  const [{ appRouter }, { createServices }, { loadConfig }, { createLogger, silentLogger }] = await Promise.all([
     import('../server/router.js'),
     import('../server/services.js'),
     import('../server/config.js'),
@@ -76,7 +76,7 @@ export async function createPlazaClient(target: Target, getToken: () => string |
   const config = loadConfig({ dataDir: target.dataDir, rateLimits: false })
   // A command's stderr is for its own message: only the server's error events are worth a line there.
   const logger = createLogger()
-  const services = await createServices(config, { logger: { info() {}, error: logger.error } })
+  const services = await createServices(config, { logger: { ...silentLogger, error: logger.error } })
   const origin = config.publicUrl ?? `http://${config.host}:${config.port}`
   const trpc = createTRPCClient<AppRouter>({
     links: [

@@ -44,7 +44,7 @@ export interface ServiceOptions {
 
 export async function createServices(config: ServerConfig, options: ServiceOptions = {}): Promise<Services> {
   const clock = options.clock ?? systemClock
-  const logger = options.logger ?? createLogger()
+  const logger = options.logger ?? createLogger(config.logLevel)
   let gateway: Promise<ChatGateway> | undefined
   const chat = () =>
     (gateway ??= Promise.all([import('./chat/config.js'), import('./chat/gateway.js')]).then(([{ loadChatConfig }, { createChatGateway }]) =>

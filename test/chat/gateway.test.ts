@@ -28,7 +28,7 @@ retry: { max_retries: 3, base_delay_ms: 200, max_delay_ms: 5000 }
   ctx.chat = createChatGateway(loadChatConfig({ PLAZA_LLM_CONFIG: file, UP_KEY: KEY }), {
     sleep: async (ms) => void ctx.sleeps.push(ms),
     random: () => 1,
-    logger: { info: line, error: line },
+    logger: { error: line, warn: line, info: line, debug: line },
   })
 })
 gateway.before.each((ctx) => {

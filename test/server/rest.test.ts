@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { DEFAULT_RATE_LIMITS } from '../../src/server/config.js'
+import { silentLogger } from '../../src/server/logger.js'
 import { manualClock, registerUser, startTestServer, tempDir } from '../helpers/server.js'
 
 test('health answers 200 in the envelope', async () => {
@@ -79,7 +80,7 @@ test('other operations allow 100 requests a minute per user', async () => {
 
 test('an unexpected failure is a 500 with a generic message; the detail goes to the log only', async () => {
   const lines: string[] = []
-  const server = await startTestServer({ logger: { info() {}, error: (message, detail) => lines.push(message + JSON.stringify(detail)) } })
+  const server = await startTestServer({ logger: { ...silentLogger, error: (message, detail) => lines.push(message + JSON.stringify(detail)) } })
   const user = await registerUser(server)
   await server.services.db.run(sql`DROP TABLE stories`)
   const res = await server.request('GET', '/api/mobile/user/profile', { token: user.token })
