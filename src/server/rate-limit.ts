@@ -1,4 +1,7 @@
+import { lt, sql } from 'drizzle-orm'
 import type { RateLimits } from './config.js'
+import type { Db } from './db/client.js'
+import { rateLimits } from './db/schema.js'
 
 export type RateLimitClass = keyof RateLimits
 
@@ -8,35 +11,59 @@ export interface RateLimitVerdict {
   retryAfter: number
 }
 
-/** Fixed-window counters per key, kept in memory; stale windows are dropped as they are passed. */
+/** How often a process deletes the rows of windows that have ended. */
+const SWEEP_INTERVAL_MS = 60_000
+
+/**
+ * Fixed-window counters per key, kept in the `rate_limits` table so that every process on the
+ * data directory shares them and they survive a restart. Each counted request is one atomic
+ * upsert, so concurrent hits (in this process or another) never lose a count.
+ */
 export class RateLimiter {
-  readonly #windows = new Map<string, { start: number; count: number }>()
-  #lastSweep = 0
+  #lastSweep: number | null = null
 
   constructor(
+    private readonly db: Db,
     private readonly limits: RateLimits,
     private readonly now: () => number,
   ) {}
 
-  hit(kind: RateLimitClass, key: string): RateLimitVerdict {
+  /** Counts one request against `key` in class `kind`; not allowed once the window's count passes the class's maximum. */
+  async hit(kind: RateLimitClass, key: string): Promise<RateLimitVerdict> {
     const rule = this.limits[kind]
     const now = this.now()
-    this.#sweep(now)
-    const id = `${kind}:${key}`
-    let window = this.#windows.get(id)
-    if (!window || now - window.start >= rule.windowMs) {
-      window = { start: now, count: 0 }
-      this.#windows.set(id, window)
-    }
-    window.count++
-    const retryAfter = Math.max(1, Math.ceil((window.start + rule.windowMs - now) / 1000))
-    return { allowed: window.count <= rule.max, retryAfter }
+    await this.#sweep(now)
+    // SET expressions read the old row, so `count` and `window_start` below are the stored values.
+    const row = await this.db.get<{ count: number; window_start: number }>(sql`
+      INSERT INTO rate_limits (key, window_start, count) VALUES (${`${kind}:${key}`}, ${now}, 1)
+      ON CONFLICT (key) DO UPDATE SET
+        count = CASE WHEN excluded.window_start - window_start >= ${rule.windowMs} THEN 1 ELSE count + 1 END,
+        window_start = CASE WHEN excluded.window_start - window_start >= ${rule.windowMs} THEN excluded.window_start ELSE window_start END
+      RETURNING count, window_start`)
+    return this.#verdict(rule.max, rule.windowMs, row.count, row.window_start, now)
   }
 
-  #sweep(now: number) {
-    const longest = Math.max(this.limits.auth.windowMs, this.limits.upload.windowMs, this.limits.default.windowMs)
-    if (now - this.#lastSweep < longest) return
+  /** Whether one more request against `key` would still be allowed, without counting one. */
+  async peek(kind: RateLimitClass, key: string): Promise<RateLimitVerdict> {
+    const rule = this.limits[kind]
+    const now = this.now()
+    const [row] = await this.db.all<{ count: number; window_start: number }>(
+      sql`SELECT count, window_start FROM rate_limits WHERE key = ${`${kind}:${key}`}`,
+    )
+    if (!row || now - row.window_start >= rule.windowMs) return { allowed: true, retryAfter: 0 }
+    return this.#verdict(rule.max, rule.windowMs, row.count + 1, row.window_start, now)
+  }
+
+  #verdict(max: number, windowMs: number, count: number, windowStart: number, now: number): RateLimitVerdict {
+    // Clamped so that a clock stepped backwards never asks a client to wait longer than a window.
+    const remaining = Math.min(windowMs, windowStart + windowMs - now)
+    return { allowed: count <= max, retryAfter: Math.max(1, Math.ceil(remaining / 1000)) }
+  }
+
+  async #sweep(now: number) {
+    if (this.#lastSweep !== null && now - this.#lastSweep < SWEEP_INTERVAL_MS) return
     this.#lastSweep = now
-    for (const [id, window] of this.#windows) if (now - window.start >= longest) this.#windows.delete(id)
+    const longest = Math.max(this.limits.auth.windowMs, this.limits.upload.windowMs, this.limits.default.windowMs)
+    await this.db.delete(rateLimits).where(lt(rateLimits.windowStart, now - longest))
   }
 }

@@ -34,28 +34,49 @@ export const router = t.router
 export const createCallerFactory = t.createCallerFactory
 
 /** Counts one call against a rate-limit class; throws 429 (with Retry-After) past the limit. Handler routes call it directly. */
-export function enforceRateLimit(ctx: Context, kind: RateLimitClass, key: string) {
-  const verdict = ctx.services.limiter?.hit(kind, key)
+export async function enforceRateLimit(ctx: Context, kind: RateLimitClass, key: string) {
+  const verdict = await ctx.services.limiter?.hit(kind, key)
   if (verdict && !verdict.allowed) throw new RateLimitedError(verdict.retryAfter)
 }
 
-/** No token needed; counts against the caller's address. */
-export const publicProcedure = t.procedure.use(({ ctx, meta, next }) => {
-  enforceRateLimit(ctx, meta?.rateLimit ?? 'default', `ip:${ctx.clientAddress}`)
-  return next()
+/**
+ * Failed authentications (a bad or expired token, a wrong password) from one address, in the
+ * `auth` class. Kept apart from the address's count of calls to the authentication endpoints so
+ * that a few successful logins from a shared address never lock its signed-in users out.
+ */
+const failedAuthKey = (ctx: Context) => `failed:ip:${ctx.clientAddress}`
+
+/** Refuses (429) an address that has used up its failed authentications, before any credential is checked. */
+async function refuseGuesser(ctx: Context) {
+  const verdict = await ctx.services.limiter?.peek('auth', failedAuthKey(ctx))
+  if (verdict && !verdict.allowed) throw new RateLimitedError(verdict.retryAfter)
+}
+
+/** No token needed; counts against the caller's address. Authentication endpoints also count their failures. */
+export const publicProcedure = t.procedure.use(async ({ ctx, meta, next }) => {
+  const kind = meta?.rateLimit ?? 'default'
+  if (kind === 'auth') await refuseGuesser(ctx)
+  await enforceRateLimit(ctx, kind, `ip:${ctx.clientAddress}`)
+  const result = await next()
+  if (kind === 'auth' && !result.ok && result.error.code === 'UNAUTHORIZED') await enforceRateLimit(ctx, 'auth', failedAuthKey(ctx))
+  return result
 })
 
 async function authenticate(ctx: Context): Promise<{ user: AuthUser; sessionId: number } | null> {
   if (!ctx.token) return null
+  await refuseGuesser(ctx)
   const session = await resolveSession(ctx.services.db, ctx.token, ctx.services.clock())
-  if (!session) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Invalid or expired token' })
+  if (!session) {
+    await enforceRateLimit(ctx, 'auth', failedAuthKey(ctx))
+    throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Invalid or expired token' })
+  }
   return session
 }
 
 /** A token is optional, but if one is presented it must be valid; the caller (if any) is in `ctx.user`. */
 export const optionalAuthProcedure = t.procedure.use(async ({ ctx, meta, next }) => {
   const session = await authenticate(ctx)
-  enforceRateLimit(ctx, meta?.rateLimit ?? 'default', session ? `user:${session.user.id}` : `ip:${ctx.clientAddress}`)
+  await enforceRateLimit(ctx, meta?.rateLimit ?? 'default', session ? `user:${session.user.id}` : `ip:${ctx.clientAddress}`)
   return next({ ctx: { user: session?.user ?? null, sessionId: session?.sessionId ?? null } })
 })
 
@@ -66,7 +87,7 @@ export const optionalAuthProcedure = t.procedure.use(async ({ ctx, meta, next })
 export async function requireSession(ctx: Context, rateLimit: RateLimitClass = 'default'): Promise<{ user: AuthUser; sessionId: number }> {
   if (!ctx.token) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Authentication required: send Authorization: Bearer <token>' })
   const session = (await authenticate(ctx))!
-  enforceRateLimit(ctx, rateLimit, `user:${session.user.id}`)
+  await enforceRateLimit(ctx, rateLimit, `user:${session.user.id}`)
   return session
 }
 

@@ -119,7 +119,7 @@ function chatHandler(parse: (body: unknown) => ChatRequest & { stream: boolean }
       if (!res.writableFinished) controller.abort()
     })
     try {
-      enforceRateLimit(ctx, 'default', `ip:${ctx.clientAddress}`)
+      await enforceRateLimit(ctx, 'default', `ip:${ctx.clientAddress}`)
       const request = parse(await readJson(req, CHAT_BODY_LIMIT))
       const gateway = await ctx.services.chat()
       if (request.stream) {

@@ -27,7 +27,7 @@ export function wantsJson(accept: string | undefined): boolean {
 }
 
 export async function handleCodeImage({ req, res, ctx }: Exchange): Promise<void> {
-  enforceRateLimit(ctx, 'default', `ip:${ctx.clientAddress}`)
+  await enforceRateLimit(ctx, 'default', `ip:${ctx.clientAddress}`)
   const body = await readJson(req, BODY_LIMIT)
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw new TRPCError({ code: 'BAD_REQUEST', message: 'Request body must be a JSON object' })
