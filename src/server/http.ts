@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { TRPCError } from '@trpc/server'
 import { errorEnvelope, successEnvelope } from '../shared/envelope.js'
+import { clientAddress } from './client-address.js'
 import type { Context } from './trpc.js'
 import type { Services } from './services.js'
 
@@ -64,7 +65,7 @@ export function createRequestContext(services: Services, req: IncomingMessage): 
   return {
     services,
     token: bearerToken(req),
-    clientAddress: req.socket.remoteAddress ?? 'unknown',
+    clientAddress: clientAddress(req, services.config.trustProxy),
     origin: requestOrigin(services, req),
   }
 }
