@@ -1,10 +1,14 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { AddressInfo, Socket } from 'node:net'
 import { createHTTPHandler } from '@trpc/server/adapters/standalone'
-import { createRequestContext, sendError, sendSuccess } from './http.js'
+import { TRPCError } from '@trpc/server'
+import { errorEnvelope } from '../shared/envelope.js'
+import { applyCors, CORS_METHODS } from './cors.js'
+import { createRequestContext, JSON_BODY_LIMIT, sendError, sendSuccess } from './http.js'
 import { createRestHandler, sendRouteError } from './rest/adapter.js'
 import { mobileRoutes } from './rest/mobile.js'
 import { utilityRoutes } from './rest/utility.js'
+import { logRequest, requestId, setRoute } from './request-log.js'
 import { appRouter } from './router.js'
 import { serveUpload } from './uploads/serve.js'
 import type { Services } from './services.js'
@@ -17,15 +21,63 @@ export interface App {
   close(): Promise<void>
 }
 
+/** Methods any route answers; anything else (TRACE, CONNECT, WebDAV verbs) is a 405 before routing. */
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
+/** A tRPC batch of many calls still fits: its inputs are the same JSON the REST bodies are. */
+const TRPC_BODY_LIMIT = JSON_BODY_LIMIT
+
+const methodNotAllowed = (method: string, allow: string) =>
+  new TRPCError({ code: 'METHOD_NOT_SUPPORTED', message: `Method ${method} is not allowed here; use ${allow}` })
+
+/** The request's path, or a 400 when its `%` escapes are malformed (a stray `%E0`). */
+function requestPath(req: IncomingMessage): string {
+  const { pathname } = new URL(req.url ?? '/', 'http://localhost')
+  try {
+    decodeURIComponent(pathname)
+  } catch {
+    throw new TRPCError({ code: 'BAD_REQUEST', message: 'The request path has a malformed % escape' })
+  }
+  return pathname
+}
+
+/**
+ * Answers 408 when the request's body has not fully arrived `ms` after it started (a stalled or
+ * trickling upload), and closes the connection; the handler still waiting on it sees the request end.
+ */
+function limitBodyTime(req: IncomingMessage, res: ServerResponse, ms: number, services: Services) {
+  const timer = setTimeout(() => {
+    if (req.complete || res.headersSent) return
+    res.once('finish', () => req.socket.destroy())
+    sendError(res, 408, `The request body did not arrive within ${Math.round(ms / 1000)} s`, { connection: 'close' }, services.clock())
+  }, ms)
+  timer.unref()
+  res.once('close', () => clearTimeout(timer))
+}
+
+/** Malformed HTTP (bad request line, huge headers, timed-out headers): an envelope, then the socket closes. */
+function answerClientError(error: NodeJS.ErrnoException, socket: Socket) {
+  if (!socket.writable || (socket as Socket & { _httpMessage?: unknown })._httpMessage) return void socket.destroy()
+  const [status, text, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', 'The request headers are too large']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', 'The request did not arrive in time']
+        : [400, 'Bad Request', 'The request is not valid HTTP']
+  const body = JSON.stringify(errorEnvelope(message))
+  socket.end(`HTTP/1.1 ${status} ${text}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`)
+}
+
 /** Builds the HTTP server: /trpc, /api/mobile, /api, /uploads and /health on one port (decisions §1). */
 export function createApp(services: Services): App {
+  const { config, logger } = services
   const trpc = createHTTPHandler({
     router: appRouter,
     basePath: '/trpc/',
+    maxBodySize: TRPC_BODY_LIMIT,
     createContext: ({ req }) => createRequestContext(services, req),
     onError({ error, path }) {
       if (error.code === 'INTERNAL_SERVER_ERROR') {
-        services.logger.error('procedure failed', { path, error: String(error.cause?.stack ?? error.stack ?? error) })
+        logger.error('procedure failed', { path, error: String(error.cause?.stack ?? error.stack ?? error) })
       }
     },
   })
@@ -35,25 +87,58 @@ export function createApp(services: Services): App {
   ]
 
   async function dispatch(req: IncomingMessage, res: ServerResponse) {
+    const id = requestId(req)
+    res.setHeader('x-request-id', id)
+    logRequest(logger, req, res, id)
+    limitBodyTime(req, res, config.requestTimeoutMs, services)
     const ctx = createRequestContext(services, req)
     try {
-      const { pathname } = new URL(req.url ?? '/', 'http://localhost')
-      if (pathname === '/trpc' || pathname.startsWith('/trpc/')) return trpc(req, res)
-      if (pathname === '/health') return sendSuccess(res, { status: 'ok' }, { message: 'OK', now: services.clock() })
-      if (pathname === '/uploads' || pathname.startsWith('/uploads/')) return await serveUpload(services, req, res, pathname)
+      if (applyCors(config.corsOrigins, req, res)) return setRoute(req, 'CORS preflight')
+      const method = req.method ?? 'GET'
+      if (!METHODS.has(method)) throw methodNotAllowed(method, CORS_METHODS)
+      const pathname = requestPath(req)
+      if (pathname === '/trpc' || pathname.startsWith('/trpc/')) {
+        setRoute(req, pathname.slice(0, 200))
+        if (method !== 'GET' && method !== 'POST') {
+          res.setHeader('allow', 'GET, POST')
+          throw methodNotAllowed(method, 'GET, POST')
+        }
+        if (Number(req.headers['content-length']) > TRPC_BODY_LIMIT) {
+          throw new TRPCError({ code: 'PAYLOAD_TOO_LARGE', message: `Request body is larger than ${TRPC_BODY_LIMIT} bytes` })
+        }
+        return trpc(req, res)
+      }
+      if (pathname === '/health') {
+        setRoute(req, '/health')
+        return sendSuccess(res, { status: 'ok' }, { message: 'OK', now: services.clock() })
+      }
+      if (pathname === '/uploads' || pathname.startsWith('/uploads/')) {
+        setRoute(req, '/uploads/:kind/:file')
+        return await serveUpload(services, req, res, pathname)
+      }
       for (const mount of mounts) {
         if (pathname === mount.prefix || pathname.startsWith(mount.prefix + '/')) {
-          if (await mount.handle(req, res, pathname.slice(mount.prefix.length) || '/', ctx)) return
+          if (await mount.handle(req, res, pathname.slice(mount.prefix.length) || '/', ctx, mount.prefix)) return
         }
       }
-      sendError(res, 404, `Not found: ${req.method} ${pathname}`, {}, services.clock())
+      sendError(res, 404, `Not found: ${method} ${pathname}`, {}, services.clock())
     } catch (error) {
       sendRouteError({ req, res, ctx }, error)
     }
   }
 
-  const server = http.createServer((req, res) => void dispatch(req, res))
+  const server = http.createServer(
+    {
+      requestTimeout: config.requestTimeoutMs,
+      headersTimeout: Math.min(config.headersTimeoutMs, config.requestTimeoutMs),
+      // How often Node checks those two timeouts (default 30 s, which would let a stalled request live that much longer).
+      connectionsCheckingInterval: Math.min(5_000, config.headersTimeoutMs),
+    },
+    (req, res) => void dispatch(req, res),
+  )
   server.keepAliveTimeout = 5_000
+  server.maxConnections = config.maxConnections
+  server.on('clientError', answerClientError)
 
   return {
     server,

@@ -7,12 +7,31 @@ export interface StartedServer {
   url: string
 }
 
+/**
+ * The last line of defence: anything that still escapes a handler (a stream error without a
+ * listener, a rejected promise nobody awaited) is logged with its stack and the server keeps
+ * serving, rather than one request taking the process down. Returns the remover.
+ */
+export function guardProcess(logger: { error(message: string, detail?: Record<string, unknown>): void }): () => void {
+  const onError = (kind: string) => (error: unknown) =>
+    logger.error(`${kind}: the server keeps serving`, { error: String((error as Error)?.stack ?? error) })
+  const uncaught = onError('uncaught exception')
+  const unhandled = onError('unhandled rejection')
+  process.on('uncaughtException', uncaught)
+  process.on('unhandledRejection', unhandled)
+  return () => {
+    process.off('uncaughtException', uncaught)
+    process.off('unhandledRejection', unhandled)
+  }
+}
+
 /** Loads the configuration, opens the data layer and starts listening. */
 export async function startServer(overrides: ConfigOverrides = {}, options: ServiceOptions = {}): Promise<StartedServer> {
   const config = loadConfig(overrides)
   // The chat configuration is validated now (a mistake is a ConfigError: `plaza serve` exits 2), not at the first chat request.
   const services = await createServices(config, { ...options, eagerChat: true })
   const app = createApp(services)
+  guardProcess(services.logger)
   try {
     const address = await app.listen(config.port, config.host)
     config.port = address.port

@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { TRPCError } from '@trpc/server'
 import { toPublicError } from '../errors.js'
 import { readJson, sendError, sendSuccess, JSON_BODY_LIMIT } from '../http.js'
+import { setRoute } from '../request-log.js'
 import { createCaller } from '../router.js'
 import type { Context } from '../trpc.js'
 
@@ -84,35 +85,47 @@ function callProcedure(ctx: Context, dotted: string, input: unknown): Promise<un
   return (target as (input: unknown) => Promise<unknown>)(input)
 }
 
-/** Answers an error in the envelope; the detail of an unexpected one goes to the log only. */
+/** Errors that only say the client went away (or was cut off by a timeout): the access log's 499 line is all they need. */
+function isClientGone(req: IncomingMessage, error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException)?.code
+  return req.socket.destroyed || code === 'ECONNRESET' || code === 'EPIPE' || code === 'ERR_STREAM_PREMATURE_CLOSE' || (error as Error)?.message === 'aborted'
+}
+
+/**
+ * Answers an error in the envelope; the detail of an unexpected one goes to the log only. When the
+ * request's body was not read to its end, the connection is closed after the answer rather than
+ * read on for nothing.
+ */
 export function sendRouteError(exchange: Pick<Exchange, 'req' | 'res' | 'ctx'>, error: unknown) {
   const { res, req, ctx } = exchange
-  const failure = toPublicError(error)
-  if (failure.unexpected) {
-    ctx.services.logger.error('request failed', { method: req.method, url: req.url, error: String((error as Error)?.stack ?? error) })
-  }
-  if (res.headersSent) {
+  if (res.headersSent || isClientGone(req, error)) {
     res.destroy()
     return
   }
+  const failure = toPublicError(error)
+  if (failure.unexpected) {
+    ctx.services.logger.error('request failed', { method: req.method, route: req.url?.split('?')[0], error: String((error as Error)?.stack ?? error) })
+  }
   const headers: Record<string, string> = failure.retryAfter ? { 'retry-after': String(failure.retryAfter) } : {}
+  if (!req.complete && failure.status === 413) headers.connection = 'close'
   sendError(res, failure.status, failure.message, headers, ctx.services.clock())
 }
 
 export interface RestHandler {
   /** Handles `pathname` (relative to the mount) if a route knows it; false when no route's path matches. */
-  (req: IncomingMessage, res: ServerResponse, pathname: string, ctx: Context): Promise<boolean>
+  (req: IncomingMessage, res: ServerResponse, pathname: string, ctx: Context, mount: string): Promise<boolean>
 }
 
 export function createRestHandler(routes: Route[]): RestHandler {
   const compiled = routes.map(compile)
-  return async (req, res, pathname, ctx) => {
+  return async (req, res, pathname, ctx, mount) => {
     const method = (req.method ?? 'GET').toUpperCase()
     const matches = compiled
       .map((c) => ({ c, match: c.pattern.exec(pathname) }))
       .filter((m): m is { c: CompiledRoute; match: RegExpExecArray } => m.match !== null)
     if (matches.length === 0) return false
     const hit = matches.find((m) => m.c.route.method === method)
+    setRoute(req, mount + (hit ?? matches[0]).c.route.path)
     try {
       if (!hit) {
         const allow = [...new Set(matches.map((m) => m.c.route.method))].join(', ')
