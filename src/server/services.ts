@@ -4,6 +4,7 @@ import { openDatabase, type Db } from './db/client.js'
 import type { ServerConfig } from './config.js'
 import { createLogger, type Logger } from './logger.js'
 import { RateLimiter } from './rate-limit.js'
+import { startMaintenance } from './uploads/generated.js'
 import { LocalDiskStorage, type Storage } from './uploads/storage.js'
 
 /** The current time; injected so that expiry (sessions, stories) is tested without sleeping. */
@@ -40,6 +41,11 @@ export interface ServiceOptions {
    * fails here (ConfigError) without leaving anything open: `plaza serve` validates at start-up.
    */
   eagerChat?: boolean
+  /**
+   * Finish interrupted uploads and delete expired generated files now, then sweep on a timer
+   * while the process lives (default on; `false` for a process that must not touch the files).
+   */
+  maintenance?: boolean
 }
 
 export async function createServices(config: ServerConfig, options: ServiceOptions = {}): Promise<Services> {
@@ -60,19 +66,30 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
     await gateway?.then((created) => created.close(), () => {})
     throw error
   }
-  return {
+  let stopMaintenance: (() => Promise<void>) | undefined
+  const services: Services = {
     config,
     db: database.db,
     clock,
     logger,
-    limiter: config.rateLimits ? new RateLimiter(database.db, config.rateLimits, () => clock().getTime()) : null,
+    limiter: config.rateLimits ? new RateLimiter(config.rateLimits, () => clock().getTime()) : null,
     storage,
     chat,
     codeimage,
     async close() {
+      await stopMaintenance?.()
       database.close()
       await gateway?.then((created) => created.close(), () => {})
       await codeimage.close()
     },
   }
+  if (options.maintenance !== false) {
+    try {
+      stopMaintenance = await startMaintenance(services)
+    } catch (error) {
+      await services.close()
+      throw error
+    }
+  }
+  return services
 }

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs'
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import path from 'node:path'
 import { createClient, type Client } from '@libsql/client'
@@ -32,8 +32,8 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   if (options.url) {
     client = createClient({ url: options.url, authToken: options.authToken })
   } else {
-    mkdirSync(options.dataDir, { recursive: true })
     const file = path.resolve(options.dataDir, 'plaza.db')
+    makePrivate(options.dataDir, file)
     client = createClient({ url: `file:${file}`, concurrency: 8, timeout: 5000 })
     await client.execute('PRAGMA journal_mode = WAL')
     await client.execute('PRAGMA synchronous = NORMAL')
@@ -41,7 +41,26 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   await client.execute('PRAGMA foreign_keys = ON')
   const db = drizzle(client, { schema })
   await migrate(db, { migrationsFolder: MIGRATIONS_DIR })
+  if (!options.url) {
+    // SQLite gives -wal and -shm the database's mode; a pair left by an older version may still be 0644.
+    for (const suffix of ['-wal', '-shm']) {
+      const side = path.resolve(options.dataDir, `plaza.db${suffix}`)
+      if (existsSync(side)) chmodSync(side, 0o600)
+    }
+  }
   return { db, client, close: () => client.close() }
+}
+
+/**
+ * The database holds emails and password hashes: the data directory is 0700 and `plaza.db` 0600
+ * whatever the umask (which can only narrow a mode, and may be 0), including for a directory or
+ * file made by an older version. The file is created here because libsql would create it 0644.
+ */
+function makePrivate(dataDir: string, file: string): void {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+  chmodSync(dataDir, 0o700)
+  closeSync(openSync(file, 'a', 0o600))
+  chmodSync(file, 0o600)
 }
 
 const BUSY = /SQLITE_BUSY|database is locked/i

@@ -147,13 +147,14 @@ export interface StoreFileInput {
 
 /**
  * Writes a finished file under a fresh name and records it in `uploads` (only recorded files are
- * served). An avatar also becomes the user's avatar in the same transaction. If recording fails
- * the file is removed again, so nothing unrecorded is left on disk.
+ * served). An avatar also becomes the user's avatar in the same transaction. The file is staged,
+ * then recorded, then moved into place: a crash between the steps leaves a staged file that the
+ * start-up sweep commits (recorded) or removes (not recorded), never an unrecorded file.
  */
 export async function storeFile(services: Services, input: StoreFileInput): Promise<UploadResult> {
   const filename = newFileName(input.ext)
   const path = `uploads/${input.kind}/${filename}`
-  const stored = await services.storage.put(path, input.body)
+  const staged = await services.storage.stage(path, input.body)
   try {
     await writeTransaction(services.db, async (tx) => {
       await tx.insert(uploads).values({
@@ -161,7 +162,7 @@ export async function storeFile(services: Services, input: StoreFileInput): Prom
         kind: input.kind,
         path,
         mime: input.mime,
-        size: stored.size,
+        size: staged.size,
         width: input.width ?? null,
         height: input.height ?? null,
         createdAt: services.clock().getTime(),
@@ -171,8 +172,9 @@ export async function storeFile(services: Services, input: StoreFileInput): Prom
       }
     })
   } catch (error) {
-    await services.storage.delete(path).catch(() => {})
+    await staged.discard().catch(() => {})
     throw error
   }
+  await staged.commit()
   return { url: uploadUrl(input.origin, path), path, filename }
 }

@@ -1,7 +1,8 @@
 /**
  * Serves `/uploads/...`: only files recorded in the `uploads` table, by a path of one strict shape,
- * so nothing else on disk (the database, temp files, anything placed there by hand) is reachable.
- * Names are never reused, so answers are cached forever and revalidated by ETag.
+ * so nothing else on disk (the database, staged files, anything placed there by hand) is reachable,
+ * and no generated file past its expiry. A name always holds the same content (random for uploads,
+ * a hash of the request for generated files), so answers are cached forever and revalidated by ETag.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { pipeline } from 'node:stream/promises'
@@ -52,8 +53,9 @@ export async function serveUpload(services: Services, req: IncomingMessage, res:
   }
   if (!SERVED_PATH_PATTERN.test(pathname)) throw notFound()
   const key = pathname.slice(1)
-  const [row] = await services.db.select({ mime: uploads.mime }).from(uploads).where(eq(uploads.path, key)).limit(1)
-  if (!row) throw notFound()
+  const [row] = await services.db.select({ mime: uploads.mime, expiresAt: uploads.expiresAt }).from(uploads).where(eq(uploads.path, key)).limit(1)
+  // An expired generated file is gone for clients at once, whenever the sweep gets to deleting it.
+  if (!row || (row.expiresAt !== null && row.expiresAt <= services.clock().getTime())) throw notFound()
   const file = await services.storage.stat(key)
   if (!file) throw notFound()
 

@@ -2,16 +2,31 @@
  * Where uploaded and generated files live. Routes and the pipeline speak only this interface, by
  * relative key (`uploads/<kind>/<name>.<ext>`), so an object store can replace the local disk
  * without touching them.
+ *
+ * A file reaches its key in two steps, so that a crash never leaves a file nobody knows about:
+ * `stage` writes it completely under a staging name derived from the key, the caller records it in
+ * the database, then `commit` moves it into place. `sweep` (at start-up) finishes what a crash
+ * interrupted: a staged file whose key is recorded is moved into place, any other is removed.
  */
 import { randomBytes } from 'node:crypto'
-import { constants, createWriteStream } from 'node:fs'
-import { mkdir, open, realpath, rename, stat, unlink } from 'node:fs/promises'
+import { constants } from 'node:fs'
+import { chmod, mkdir, open, readdir, realpath, rename, stat, unlink } from 'node:fs/promises'
 import path from 'node:path'
-import { Readable } from 'node:stream'
-import { pipeline } from 'node:stream/promises'
+import type { Readable } from 'node:stream'
 
 /** The only keys storage accepts: one folder level under `uploads/`, a plain name, a short extension. */
 export const STORAGE_KEY_PATTERN = /^uploads\/[a-z]{2,20}\/[A-Za-z0-9_-]{8,128}\.[a-z0-9]{2,5}$/
+
+/** Staged files wait here; the name is `<kind>.<name>.<ext>`, so the key can be read back from it. */
+const STAGING = '.staging'
+const STAGED_NAME = /^([a-z]{2,20})\.([A-Za-z0-9_-]{8,128}\.[a-z0-9]{2,5})$/
+
+/**
+ * A file still being written (`.part`) or staged without a record is removed by a sweep only once
+ * it is this old: another process (the embedded CLI, a second server) may be writing it right now,
+ * and no request lasts an hour.
+ */
+export const STAGED_GRACE_MS = 3600_000
 
 export interface StoredFile {
   size: number
@@ -24,15 +39,33 @@ export interface ByteRange {
   end: number
 }
 
+/** A completely written file that is not yet visible under its key. */
+export interface StagedFile {
+  size: number
+  /** Moves the file into place (atomically: readers see the whole file or nothing). */
+  commit(): Promise<StoredFile>
+  /** Removes the staged file; use it when recording the file failed. */
+  discard(): Promise<void>
+}
+
+export interface SweepReport {
+  /** Keys whose staged file was recorded, so it was moved into place. */
+  committed: string[]
+  /** Staged or partial files removed (unrecorded, or a write that never finished). */
+  removed: number
+}
+
 export interface Storage {
-  /** Stores `body` under `key` atomically: readers see the whole file or nothing, and a failure leaves nothing behind. */
-  put(key: string, body: Readable | Buffer): Promise<StoredFile>
+  /** Writes `body` completely under a staging name; a failure leaves nothing behind. */
+  stage(key: string, body: Readable | Buffer): Promise<StagedFile>
   /** The file's bytes (or one range of them); null when there is no such file. */
   get(key: string, range?: ByteRange): Promise<Readable | null>
   /** Size and modification time; null when there is no such file. */
   stat(key: string): Promise<StoredFile | null>
   /** Removes the file; succeeds when it is already gone. */
   delete(key: string): Promise<void>
+  /** Finishes or removes what interrupted writes left: staged files of recorded keys are committed, the rest removed. */
+  sweep(isRecorded: (key: string) => Promise<boolean>): Promise<SweepReport>
 }
 
 export class InvalidStorageKeyError extends Error {
@@ -45,15 +78,42 @@ function assertKey(key: string) {
   if (!STORAGE_KEY_PATTERN.test(key)) throw new InvalidStorageKeyError(key)
 }
 
-/** Files on the local disk under `root` (the data directory), never following a symlink out of it. */
+/**
+ * Files on the local disk under `root` (the data directory), never following a symlink out of it.
+ * Folders are 0700 and files 0600 whatever the umask: uploads of private stories are not for
+ * other local users.
+ */
 export class LocalDiskStorage implements Storage {
   private realRoot: Promise<string> | null = null
+  private readonly dirs = new Map<string, Promise<void>>()
 
   constructor(private readonly root: string) {}
 
   private file(key: string): string {
     assertKey(key)
     return path.join(this.root, ...key.split('/'))
+  }
+
+  private staged(key: string): string {
+    const [, kind, name] = key.split('/')
+    return path.join(this.root, 'uploads', STAGING, `${kind}.${name}`)
+  }
+
+  /** Creates `dir` (and the folders above it, up to the root) as 0700 once per process. */
+  private ensureDir(dir: string): Promise<void> {
+    let made = this.dirs.get(dir)
+    if (!made) {
+      made = (async () => {
+        const parent = path.dirname(dir)
+        if (dir !== this.root && parent !== dir) await this.ensureDir(parent)
+        await mkdir(dir, { recursive: true, mode: 0o700 })
+        // mkdir's mode passes through the umask, and a folder made by an older version may be 0755.
+        await chmod(dir, 0o700)
+      })()
+      made.catch(() => this.dirs.delete(dir))
+      this.dirs.set(dir, made)
+    }
+    return made
   }
 
   /** The file's path when it is a regular file that really lies where the key says (no symlink on the way), else null. */
@@ -70,21 +130,45 @@ export class LocalDiskStorage implements Storage {
     }
   }
 
-  async put(key: string, body: Readable | Buffer): Promise<StoredFile> {
+  async stage(key: string, body: Readable | Buffer): Promise<StagedFile> {
     const file = this.file(key)
-    const dir = path.dirname(file)
-    await mkdir(dir, { recursive: true })
-    // A dot name never matches a key, so a temp file can never be served or overwritten by a reader.
-    const temp = path.join(dir, `.tmp-${randomBytes(12).toString('hex')}`)
+    const staged = this.staged(key)
+    await Promise.all([this.ensureDir(path.dirname(staged)), this.ensureDir(path.dirname(file))])
+    // Written under a random `.part` name first, so a staged name only ever holds a complete file,
+    // even when two processes stage the same (content-addressed) key at once.
+    const part = `${staged}.${randomBytes(9).toString('base64url')}.part`
     try {
-      await pipeline(Buffer.isBuffer(body) ? Readable.from([body]) : body, createWriteStream(temp, { flags: 'wx', mode: 0o644 }))
-      await rename(temp, file)
+      const handle = await open(part, 'wx', 0o600)
+      try {
+        await handle.chmod(0o600)
+        for await (const chunk of Buffer.isBuffer(body) ? [body] : body) {
+          const bytes = chunk as Buffer
+          for (let done = 0; done < bytes.length; ) done += (await handle.write(bytes, done)).bytesWritten
+        }
+        await handle.sync()
+      } finally {
+        await handle.close()
+      }
+      await rename(part, staged)
     } catch (error) {
-      await unlink(temp).catch(() => {})
+      await unlink(part).catch(() => {})
       throw error
     }
-    const info = await stat(file)
-    return { size: info.size, modifiedAt: info.mtime }
+    const { size } = await stat(staged)
+    return {
+      size,
+      commit: async () => {
+        try {
+          await rename(staged, file)
+        } catch (error) {
+          // A concurrent sweep (or a second writer of the same key) may have moved it already.
+          if (!isMissing(error) || !(await this.resolve(key))) throw error
+        }
+        const info = await stat(file)
+        return { size: info.size, modifiedAt: info.mtime }
+      },
+      discard: () => removeQuietly(staged),
+    }
   }
 
   async get(key: string, range?: ByteRange): Promise<Readable | null> {
@@ -107,10 +191,47 @@ export class LocalDiskStorage implements Storage {
   }
 
   async delete(key: string): Promise<void> {
-    await unlink(this.file(key)).catch((error) => {
-      if (!isMissing(error)) throw error
-    })
+    await removeQuietly(this.file(key))
   }
+
+  async sweep(isRecorded: (key: string) => Promise<boolean>): Promise<SweepReport> {
+    const dir = path.join(this.root, 'uploads', STAGING)
+    const report: SweepReport = { committed: [], removed: 0 }
+    let names: string[]
+    try {
+      names = await readdir(dir)
+    } catch (error) {
+      if (isMissing(error)) return report
+      throw error
+    }
+    const graceEnd = Date.now() - STAGED_GRACE_MS
+    for (const name of names) {
+      const staged = path.join(dir, name)
+      const match = STAGED_NAME.exec(name)
+      const key = match ? `uploads/${match[1]}/${match[2]}` : null
+      if (key && STORAGE_KEY_PATTERN.test(key) && (await isRecorded(key))) {
+        await this.ensureDir(path.dirname(this.file(key)))
+        await rename(staged, this.file(key)).catch((error) => {
+          if (!isMissing(error)) throw error
+        })
+        report.committed.push(key)
+        continue
+      }
+      // File times are the real clock's, so the grace is measured on it too.
+      const info = await stat(staged).catch(() => null)
+      if (info && info.mtimeMs < graceEnd) {
+        await removeQuietly(staged)
+        report.removed++
+      }
+    }
+    return report
+  }
+}
+
+async function removeQuietly(file: string): Promise<void> {
+  await unlink(file).catch((error) => {
+    if (!isMissing(error)) throw error
+  })
 }
 
 function isMissing(error: unknown): boolean {
