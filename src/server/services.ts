@@ -72,7 +72,7 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
     db: database.db,
     clock,
     logger,
-    limiter: config.rateLimits ? new RateLimiter(config.rateLimits, () => clock().getTime()) : null,
+    limiter: config.rateLimits ? new RateLimiter(database.db, config.rateLimits, () => clock().getTime()) : null,
     storage,
     chat,
     codeimage,
