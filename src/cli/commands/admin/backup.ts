@@ -1,0 +1,47 @@
+import { Args, Command, Flags } from '@oclif/core'
+
+/**
+ * Operator command: a consistent copy of the database, taken while the server runs (SQLite's
+ * VACUUM INTO reads one snapshot; writers are not stopped). Uploads are plain immutable files and
+ * are copied with rsync (docs/operations.md).
+ */
+export default class AdminBackup extends Command {
+  static override description = 'Copy the database of a local data directory to FILE (mode 0600), safely while the server is running.'
+
+  static override examples = [
+    '<%= config.bin %> admin backup /var/backups/plaza/plaza-$(date +%F).db',
+    '<%= config.bin %> admin backup plaza.db.bak --data-dir /var/lib/plaza --force --json',
+  ]
+
+  static override enableJsonFlag = true
+
+  static override args = {
+    file: Args.string({ description: 'where to write the backup (its folder must exist)', required: true }),
+  }
+
+  static override flags = {
+    'data-dir': Flags.string({ char: 'd', description: 'data directory holding plaza.db (default ./.plaza)', env: 'PLAZA_DATA_DIR' }),
+    force: Flags.boolean({ description: 'replace FILE if it exists', default: false }),
+  }
+
+  async run(): Promise<{ file: string; bytes: number }> {
+    const { args, flags } = await this.parse(AdminBackup)
+    const [{ loadConfig, ConfigError }, { backupDatabase, BackupError }] = await Promise.all([import('../../../server/config.js'), import('../../../server/db/backup.js')])
+    let config
+    try {
+      config = loadConfig({ dataDir: flags['data-dir'], rateLimits: false })
+    } catch (error) {
+      if (error instanceof ConfigError) this.error(error.message, { exit: 2 })
+      throw error
+    }
+    if (config.databaseUrl) this.error('PLAZA_DATABASE_URL is set: back up a libsql server with its own tools; this command copies a local plaza.db', { exit: 2 })
+    try {
+      const result = await backupDatabase(config.dataDir, args.file, flags.force)
+      if (!this.jsonEnabled()) this.log(`backed up ${config.dataDir}/plaza.db to ${result.file} (${result.bytes} bytes)`)
+      return result
+    } catch (error) {
+      if (error instanceof BackupError) this.error(error.message, { exit: error.exit })
+      throw error
+    }
+  }
+}
