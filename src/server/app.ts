@@ -5,6 +5,7 @@ import { TRPCError } from '@trpc/server'
 import { errorEnvelope } from '../shared/envelope.js'
 import { applyCors, CORS_METHODS } from './cors.js'
 import { createRequestContext, JSON_BODY_LIMIT, sendError, sendSuccess } from './http.js'
+import { toPublicError } from './errors.js'
 import { createRestHandler, sendRouteError } from './rest/adapter.js'
 import { mobileRoutes } from './rest/mobile.js'
 import { utilityRoutes } from './rest/utility.js'
@@ -75,6 +76,11 @@ export function createApp(services: Services): App {
     basePath: '/trpc/',
     maxBodySize: TRPC_BODY_LIMIT,
     createContext: ({ req }) => createRequestContext(services, req),
+    // A rate-limit refusal says when to come back, as it does on the REST paths.
+    responseMeta({ errors }) {
+      const retryAfter = Math.max(0, ...errors.map((error) => toPublicError(error).retryAfter ?? 0))
+      return retryAfter ? { headers: { 'retry-after': String(retryAfter) } } : {}
+    },
     onError({ error, path }) {
       if (error.code === 'INTERNAL_SERVER_ERROR') {
         logger.error('procedure failed', { path, error: String(error.cause?.stack ?? error.stack ?? error) })
