@@ -122,13 +122,18 @@ async function deleteGenerated(services: Services, choose: (busy: string[]) => P
 /** Evicts the generated files closest to expiry until their total size is within `generatedMaxBytes`. */
 async function evictOverCap(services: Services): Promise<number> {
   const max = services.config.generatedMaxBytes
+  const totalOf = async (db: Pick<Services['db'], 'select'>) => {
+    const [{ total }] = await db
+      .select({ total: sql<number>`coalesce(sum(${uploads.size}), 0)` })
+      .from(uploads)
+      .where(isNotNull(uploads.expiresAt))
+    return total
+  }
+  // A read first: the write lock is taken only when there is something to evict.
+  if ((await totalOf(services.db)) <= max) return 0
   return deleteGenerated(services, (busy) =>
     writeTransaction(services.db, async (tx) => {
-      const [{ total }] = await tx
-        .select({ total: sql<number>`coalesce(sum(${uploads.size}), 0)` })
-        .from(uploads)
-        .where(isNotNull(uploads.expiresAt))
-      let excess = total - max
+      let excess = (await totalOf(tx)) - max
       const victims: string[] = []
       while (excess > 0) {
         const batch = await tx
@@ -155,10 +160,13 @@ async function evictOverCap(services: Services): Promise<number> {
 /** Deletes expired generated files (rows and files), then evicts past the size cap. */
 export async function sweepGenerated(services: Services): Promise<{ expired: number; evicted: number }> {
   const now = services.clock().getTime()
-  const expired = await deleteGenerated(services, async (busy) => {
+  const expiredNow = lte(uploads.expiresAt, now)
+  // A read first, so that a sweep with nothing to do never takes the write lock.
+  const [due] = await services.db.select({ id: uploads.id }).from(uploads).where(expiredNow).limit(1)
+  const expired = !due ? 0 : await deleteGenerated(services, async (busy) => {
     const rows = await services.db
       .delete(uploads)
-      .where(and(lte(uploads.expiresAt, now), notInArray(uploads.path, busy)))
+      .where(and(expiredNow, notInArray(uploads.path, busy)))
       .returning({ path: uploads.path })
     return rows.map((row) => row.path)
   })
