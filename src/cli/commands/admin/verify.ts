@@ -47,7 +47,7 @@ export default class AdminVerify extends Command {
     if (!config.databaseUrl && !existsSync(path.join(config.dataDir, 'plaza.db'))) {
       this.error(`no Plaza database in ${config.dataDir} (pass --data-dir or set PLAZA_DATA_DIR)`, { exit: 1 })
     }
-    const services = await createServices(config, { logger: silentLogger })
+    const services = await createServices(config, { logger: silentLogger, maintenance: false })
     try {
       const profile = await setVerified(services.db, args.username, !flags.unset, services.clock())
       if (!this.jsonEnabled()) this.log(`${profile.username} is ${profile.is_verified ? 'now verified' : 'no longer verified'}`)
