@@ -1,13 +1,25 @@
+import cluster, { type Worker } from 'node:cluster'
+import { availableParallelism } from 'node:os'
 import { Command, Flags } from '@oclif/core'
-import { ConfigError } from '../../server/config.js'
+import { ConfigError, type ConfigOverrides } from '../../server/config.js'
 import { startServer } from '../../server/index.js'
 
+/** What a cluster worker tells the primary once it is listening. */
+interface ListeningMessage {
+  type: 'plaza:listening'
+  url: string
+}
+
+const isListening = (message: unknown): message is ListeningMessage => (message as ListeningMessage)?.type === 'plaza:listening'
+
 export default class Serve extends Command {
-  static override description = 'Run the Plaza server: the social API, the utility API, tRPC and uploads on one port.'
+  static override description =
+    'Run the Plaza server: the social API, the utility API, tRPC and uploads on one port, in one process per core (--workers).'
 
   static override examples = [
     '<%= config.bin %> serve',
     '<%= config.bin %> serve --port 3000 --host 0.0.0.0 --data-dir /var/lib/plaza',
+    '<%= config.bin %> serve --workers 1',
     'PLAZA_RATE_LIMITS=off <%= config.bin %> serve',
   ]
 
@@ -19,23 +31,35 @@ export default class Serve extends Command {
       description: 'enforce per-client rate limits (--no-rate-limits turns them off) [env: PLAZA_RATE_LIMITS]',
       allowNo: true,
     }),
+    workers: Flags.integer({
+      char: 'w',
+      description: 'server processes sharing the port and the database (1 serves from this process) [env: PLAZA_WORKERS, default: one per core]',
+      min: 1,
+      max: 256,
+      env: 'PLAZA_WORKERS',
+    }),
   }
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Serve)
+    const overrides: ConfigOverrides = {
+      port: flags.port,
+      host: flags.host,
+      dataDir: flags['data-dir'],
+      rateLimits: flags['rate-limits'] === false ? false : undefined,
+    }
+    const workers = flags.workers ?? availableParallelism()
+    if (cluster.isPrimary && workers > 1) return this.runPrimary(workers, overrides)
+    return this.runServer(overrides)
+  }
+
+  /** Serves from this process: the only one, or one worker of a cluster. */
+  private async runServer(overrides: ConfigOverrides): Promise<void> {
     let started
     try {
-      started = await startServer({
-        port: flags.port,
-        host: flags.host,
-        dataDir: flags['data-dir'],
-        rateLimits: flags['rate-limits'] === false ? false : undefined,
-      })
+      started = await startServer(overrides)
     } catch (error) {
-      if (error instanceof ConfigError) this.error(error.message, { exit: 2 })
-      const code = (error as NodeJS.ErrnoException).code
-      if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') this.error(`cannot listen: ${(error as Error).message}`, { exit: 1 })
-      throw error
+      this.failStart(error)
     }
     // Handlers go in before the ready line: whoever waits for it may signal at once. They stay registered
     // while closing, so a second signal is seen: it forces the exit.
@@ -49,7 +73,86 @@ export default class Serve extends Command {
       process.on('SIGINT', stop)
       process.on('SIGTERM', stop)
     })
-    this.log(`listening on ${started.url}`)
+    if (cluster.isWorker) process.send!({ type: 'plaza:listening', url: started.url } satisfies ListeningMessage)
+    else this.log(`listening on ${started.url}`)
     await stopped
+    // A worker's IPC channel would keep it alive.
+    if (cluster.isWorker) process.exit(0)
+  }
+
+  /**
+   * The cluster's primary: validates the configuration and applies migrations once (so workers
+   * never race to migrate), forks the workers, prints the ready line when all of them listen,
+   * replaces a worker that dies, and on SIGINT/SIGTERM has every worker drain, then exits.
+   */
+  private async runPrimary(count: number, overrides: ConfigOverrides): Promise<void> {
+    try {
+      const [{ loadConfig }, { createServices }, { silentLogger }] = await Promise.all([
+        import('../../server/config.js'),
+        import('../../server/services.js'),
+        import('../../server/logger.js'),
+      ])
+      const services = await createServices(loadConfig(overrides), { eagerChat: true, maintenance: false, logger: silentLogger })
+      await services.close()
+    } catch (error) {
+      this.failStart(error)
+    }
+
+    let stopping = false
+    const live = new Set<Worker>()
+    const ready = new Promise<string>((resolve, reject) => {
+      let listening = 0
+      const fork = () => {
+        const worker = cluster.fork()
+        live.add(worker)
+        worker.on('message', (message) => {
+          if (isListening(message) && ++listening === count) resolve(message.url)
+        })
+        worker.on('exit', (code, signal) => {
+          live.delete(worker)
+          if (stopping) return
+          // A worker that fails before the cluster is up would fail again: give up. Later, replace it.
+          if (listening < count) return reject(new Error(`a server worker exited during start-up (${signal ?? `code ${code}`})`))
+          process.stderr.write(JSON.stringify({ time: new Date().toISOString(), level: 'error', message: 'server worker died; starting another', code, signal }) + '\n')
+          fork()
+        })
+      }
+      for (let i = 0; i < count; i++) fork()
+    })
+
+    const stopped = new Promise<void>((resolve) => {
+      const stop = (signal: NodeJS.Signals) => {
+        if (stopping) {
+          for (const worker of live) worker.process.kill('SIGKILL')
+          process.exit(1)
+        }
+        stopping = true
+        if (live.size === 0) return resolve()
+        for (const worker of live) {
+          worker.on('exit', () => live.size === 0 && resolve())
+          worker.process.kill(signal)
+        }
+      }
+      process.on('SIGINT', () => stop('SIGINT'))
+      process.on('SIGTERM', () => stop('SIGTERM'))
+    })
+
+    let url: string
+    try {
+      url = await ready
+    } catch (error) {
+      stopping = true
+      for (const worker of live) worker.process.kill('SIGKILL')
+      this.error((error as Error).message, { exit: 1 })
+    }
+    this.log(`listening on ${url} (${count} workers)`)
+    await stopped
+  }
+
+  private failStart(error: unknown): never {
+    if (error instanceof ConfigError) this.error(error.message, { exit: 2 })
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') this.error(`cannot listen: ${(error as Error).message}`, { exit: 1 })
+    throw error
   }
 }

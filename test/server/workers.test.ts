@@ -1,0 +1,87 @@
+/** `plaza serve --workers N`: N processes on one port sharing the database; SIGTERM drains them all. */
+import { readdirSync, readFileSync } from 'node:fs'
+import http from 'node:http'
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { startServe } from '../helpers/cli.js'
+import { tempDir } from '../helpers/server.js'
+
+/** The pids whose parent is `pid` (from /proc). */
+function childrenOf(pid: number): number[] {
+  const children: number[] = []
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      // The command name in (…) may hold spaces; the parent pid is the second field after it.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+      if (ppid === pid) children.push(Number(entry))
+    } catch {}
+  }
+  return children
+}
+
+/** Starts a request, sends half its body and resolves the answer once the rest is sent by `finish()`. */
+function halfSent(url: string, body: string) {
+  let finish!: () => void
+  const answer = new Promise<number>((resolve, reject) => {
+    const req = http.request(`${url}/api/mobile/auth/register`, { method: 'POST', headers: { 'content-length': Buffer.byteLength(body), 'content-type': 'application/json' }, agent: false }, (res) => {
+      res.resume()
+      res.on('end', () => resolve(res.statusCode!))
+    })
+    req.on('error', reject)
+    req.write(body.slice(0, 10))
+    finish = () => req.end(body.slice(10))
+  })
+  return { answer, finish: () => finish() }
+}
+
+const account = (name: string) => JSON.stringify({ username: name, email: `${name}@example.com`, password: 'password1' })
+
+test('--workers 2 runs two server processes on one port; SIGTERM lets in-flight requests on both finish, then all exit 0', async () => {
+  const { child, url, exited, output } = await startServe(['--port', '0', '--data-dir', tempDir(), '--workers', '2', '--no-rate-limits'])
+  assert.match(output(), /listening on http:\/\/127\.0\.0\.1:\d+ \(2 workers\)/)
+  const workers = childrenOf(child.pid!)
+  assert.is(workers.length, 2)
+  // Round-robin hands successive connections to alternate workers: two requests in flight span both.
+  const first = halfSent(url, account('drain_one'))
+  const second = halfSent(url, account('drain_two'))
+  await new Promise((resolve) => setTimeout(resolve, 200))
+  child.kill('SIGTERM')
+  await new Promise((resolve) => setTimeout(resolve, 200))
+  first.finish()
+  second.finish()
+  assert.equal(await Promise.all([first.answer, second.answer]), [201, 201])
+  assert.is(await exited, 0)
+  for (const pid of workers) assert.not.ok(readdirSync('/proc').includes(String(pid)), `worker ${pid} is gone`)
+})
+
+test('a worker that dies is replaced, and the port keeps serving', async () => {
+  const { child, url, exited } = await startServe(['--port', '0', '--data-dir', tempDir(), '--workers', '2'])
+  const [victim] = childrenOf(child.pid!)
+  process.kill(victim, 'SIGKILL')
+  let replaced: number[] = []
+  for (let i = 0; i < 100 && !(replaced.length === 2 && !replaced.includes(victim)); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    replaced = childrenOf(child.pid!)
+  }
+  assert.is(replaced.length, 2)
+  assert.not.ok(replaced.includes(victim))
+  for (let i = 0; i < 4; i++) assert.is((await fetch(`${url}/health`)).status, 200)
+  child.kill('SIGTERM')
+  assert.is(await exited, 0)
+})
+
+test('workers share one rate limit: the 6th login a minute from one address is refused whichever worker answers', async () => {
+  const { child, url, exited } = await startServe(['--port', '0', '--data-dir', tempDir(), '--workers', '2'])
+  const statuses: number[] = []
+  for (let i = 0; i < 6; i++) {
+    const res = await fetch(`${url}/api/mobile/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json', connection: 'close' }, body: JSON.stringify({ email: 'nobody@example.com', password: 'password1' }) })
+    statuses.push(res.status)
+  }
+  assert.equal(statuses, [401, 401, 401, 401, 401, 429])
+  child.kill('SIGTERM')
+  assert.is(await exited, 0)
+})
+
+test.run()
