@@ -76,8 +76,8 @@ export async function createPlazaClient(target: Target, getToken: () => string |
   const config = loadConfig({ dataDir: target.dataDir, rateLimits: false })
   // A command's stderr is for its own message: only the server's error events are worth a line there.
   const logger = createLogger()
-  // No start-up sweep for a one-shot command: the server (or the next one) does it.
-  const services = await createServices(config, { logger: { ...silentLogger, error: logger.error }, maintenance: false })
+  // No start-up sweep and no reader workers for a one-shot command: the server (or the next one) sweeps, and one request has nothing to run beside it.
+  const services = await createServices(config, { logger: { ...silentLogger, error: logger.error }, maintenance: false, readers: false })
   const origin = config.publicUrl ?? `http://${config.host}:${config.port}`
   const trpc = createTRPCClient<AppRouter>({
     links: [

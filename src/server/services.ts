@@ -1,7 +1,7 @@
 import type { ChatGateway } from './chat/gateway.js'
 import { createCodeImageService, type CodeImageService } from './codeimage/service.js'
-import { openDatabase, type Db } from './db/client.js'
-import type { ServerConfig } from './config.js'
+import { openDatabase, type Db, type ReadDb } from './db/client.js'
+import { ConfigError, type ServerConfig } from './config.js'
 import { createLogger, type Logger } from './logger.js'
 import { RateLimiter } from './rate-limit.js'
 import { startMaintenance } from './uploads/generated.js'
@@ -15,7 +15,15 @@ export const systemClock: Clock = () => new Date()
 /** Everything a procedure or route needs, built once per process (server or embedded CLI). */
 export interface Services {
   config: ServerConfig
+  /** Writes and transactions (and reads that must see the transaction's own writes). */
   db: Db
+  /**
+   * Reads that need not run on the writing connection: worker threads with their own read-only
+   * connections (`PLAZA_DB_READERS`, default 2), so a slow query never stalls the event loop.
+   * They see every write committed before the read starts. `db` itself for a libsql server or
+   * where readers are off.
+   */
+  reads: ReadDb
   clock: Clock
   logger: Logger
   /** Null when rate limits are off (`PLAZA_RATE_LIMITS=off`, `--no-rate-limits`, embedded use). */
@@ -46,6 +54,20 @@ export interface ServiceOptions {
    * while the process lives (default on; `false` for a process that must not touch the files).
    */
   maintenance?: boolean
+  /**
+   * Start reader workers for `reads` (default on; they start on the first read). Off for an
+   * embedded CLI command: one request, nothing to run beside it, and start-up time matters.
+   */
+  readers?: boolean
+}
+
+/** `PLAZA_DB_READERS`: how many reader workers (0 turns them off). */
+function readerCount(env: NodeJS.ProcessEnv): number {
+  const raw = env.PLAZA_DB_READERS
+  if (raw === undefined || raw.trim() === '') return 2
+  const value = Number(raw)
+  if (!Number.isInteger(value) || value < 0) throw new ConfigError(`PLAZA_DB_READERS must be a whole number (0 turns the reader workers off), not "${raw}"`)
+  return value
 }
 
 export async function createServices(config: ServerConfig, options: ServiceOptions = {}): Promise<Services> {
@@ -61,7 +83,12 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
   const codeimage = createCodeImageService(config)
   let database: Awaited<ReturnType<typeof openDatabase>>
   try {
-    database = await openDatabase({ dataDir: config.dataDir, url: config.databaseUrl, authToken: config.databaseAuthToken })
+    database = await openDatabase({
+      dataDir: config.dataDir,
+      url: config.databaseUrl,
+      authToken: config.databaseAuthToken,
+      readers: options.readers === false ? 0 : readerCount(config.env),
+    })
   } catch (error) {
     await gateway?.then((created) => created.close(), () => {})
     throw error
@@ -70,6 +97,7 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
   const services: Services = {
     config,
     db: database.db,
+    reads: database.reads,
     clock,
     logger,
     limiter: config.rateLimits ? new RateLimiter(database.db, config.rateLimits, () => clock().getTime()) : null,
@@ -78,7 +106,7 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
     codeimage,
     async close() {
       await stopMaintenance?.()
-      database.close()
+      await database.close()
       await gateway?.then((created) => created.close(), () => {})
       await codeimage.close()
     },

@@ -4,7 +4,10 @@ import path from 'node:path'
 import { createClient, type Client } from '@libsql/client'
 import { drizzle, type LibSQLDatabase } from 'drizzle-orm/libsql'
 import { migrate } from 'drizzle-orm/libsql/migrator'
+import { ReaderPool, readDatabase, type ReadDb } from './readers.js'
 import * as schema from './schema.js'
+
+export type { ReadDb } from './readers.js'
 
 export type Db = LibSQLDatabase<typeof schema>
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
@@ -13,9 +16,12 @@ export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../../src/server/db/migrations', import.meta.url))
 
 export interface Database {
+  /** Writes, transactions, and reads that must happen on the writing connection. */
   db: Db
+  /** Reads off the event loop (reader workers) for a local file with readers; `db` otherwise. */
+  reads: ReadDb
   client: Client
-  close(): void
+  close(): Promise<void>
 }
 
 export interface OpenDatabaseOptions {
@@ -24,6 +30,11 @@ export interface OpenDatabaseOptions {
   /** A libsql server (`libsql://`, `http://`, `https://`) to use instead of the local file. */
   url?: string
   authToken?: string
+  /**
+   * Reader worker threads for `reads` on a local file (0: `reads` is `db`, for a process that
+   * answers one command and would only pay for starting them). A libsql server has no file to open.
+   */
+  readers?: number
 }
 
 /** Opens the database (local file in WAL mode, or a libsql server) and applies pending migrations. */
@@ -48,7 +59,16 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       if (existsSync(side)) chmodSync(side, 0o600)
     }
   }
-  return { db, client, close: () => client.close() }
+  const pool = !options.url && options.readers ? new ReaderPool(path.resolve(options.dataDir, 'plaza.db'), options.readers) : null
+  return {
+    db,
+    reads: pool ? readDatabase(pool) : db,
+    client,
+    async close() {
+      await pool?.close()
+      client.close()
+    },
+  }
 }
 
 /**

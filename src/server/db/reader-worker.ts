@@ -1,0 +1,38 @@
+/**
+ * A reader worker: one read-only connection to the database file, its statements cached by SQL
+ * text, answering one query at a time in the shape drizzle's sqlite-proxy driver expects.
+ */
+import { parentPort, workerData } from 'node:worker_threads'
+import { openConnection, StatementCache, toSqlValue } from './connection.js'
+import type { ReadRequest, ReadResponse } from './readers.js'
+
+const port = parentPort
+if (!port) throw new Error('reader-worker.ts runs as a worker thread')
+
+const connection = openConnection((workerData as { file: string }).file, { readOnly: true })
+const statements = new StatementCache(connection)
+
+function answer({ sql, params, method }: ReadRequest): unknown[] {
+  const statement = statements.get(sql)
+  const args = params.map(toSqlValue)
+  // `raw` is a flag on the statement and stays set; only statements that return rows accept it.
+  if (!statement.reader) {
+    statement.run(args)
+    return []
+  }
+  statement.raw(true)
+  if (method !== 'get') return statement.all(args)
+  const row = statement.get(args)
+  return row === undefined ? [] : [row]
+}
+
+port.on('message', (request: ReadRequest) => {
+  let response: ReadResponse
+  try {
+    response = { id: request.id, rows: answer(request) }
+  } catch (error) {
+    const { message, code, rawCode } = error as { message: string; code?: string; rawCode?: number }
+    response = { id: request.id, error: { message, code, rawCode } }
+  }
+  port.postMessage(response)
+})

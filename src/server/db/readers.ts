@@ -1,0 +1,148 @@
+/**
+ * Reads off the event loop: a few worker threads, each with its own read-only connection to the
+ * same WAL database, behind a drizzle database (the sqlite-proxy driver). A slow read then delays
+ * only the reads queued behind it, never the event loop, the writes or the other workers. WAL
+ * gives each read a snapshot of everything committed before it started, so a read issued after a
+ * write has committed sees it.
+ */
+import { Worker } from 'node:worker_threads'
+import { LibsqlError } from '@libsql/client'
+import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core'
+import { drizzle } from 'drizzle-orm/sqlite-proxy'
+import * as schema from './schema.js'
+
+/** A database that only reads: the worker pool (`services.reads`), or the write client where there is no pool. */
+export type ReadDb = BaseSQLiteDatabase<'async', any, typeof schema>
+
+export type ReadMethod = 'run' | 'all' | 'values' | 'get'
+
+export interface ReadRequest {
+  id: number
+  sql: string
+  params: unknown[]
+  method: ReadMethod
+}
+
+export type ReadResponse =
+  | { id: number; rows: unknown[]; error?: undefined }
+  | { id: number; rows?: undefined; error: { message: string; code?: string; rawCode?: number } }
+
+interface Pending {
+  request: ReadRequest
+  resolve: (rows: unknown[]) => void
+  reject: (error: unknown) => void
+}
+
+interface Slot {
+  worker: Worker
+  busy: Pending | null
+}
+
+/** Starts reader-worker.ts; from the TypeScript sources (tests, tsx) it registers tsx inside the worker first. */
+function startWorker(file: string): Worker {
+  const here = new URL(import.meta.url)
+  if (here.pathname.endsWith('.ts')) {
+    const target = new URL('./reader-worker.ts', here).href
+    return new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(target)}) })`, {
+      eval: true,
+      workerData: { file },
+    })
+  }
+  return new Worker(new URL('./reader-worker.js', here), { workerData: { file } })
+}
+
+/**
+ * The reader workers. They start on the first read (a process that never reads pays nothing),
+ * take one query at a time each, and queue the rest in arrival order. A worker that dies fails
+ * only its own query and is replaced on demand.
+ */
+export class ReaderPool {
+  readonly #slots: Slot[] = []
+  readonly #queue: Pending[] = []
+  #nextId = 0
+  #closed = false
+
+  constructor(
+    private readonly file: string,
+    private readonly size: number,
+  ) {}
+
+  query(sql: string, params: unknown[], method: ReadMethod): Promise<unknown[]> {
+    if (this.#closed) return Promise.reject(new LibsqlError('The database is closed', 'CLIENT_CLOSED'))
+    return new Promise((resolve, reject) => {
+      const pending = { request: { id: this.#nextId++, sql, params, method }, resolve, reject }
+      const slot = this.#slots.find((candidate) => !candidate.busy) ?? (this.#slots.length < this.size ? this.#spawn() : null)
+      if (slot) this.#run(slot, pending)
+      else this.#queue.push(pending)
+    })
+  }
+
+  /** How many workers are running (they start on demand). */
+  get started(): number {
+    return this.#slots.length
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true
+    for (const pending of this.#queue.splice(0)) pending.reject(new LibsqlError('The database is closed', 'CLIENT_CLOSED'))
+    await Promise.all(this.#slots.splice(0).map((slot) => slot.worker.terminate()))
+  }
+
+  #spawn(): Slot {
+    const slot: Slot = { worker: startWorker(this.file), busy: null }
+    // An idle worker must not keep the process alive; a busy one must, or a script awaiting a read could exit early.
+    slot.worker.unref()
+    slot.worker.on('message', (response: ReadResponse) => {
+      const pending = slot.busy
+      if (!pending || pending.request.id !== response.id) return
+      this.#next(slot)
+      if (response.error) {
+        const { message, code, rawCode } = response.error
+        pending.reject(new LibsqlError(message, code ?? 'SQLITE_UNKNOWN', undefined, rawCode))
+      } else pending.resolve(response.rows)
+    })
+    slot.worker.on('error', (error) => this.#fail(slot, error))
+    slot.worker.on('exit', (code) => this.#fail(slot, new Error(`reader worker exited with code ${code}`)))
+    this.#slots.push(slot)
+    return slot
+  }
+
+  #run(slot: Slot, pending: Pending) {
+    slot.busy = pending
+    slot.worker.ref()
+    slot.worker.postMessage(pending.request)
+  }
+
+  /** Frees a slot after a query and hands it the next waiting one. */
+  #next(slot: Slot) {
+    slot.busy = null
+    const next = this.#queue.shift()
+    if (next) this.#run(slot, next)
+    else slot.worker.unref()
+  }
+
+  /** A worker that failed or exited is dropped; its query fails and the queue moves on with a fresh worker. */
+  #fail(slot: Slot, error: unknown) {
+    const index = this.#slots.indexOf(slot)
+    if (index < 0) return
+    this.#slots.splice(index, 1)
+    slot.worker.removeAllListeners()
+    slot.worker.on('error', () => {})
+    void slot.worker.terminate()
+    slot.busy?.reject(error)
+    const next = this.#queue.shift()
+    if (next && !this.#closed) this.#run(this.#spawn(), next)
+  }
+}
+
+/** A drizzle database whose every query runs in the pool. It reads only: the connections are `query_only`. */
+export function readDatabase(pool: ReaderPool): ReadDb {
+  return drizzle(
+    async (sql, params, method) => {
+      const rows = await pool.query(sql, params, method)
+      // sqlite-proxy takes `get`'s one row (array) as `rows`, and the array of rows otherwise.
+      return { rows: method === 'get' ? (rows[0] as any[]) : rows }
+    },
+    { schema },
+  )
+}

@@ -1,0 +1,85 @@
+import { rmSync } from 'node:fs'
+import { eq, sql } from 'drizzle-orm'
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { loadConfig } from '../../src/server/config.js'
+import { users } from '../../src/server/db/schema.js'
+import { silentLogger } from '../../src/server/logger.js'
+import { createServices } from '../../src/server/services.js'
+import { registerUser, startTestServer, tempDir } from '../helpers/server.js'
+
+/** A read that keeps a reader worker busy for a while (seconds): a recursive count, no table needed. */
+const slowCount = sql<number>`with recursive c(x) as (select 1 union all select x + 1 from c where x < 10000000) select count(*) from c`
+
+test('services.reads answers like services.db (all, get, values, relational), and sees a write committed just before', async () => {
+  const server = await startTestServer()
+  const alice = await registerUser(server)
+  const { db, reads } = server.services
+  assert.is.not(reads, db, 'a local file gets reader workers')
+
+  const select = (on: typeof reads) => on.select({ id: users.id, name: users.username, verified: users.isVerified }).from(users).where(eq(users.id, alice.id))
+  assert.equal(await select(reads), await select(db))
+  assert.equal(await select(reads).get(), { id: alice.id, name: alice.username, verified: false })
+  assert.equal(await select(reads).values(), [[alice.id, alice.username, 0]])
+  assert.is((await reads.query.users.findFirst({ where: eq(users.id, alice.id) }))?.username, alice.username)
+  assert.is(await reads.select().from(users).where(eq(users.id, -1)).get(), undefined)
+
+  await db.update(users).set({ bio: 'written on the main connection' }).where(eq(users.id, alice.id))
+  const [row] = await reads.select({ bio: users.bio }).from(users).where(eq(users.id, alice.id))
+  assert.is(row.bio, 'written on the main connection')
+  await server.close()
+})
+
+test('the reader connections refuse writes, and a failed read fails only its own query', async () => {
+  const server = await startTestServer()
+  const { reads } = server.services
+  const write = await reads.run(sql`update users set bio = 'x'`).catch((error) => error)
+  // drizzle wraps the driver's error (as it does for the libsql client); the cause is SQLite's.
+  assert.is(write.cause?.code, 'SQLITE_READONLY')
+  const bad = await reads.all(sql`select * from no_such_table`).catch((error) => error)
+  assert.match(String(bad.cause?.message), /no such table/)
+  assert.equal(await reads.all(sql`select 1 as one`), [[1]])
+  await server.close()
+})
+
+test('/health and a profile answer while a slow read runs in a reader worker', async () => {
+  const server = await startTestServer()
+  const alice = await registerUser(server)
+  const { reads } = server.services
+  // Start both workers first, so that the order below depends on where queries run, not on start-up.
+  await Promise.all([reads.all(sql`select 1`), reads.all(sql`select 2`)])
+
+  const finished: string[] = []
+  const slow = reads.get(slowCount).then(() => finished.push('slow read'))
+  const health = server.request('GET', '/health').then((res) => {
+    finished.push('health')
+    return res
+  })
+  const profile = server.request('GET', '/api/mobile/user/profile', { token: alice.token }).then((res) => {
+    finished.push('profile')
+    return res
+  })
+  assert.is((await health).status, 200)
+  const answered = await profile
+  assert.is(answered.status, 200)
+  assert.is(answered.body.data.username, alice.username)
+  await slow
+  assert.equal(finished.slice(0, 2).sort(), ['health', 'profile'])
+  assert.is(finished[2], 'slow read', 'both answered before the slow read finished')
+  await server.close()
+})
+
+test('readers off (embedded CLI) or PLAZA_DB_READERS=0: reads is the write database; a bad value is refused', async () => {
+  const dataDir = tempDir()
+  const embedded = await createServices(loadConfig({ dataDir, rateLimits: false }, {}), { logger: silentLogger, readers: false, maintenance: false })
+  assert.is(embedded.reads, embedded.db)
+  await embedded.close()
+  const off = await createServices(loadConfig({ dataDir, rateLimits: false }, { PLAZA_DB_READERS: '0' }), { logger: silentLogger, maintenance: false })
+  assert.is(off.reads, off.db)
+  await off.close()
+  const refused = await createServices(loadConfig({ dataDir, rateLimits: false }, { PLAZA_DB_READERS: 'two' }), { logger: silentLogger }).catch((error) => error)
+  assert.match(String(refused.message), /PLAZA_DB_READERS/)
+  rmSync(dataDir, { recursive: true, force: true })
+})
+
+test.run()
