@@ -1,0 +1,241 @@
+/**
+ * Plaza at scale: seeds a social network (users, a skewed follow graph, posts, likes, comments,
+ * hashtags, notifications, one live session per user) straight into the schema, checks every
+ * counter with SQL, then measures the read and write endpoints of /api/mobile against a bare
+ * node:http server answering the very same bytes (one real Plaza answer, captured first), in the
+ * same run, interleaved Plaza, bare, Plaza, bare. Both servers are their own processes; the load
+ * generator (autocannon) is this one. Prints a Markdown table: req/s, ratio, p50/p99, peak RSS.
+ *
+ *   npm run build
+ *   npx tsx bench/social.ts --users 2000 --posts 20000 --seconds 3          # small: ~10 s to seed
+ *   npx tsx bench/social.ts --users 100000 --posts 1000000 --seconds 10     # the reference network
+ *
+ * Flags: --users, --posts (follows = 125 x users, likes = 2 x posts, comments = 0.2 x posts unless
+ * --follows/--likes/--comments), --seconds per round, --rounds (2), --warmup seconds (1),
+ * --connections (50), --max-requests per round, --workers (plaza serve processes, 1), --seed,
+ * --only feed,explore,... (see ENDPOINTS), --data-dir DIR. The seeded network is cached: by
+ * default in $TMPDIR/plaza-bench-social-u<users>-p<posts>-s<seed>, reused (not re-seeded) on the
+ * next run; writes measured by earlier runs stay in it. Everything stays on loopback.
+ */
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { parseArgs } from 'node:util'
+import Database from 'libsql'
+import { aggregate, capture, peakRss, resetPeakRss, runRound, startBare, startPlaza, type Measured, type RequestSpec, type Server } from './lib/load.js'
+import { mulberry32, seedNetwork, verifyNetwork, type SeededNetwork } from './lib/seed.js'
+
+const { values } = parseArgs({
+  options: {
+    users: { type: 'string', default: '2000' },
+    posts: { type: 'string', default: '20000' },
+    follows: { type: 'string' },
+    likes: { type: 'string' },
+    comments: { type: 'string' },
+    seed: { type: 'string', default: '1' },
+    seconds: { type: 'string', default: '5' },
+    rounds: { type: 'string', default: '2' },
+    warmup: { type: 'string', default: '1' },
+    connections: { type: 'string', default: '50' },
+    'max-requests': { type: 'string', default: '1000000' },
+    workers: { type: 'string', default: '1' },
+    only: { type: 'string' },
+    'data-dir': { type: 'string' },
+  },
+})
+const int = (name: keyof typeof values): number | undefined => {
+  const raw = values[name]
+  if (raw === undefined) return undefined
+  const n = Number(raw)
+  if (!Number.isFinite(n) || n < 0) {
+    console.error(`--${name} must be a number`)
+    process.exit(2)
+  }
+  return n
+}
+const USERS = int('users')!
+const POSTS = int('posts')!
+const SEED = int('seed')!
+const SECONDS = int('seconds')!
+const ROUNDS = Math.max(1, int('rounds')!)
+const WARMUP = int('warmup')!
+const CONNECTIONS = Math.max(1, int('connections')!)
+const MAX_REQUESTS = Math.max(CONNECTIONS, int('max-requests')!)
+const WORKERS = Math.max(1, int('workers')!)
+const DATA_DIR = path.resolve(values['data-dir'] ?? path.join(tmpdir(), `plaza-bench-social-u${USERS}-p${POSTS}-s${SEED}`))
+const log = (line: string) => process.stderr.write(line + '\n')
+
+/** What the endpoints draw from: users, tokens and posts picked once, from the seeded rows. */
+interface Fixtures {
+  network: SeededNetwork
+  users: number
+  feedUsers: number[]
+  notifiedUsers: number[]
+  publicPosts: number[]
+}
+
+interface Endpoint {
+  name: string
+  describe: string
+  next: (f: Fixtures, rng: () => number) => RequestSpec
+}
+
+const API = '/api/mobile'
+const pickFrom = <T>(items: T[], rng: () => number): T => items[Math.floor(rng() * items.length)]
+const anyUser = (f: Fixtures, rng: () => number) => 1 + Math.floor(rng() * f.users)
+const bearer = (f: Fixtures, userId: number) => ({ authorization: `Bearer ${f.network.tokenFor(userId)}` })
+const json = (f: Fixtures, userId: number) => ({ ...bearer(f, userId), 'content-type': 'application/json' })
+let created = 0
+
+const ENDPOINTS: Endpoint[] = [
+  { name: 'feed', describe: 'GET /posts/feed, users following 180-220', next: (f, r) => ({ method: 'GET', path: `${API}/posts/feed`, headers: bearer(f, pickFrom(f.feedUsers, r)) }) },
+  { name: 'explore', describe: 'GET /posts/explore', next: (f, r) => ({ method: 'GET', path: `${API}/posts/explore`, headers: bearer(f, anyUser(f, r)) }) },
+  { name: 'search-coffee', describe: 'GET /search/all?q=coffee', next: (f, r) => ({ method: 'GET', path: `${API}/search/all?q=coffee`, headers: bearer(f, anyUser(f, r)) }) },
+  { name: 'search-the', describe: 'GET /search/all?q=the', next: (f, r) => ({ method: 'GET', path: `${API}/search/all?q=the`, headers: bearer(f, anyUser(f, r)) }) },
+  { name: 'notifications', describe: 'GET /notifications/list', next: (f, r) => ({ method: 'GET', path: `${API}/notifications/list`, headers: bearer(f, pickFrom(f.notifiedUsers, r)) }) },
+  { name: 'profile', describe: 'GET /user/profile/{id}', next: (f, r) => ({ method: 'GET', path: `${API}/user/profile/${anyUser(f, r)}`, headers: bearer(f, anyUser(f, r)) }) },
+  { name: 'post-detail', describe: 'GET /posts/detail/{id}', next: (f, r) => ({ method: 'GET', path: `${API}/posts/detail/${pickFrom(f.publicPosts, r)}`, headers: bearer(f, anyUser(f, r)) }) },
+  { name: 'like', describe: 'POST /interactions/like/{id}', next: (f, r) => ({ method: 'POST', path: `${API}/interactions/like/${pickFrom(f.publicPosts, r)}`, headers: bearer(f, anyUser(f, r)) }) },
+  {
+    name: 'post-create',
+    describe: 'POST /posts/create',
+    next: (f, r) => ({ method: 'POST', path: `${API}/posts/create`, headers: json(f, anyUser(f, r)), body: JSON.stringify({ content: `Benchmark post ${++created}, morning coffee by the window #bench` }) }),
+  },
+  {
+    name: 'follow',
+    describe: 'POST /user/follow/{id}',
+    next: (f, r) => {
+      const a = anyUser(f, r)
+      let b = anyUser(f, r)
+      if (b === a) b = (b % f.users) + 1
+      return { method: 'POST', path: `${API}/user/follow/${b}`, headers: bearer(f, a) }
+    },
+  },
+]
+
+function loadFixtures(network: SeededNetwork, rng: () => number): Fixtures {
+  const db = new Database(network.dbFile, { readonly: true })
+  const ids = (sql: string, ...args: unknown[]) => (db.prepare(sql).all(...args) as Array<{ id: number }>).map((row) => row.id)
+  let feedUsers = ids('SELECT id FROM users WHERE following_count BETWEEN 180 AND 220 LIMIT 2000')
+  if (feedUsers.length === 0) feedUsers = ids('SELECT id FROM users ORDER BY following_count DESC LIMIT 100')
+  // Users with a full first page of notifications.
+  const notifiedUsers = ids('SELECT id FROM users WHERE followers_count >= 50 LIMIT 2000')
+  const users = network.manifest.options.users
+  const posts = network.manifest.options.posts
+  const sample = Array.from({ length: Math.min(20_000, posts) }, () => 1 + Math.floor(rng() * posts))
+  const publicPosts = ids(`SELECT id FROM posts WHERE is_public = 1 AND id IN (${sample.join(',')})`)
+  db.close()
+  return { network, users, feedUsers: feedUsers, notifiedUsers: notifiedUsers.length > 0 ? notifiedUsers : [1], publicPosts }
+}
+
+const MiB = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`
+const rate = (n: number) => Math.round(n).toLocaleString('en')
+const ms = (n: number) => (n < 10 ? n.toFixed(2) : n.toFixed(1))
+
+interface Row {
+  endpoint: Endpoint
+  plaza: Measured
+  bare: Measured
+  peak: number
+  answerBytes: number
+  answerStatus: number
+}
+
+async function measure(endpoint: Endpoint, fixtures: Fixtures, plaza: Server, bare: Awaited<ReturnType<typeof startBare>>): Promise<Row> {
+  const rng = mulberry32(SEED * 7919 + endpoint.name.length)
+  const next = () => endpoint.next(fixtures, rng)
+  const answer = await capture(plaza.url, next())
+  if (answer.status >= 300) log(`  ${endpoint.name}: the captured answer is ${answer.status}: ${answer.body.toString().slice(0, 200)}`)
+  await bare.serve(answer)
+  const options = { seconds: SECONDS, connections: CONNECTIONS, maxRequests: MAX_REQUESTS, next }
+  if (WARMUP > 0) await runRound(plaza.url, { ...options, seconds: WARMUP })
+  resetPeakRss(plaza.pids())
+  const plazaRounds = []
+  const bareRounds = []
+  for (let round = 0; round < ROUNDS; round++) {
+    plazaRounds.push(await runRound(plaza.url, options))
+    bareRounds.push(await runRound(bare.url, options))
+  }
+  const row = { endpoint, plaza: aggregate(plazaRounds, CONNECTIONS), bare: aggregate(bareRounds, CONNECTIONS), peak: peakRss(plaza.pids()), answerBytes: answer.body.length, answerStatus: answer.status }
+  const codes = Object.entries(row.plaza.statusCodes).map(([code, n]) => `${code}: ${n}`).join(', ')
+  log(`  ${endpoint.name}: plaza ${rate(row.plaza.perSecond)} req/s (${codes}; ${row.plaza.errors} errors), bare ${rate(row.bare.perSecond)} req/s, answer ${row.answerBytes} bytes`)
+  return row
+}
+
+function table(rows: Row[]): string {
+  const lines = [
+    '| endpoint | Plaza req/s | bare req/s | ratio (bare/Plaza) | p50 ms | p99 ms | bare p50/p99 ms | peak server RSS | non-2xx/errors |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ]
+  for (const row of rows) {
+    lines.push(
+      `| ${row.endpoint.describe} | ${rate(row.plaza.perSecond)} | ${rate(row.bare.perSecond)} | ${(row.bare.perSecond / row.plaza.perSecond).toFixed(1)}× | ${ms(row.plaza.p50)} | ${ms(row.plaza.p99)} | ${ms(row.bare.p50)} / ${ms(row.bare.p99)} | ${MiB(row.peak)} | ${row.plaza.non2xx}/${row.plaza.errors} |`,
+    )
+  }
+  return lines.join('\n')
+}
+
+async function main() {
+  const only = values.only?.split(',').map((s) => s.trim()).filter(Boolean)
+  const unknown = only?.filter((name) => !ENDPOINTS.some((e) => e.name === name))
+  if (unknown?.length) {
+    console.error(`--only: unknown endpoint ${unknown.join(', ')} (known: ${ENDPOINTS.map((e) => e.name).join(', ')})`)
+    process.exit(2)
+  }
+  const endpoints = only ? ENDPOINTS.filter((e) => only.includes(e.name)) : ENDPOINTS
+
+  log(`network: ${DATA_DIR}`)
+  const network = await seedNetwork(DATA_DIR, {
+    users: USERS,
+    posts: POSTS,
+    follows: int('follows'),
+    likes: int('likes'),
+    comments: int('comments'),
+    seed: SEED,
+    log: (line) => log(line),
+  })
+  const m = network.manifest
+  const c = m.counts
+  console.log(
+    `network: ${c.users.toLocaleString('en')} users, ${c.follows.toLocaleString('en')} follows, ${c.posts.toLocaleString('en')} posts (${c.publicPosts.toLocaleString('en')} public), ` +
+      `${c.likes.toLocaleString('en')} likes, ${c.comments.toLocaleString('en')} comments, ${c.hashtags.toLocaleString('en')} hashtags, ${c.notifications.toLocaleString('en')} notifications`,
+  )
+  console.log(network.reused ? `seeding: reused ${DATA_DIR} (seeded earlier in ${m.seedingSeconds.toFixed(1)} s)` : `seeding: ${m.seedingSeconds.toFixed(1)} s (${Object.entries(m.phases).map(([k, v]) => `${k} ${v.toFixed(1)} s`).join('; ')})`)
+
+  let started = performance.now()
+  // A reused directory holds the writes of earlier runs, so only the internal consistency is checked there.
+  const before = verifyNetwork(network.dbFile, network.reused ? undefined : c)
+  console.log(`counters before the run (${((performance.now() - started) / 1000).toFixed(1)} s):\n  ${before.lines.join('\n  ')}`)
+  if (!before.ok) throw new Error('the seeded counters are not exact')
+
+  const fixtures = loadFixtures(network, mulberry32(SEED))
+  console.log(`fixtures: ${fixtures.feedUsers.length} feed users (following 180-220), ${fixtures.notifiedUsers.length} users with notifications, ${fixtures.publicPosts.length} public posts`)
+
+  const servers: Server[] = []
+  const stopAll = () => Promise.all(servers.map((s) => s.stop()))
+  process.once('SIGINT', () => void stopAll().then(() => process.exit(130)))
+  const rows: Row[] = []
+  try {
+    const plaza = await startPlaza(DATA_DIR, { workers: WORKERS })
+    servers.push(plaza)
+    const bare = await startBare()
+    servers.push(bare)
+    log(`plaza ${plaza.url} (pid ${plaza.pid}, ${WORKERS} worker${WORKERS > 1 ? 's' : ''}), bare ${bare.url} (pid ${bare.pid}); ${ROUNDS} rounds of ${SECONDS} s each, interleaved, ${CONNECTIONS} connections`)
+    for (const endpoint of endpoints) rows.push(await measure(endpoint, fixtures, plaza, bare))
+  } finally {
+    await stopAll()
+  }
+
+  console.log(
+    `\n${c.users.toLocaleString('en')} users, ${c.follows.toLocaleString('en')} follows, ${c.posts.toLocaleString('en')} posts; ${CONNECTIONS} connections, ` +
+      `${ROUNDS} × ${SECONDS} s per server, interleaved (Plaza, bare, Plaza, bare); plaza serve --workers ${WORKERS}; p50/p99 are Plaza's\n`,
+  )
+  console.log(table(rows))
+
+  started = performance.now()
+  const after = verifyNetwork(network.dbFile)
+  console.log(`\ncounters after the writes (${((performance.now() - started) / 1000).toFixed(1)} s): ${after.ok ? 'all exact' : 'MISMATCH'}`)
+  if (!after.ok) console.log('  ' + after.lines.join('\n  '))
+  process.exitCode = after.ok ? 0 : 1
+}
+
+await main()
