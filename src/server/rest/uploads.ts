@@ -17,9 +17,24 @@ const MULTIPART_OVERHEAD = 64 * 1024
 const DRAIN_LIMIT = 64 * MiB
 
 const badForm = (detail: string) => new TRPCError({ code: 'BAD_REQUEST', message: `${detail}: send multipart/form-data with the file in the field "file"` })
+const unreadableForm = (error: unknown) => badForm(`The multipart form could not be read (${(error as Error)?.message ?? error})`)
 
-/** Resolves with the stream of the form's `file` part, or null when the form has none. */
-function receiveFile(req: IncomingMessage, maxBytes: number): Promise<Readable | null> {
+/**
+ * The file part's bytes, ending only once the whole form has been read, so that a form cut off
+ * after its file is refused too. busboy fails a part that ends early with a plain Error ("Part
+ * terminated early due to unexpected end of multipart data"): the client's fault, so a 400.
+ */
+async function* readFilePart(stream: Readable, formEnd: Promise<void>): AsyncGenerator<Buffer> {
+  try {
+    yield* stream
+    await formEnd
+  } catch (error) {
+    throw error instanceof TRPCError ? error : unreadableForm(error)
+  }
+}
+
+/** Resolves with the bytes of the form's `file` part, or null when the form has none. */
+function receiveFile(req: IncomingMessage, maxBytes: number): Promise<AsyncIterable<Buffer> | null> {
   return new Promise((resolve, reject) => {
     let parser: BusboyInstance
     try {
@@ -34,7 +49,14 @@ function receiveFile(req: IncomingMessage, maxBytes: number): Promise<Readable |
       return
     }
     let file: Readable | null = null
+    let settleForm!: { resolve: () => void; reject: (error: unknown) => void }
+    const formEnd = new Promise<void>((resolve, reject) => (settleForm = { resolve, reject }))
+    // Awaited by the file's reader; without a file the failure is reported through `reject` instead.
+    formEnd.catch(() => {})
     parser.on('file', (name, stream) => {
+      // busboy emits 'error' on a part cut short; an 'error' without a listener would end the process.
+      // The file part's reader sees the error anyway (readPart), and other parts are dropped.
+      stream.on('error', () => {})
       if (name !== 'file' || file) {
         stream.resume()
         return
@@ -42,16 +64,25 @@ function receiveFile(req: IncomingMessage, maxBytes: number): Promise<Readable |
       file = stream
       // busboy would silently truncate at the limit; the upload is refused instead.
       stream.on('limit', () => stream.destroy(new TRPCError({ code: 'PAYLOAD_TOO_LARGE', message: `File is too large: at most ${maxBytes / MiB} MiB` })))
-      resolve(stream)
+      resolve(readFilePart(stream, formEnd))
     })
-    parser.on('finish', () => resolve(file))
+    parser.on('finish', () => {
+      settleForm.resolve()
+      if (!file) resolve(null)
+    })
     parser.on('error', (error: unknown) => {
-      const failure = badForm(`The multipart form could not be read (${(error as Error)?.message ?? error})`)
+      const failure = unreadableForm(error)
+      settleForm.reject(failure)
       if (file) file.destroy(failure)
       else reject(failure)
     })
     req.on('close', () => {
-      if (!req.complete) file?.destroy(new TRPCError({ code: 'CLIENT_CLOSED_REQUEST', message: 'The upload was interrupted' }))
+      if (req.complete) return
+      // The form will never finish: fail the file being read, or the wait for one.
+      const interrupted = new TRPCError({ code: 'CLIENT_CLOSED_REQUEST', message: 'The upload was interrupted' })
+      settleForm.reject(interrupted)
+      if (file) file.destroy(interrupted)
+      else reject(interrupted)
     })
     req.pipe(parser)
   })
