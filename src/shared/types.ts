@@ -124,4 +124,7 @@ export interface UploadResult {
   url: string
   path: string
   filename: string
+  /** Videos only: the first frame as a JPEG, recorded as its own upload next to the video. */
+  poster_url?: string
+  poster_path?: string
 }

@@ -1,7 +1,11 @@
-/** Real media bytes built in the test (sharp for images, hand-made container headers for video) and upload helpers. */
+/** Real media bytes built in the test (sharp for images, ffmpeg or hand-made container headers for video) and upload helpers. */
+import { execFile } from 'node:child_process'
 import http from 'node:http'
-import { readdirSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { promisify } from 'node:util'
+import ffmpegInstaller from '@ffmpeg-installer/ffmpeg'
 import { crc32, deflateSync } from 'node:zlib'
 import sharp from 'sharp'
 import type { TestServer } from '../helpers/server.js'
@@ -65,11 +69,70 @@ export function pngBomb(width = 100_000, height = 100_000): Buffer {
   ])
 }
 
-function mp4Box(type: string, body: Buffer): Buffer {
+/** An ISO BMFF box: `type` and `body` with their length. */
+export function mp4Box(type: string, body: Buffer): Buffer {
   const head = Buffer.alloc(8)
   head.writeUInt32BE(8 + body.length, 0)
   head.write(type, 4, 'latin1')
   return Buffer.concat([head, body])
+}
+
+/** Runs the same ffmpeg binary the server uses; resolves with its stderr (where it reports streams) and stdout. */
+export async function ffmpeg(args: string[]): Promise<{ stdout: string; stderr: string }> {
+  return promisify(execFile)(ffmpegInstaller.path, ['-nostdin', '-hide_banner', ...args], { maxBuffer: 16 * MiB })
+}
+
+/** Runs `inspect` on `bytes` written to a temporary file (ffmpeg reads files), then removes it. */
+async function withFile<T>(bytes: Buffer, ext: string, inspect: (file: string) => Promise<T>): Promise<T> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'plaza-fixture-'))
+  try {
+    const file = path.join(dir, `in.${ext}`)
+    writeFileSync(file, bytes)
+    return await inspect(file)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+/**
+ * A real one-second 320×240 test-pattern video with a sine tone, made by ffmpeg, carrying a GPS
+ * position (QuickTime and Apple keys), a title and a chapter, like a phone's recording.
+ */
+export async function recordedVideo(container: 'mp4' | 'mov' | 'webm'): Promise<Buffer> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'plaza-fixture-'))
+  try {
+    const file = path.join(dir, `clip.${container}`)
+    const codecs = container === 'webm' ? ['-c:v', 'libvpx', '-b:v', '200k', '-c:a', 'libopus'] : ['-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-c:a', 'aac']
+    const secrets = ['-metadata', 'location=+48.8584+002.2945/', '-metadata', 'com.apple.quicktime.location.ISO6709=+48.8584+002.2945/', '-metadata', 'title=secret', '-metadata', 'make=SecretPhone']
+    const tags = container === 'webm' ? [] : ['-movflags', '+use_metadata_tags']
+    await ffmpeg([
+      '-loglevel', 'error',
+      '-f', 'lavfi', '-i', 'testsrc=duration=1:size=320x240:rate=10',
+      '-f', 'lavfi', '-i', 'sine=duration=1',
+      ...codecs, ...secrets, ...tags, file,
+    ])
+    return readFileSync(file)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+/** The global metadata of a video as ffmpeg's `ffmetadata` dump (key=value lines). */
+export function videoMetadata(bytes: Buffer, ext: string): Promise<string> {
+  return withFile(bytes, ext, async (file) => (await ffmpeg(['-loglevel', 'error', '-i', file, '-f', 'ffmetadata', '-'])).stdout)
+}
+
+/**
+ * Decodes every frame of a video: `errors` is what ffmpeg reported as errors (nothing for a file
+ * that plays to the end), `streams` its description of the file's streams.
+ */
+export function decodeVideo(bytes: Buffer, ext: string): Promise<{ errors: string; streams: string[] }> {
+  return withFile(bytes, ext, async (file) => {
+    const { stderr: errors } = await ffmpeg(['-v', 'error', '-i', file, '-f', 'null', '-'])
+    // With no output ffmpeg only describes the input, then exits with 1.
+    const described = await ffmpeg(['-i', file]).catch((error: { stderr: string }) => error)
+    return { errors, streams: described.stderr.split('\n').filter((line) => /^\s*Stream #0:\d/.test(line)).map((line) => line.trim()) }
+  })
 }
 
 /** The start of an ISO BMFF (MP4) file: an `ftyp` box (brand isom) and an `mdat` box. */

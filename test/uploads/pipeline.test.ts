@@ -12,8 +12,7 @@ import {
   filesOnDisk,
   form,
   jpegWithGps,
-  minimalMp4,
-  minimalWebm,
+  recordedVideo,
   noisyImage,
   pngBomb,
   solidImage,
@@ -181,16 +180,15 @@ test('a real JPEG uploaded with a misleading name and type is still accepted as 
   assert.ok(res.body.data.path.endsWith('.jpg'))
 })
 
-test('MP4 and WebM are accepted for stories, stored as sent, and refused for posts, comments and avatars', async () => {
-  const mp4 = minimalMp4()
+test('MP4 and WebM are accepted for stories and refused for posts, comments and avatars', async () => {
+  const mp4 = await recordedVideo('mp4')
   const story = await upload(server, 'story', alice.token, mp4, 'clip.mp4', 'video/mp4')
   assert.is(story.status, 201)
   assert.ok(story.body.data.path.startsWith('uploads/stories/') && story.body.data.path.endsWith('.mp4'))
   const served = await server.request('GET', '/' + story.body.data.path)
   assert.is(served.headers.get('content-type'), 'video/mp4')
-  assert.ok(Buffer.compare(served.body, mp4) === 0, 'video bytes are stored unchanged')
 
-  const webm = await upload(server, 'story', alice.token, minimalWebm(), 'clip.webm', 'video/webm')
+  const webm = await upload(server, 'story', alice.token, await recordedVideo('webm'), 'clip.webm', 'video/webm')
   assert.is(webm.status, 201)
   assert.ok(webm.body.data.path.endsWith('.webm'))
   assert.is((await server.request('GET', '/' + webm.body.data.path)).headers.get('content-type'), 'video/webm')

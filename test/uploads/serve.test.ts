@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert'
 import { uploads } from '../../src/server/db/schema.js'
 import { storeFile } from '../../src/server/uploads/pipeline.js'
 import { registerUser, startTestServer, type TestServer } from '../helpers/server.js'
-import { minimalMp4, rawGet, solidImage, upload } from './fixtures.js'
+import { rawGet, recordedVideo, solidImage, upload } from './fixtures.js'
 
 let server: TestServer
 let user: Awaited<ReturnType<typeof registerUser>>
@@ -59,8 +59,8 @@ test('revalidation answers 304 by ETag and by date; HEAD has the headers and no 
 })
 
 test('byte ranges are served for video seeking', async () => {
-  const video = minimalMp4(4000)
-  const stored = (await upload(server, 'story', user.token, video, 'clip.mp4', 'video/mp4')).body.data.path
+  const stored = (await upload(server, 'story', user.token, await recordedVideo('mp4'), 'clip.mp4', 'video/mp4')).body.data.path
+  const video: Buffer = (await server.request('GET', '/' + stored)).body
   const part = await server.request('GET', '/' + stored, { headers: { range: 'bytes=4-11' } })
   assert.is(part.status, 206)
   assert.is(part.headers.get('content-range'), `bytes 4-11/${video.length}`)

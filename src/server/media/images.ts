@@ -9,6 +9,10 @@ import sharp, { type Metadata } from 'sharp'
 export const MAX_IMAGE_PIXELS = 50_000_000
 /** Largest animation decoded, all frames together. */
 export const MAX_ANIMATION_PIXELS = 100_000_000
+/** Most frames in an animation: each is decoded and re-encoded, so a long one costs seconds of CPU even when small. */
+export const MAX_FRAMES = 500
+/** Wall-clock budget of one image's decode and encode, a last guard behind the pixel and frame limits. */
+export const PROCESS_TIMEOUT_SECONDS = 20
 
 export type ImageFormat = 'jpeg' | 'png' | 'webp' | 'gif'
 
@@ -67,6 +71,9 @@ export async function inspectImage(input: Buffer, expected: ImageFormat) {
       message: `Animation is too large: ${pages} frames of ${meta.width}×${frameHeight} pixels; at most ${MAX_ANIMATION_PIXELS / 1_000_000} megapixels in all are accepted`,
     })
   }
+  if (pages > MAX_FRAMES) {
+    throw new TRPCError({ code: 'PAYLOAD_TOO_LARGE', message: `Animation is too long: ${pages} frames; at most ${MAX_FRAMES} are accepted` })
+  }
   return { width: meta.width, height: frameHeight, pages, autoOrient: meta.autoOrient }
 }
 
@@ -110,10 +117,13 @@ export async function processImage(input: Buffer, format: ImageFormat, options: 
       break
   }
   try {
-    const { data, info } = await image.toBuffer({ resolveWithObject: true })
+    const { data, info } = await image.timeout({ seconds: PROCESS_TIMEOUT_SECONDS }).toBuffer({ resolveWithObject: true })
     const pages = info.pages ?? 1
     return { data, format: output, ...OUTPUT[output], width: info.width, height: info.pageHeight ?? info.height, pages }
-  } catch {
+  } catch (error) {
+    if (/timeout/i.test((error as Error)?.message ?? '')) {
+      throw new TRPCError({ code: 'PAYLOAD_TOO_LARGE', message: `The image took more than ${PROCESS_TIMEOUT_SECONDS} s to process; send a smaller one` })
+    }
     throw unreadable()
   }
 }

@@ -23,7 +23,10 @@ export async function sniffMedia(head: Buffer): Promise<SniffedMedia> {
       return { kind: 'image', format: 'webp', mime: 'image/webp' }
     case 'gif':
       return { kind: 'image', format: 'gif', mime: 'image/gif' }
+    // QuickTime (phones' MOV) and M4V are the same ISO container family; they are re-muxed into MP4.
     case 'mp4':
+    case 'm4v':
+    case 'mov':
       return { kind: 'video', ext: 'mp4', mime: 'video/mp4' }
     case 'webm':
       return { kind: 'video', ext: 'webm', mime: 'video/webm' }

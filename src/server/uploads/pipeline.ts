@@ -4,6 +4,7 @@
  * stories and avatars can reference it. The HTTP routes and the embedded CLI both call `saveUpload`.
  */
 import { randomBytes } from 'node:crypto'
+import { createReadStream } from 'node:fs'
 import { Readable } from 'node:stream'
 import { TRPCError } from '@trpc/server'
 import { eq } from 'drizzle-orm'
@@ -11,7 +12,9 @@ import type { UploadResult } from '../../shared/types.js'
 import { writeTransaction } from '../db/client.js'
 import { uploads, users } from '../db/schema.js'
 import { processImage } from '../media/images.js'
+import { mediaQueue } from '../media/queue.js'
 import { SNIFF_BYTES, sniffMedia } from '../media/sniff.js'
+import { normaliseVideo } from '../media/video.js'
 import type { Services } from '../services.js'
 
 export type UploadKind = 'avatars' | 'posts' | 'stories' | 'comments'
@@ -68,7 +71,7 @@ async function* limitBytes(source: UploadSource, limit: number, onExceeded: () =
 }
 
 function unsupported(kind: UploadKind, mime: string | null): TRPCError {
-  const accepted = kind === 'stories' ? 'JPEG, PNG, WebP or GIF images and MP4 or WebM video' : 'JPEG, PNG, WebP or GIF images'
+  const accepted = kind === 'stories' ? 'JPEG, PNG, WebP or GIF images and MP4, MOV or WebM video' : 'JPEG, PNG, WebP or GIF images'
   const seen = mime ? `this file is ${mime}` : 'its type was not recognised'
   return new TRPCError({ code: 'BAD_REQUEST', message: `Unsupported file type: ${kind} uploads accept ${accepted} (${seen})` })
 }
@@ -76,6 +79,7 @@ function unsupported(kind: UploadKind, mime: string | null): TRPCError {
 /** Receives one upload end to end and returns where it is served; the avatar upload also becomes the user's avatar. */
 export async function saveUpload(services: Services, input: SaveUploadInput): Promise<UploadResult> {
   const { kind } = input
+  const queue = mediaQueue(services.config.env)
   const bytes = limitBytes(input.source, maxUploadBytes(kind), () => tooLarge(kind, 'file'))
   try {
     const head: Buffer[] = []
@@ -102,7 +106,7 @@ export async function saveUpload(services: Services, input: SaveUploadInput): Pr
         chunks.push(chunk)
       }
       const square = kind === 'avatars'
-      const image = await processImage(Buffer.concat(chunks), media.format, { maxSide: square ? AVATAR_SIDE : IMAGE_MAX_SIDE, square })
+      const image = await queue.run(() => processImage(Buffer.concat(chunks), media.format, { maxSide: square ? AVATAR_SIDE : IMAGE_MAX_SIDE, square }))
       return await storeFile(services, {
         kind,
         userId: input.userId,
@@ -115,14 +119,27 @@ export async function saveUpload(services: Services, input: SaveUploadInput): Pr
       })
     }
     if (media.kind === 'video' && kind === 'stories') {
-      // Video is stored as sent (after sniffing), not transcoded; its size limit is enforced while it streams to disk.
-      return await storeFile(services, {
-        kind,
-        userId: input.userId,
-        body: Readable.from(everything()),
-        ext: media.ext,
-        mime: media.mime,
-        origin: input.origin,
+      // The size limit is enforced while the video streams to its temporary file.
+      return await normaliseVideo(everything(), media.ext, { queue }, async ({ videoPath, poster }) => {
+        const still = await storeFile(services, {
+          kind,
+          userId: input.userId,
+          body: poster.data,
+          ext: 'jpg',
+          mime: 'image/jpeg',
+          width: poster.width,
+          height: poster.height,
+          origin: input.origin,
+        })
+        const video = await storeFile(services, {
+          kind,
+          userId: input.userId,
+          body: createReadStream(videoPath),
+          ext: media.ext,
+          mime: media.mime,
+          origin: input.origin,
+        })
+        return { ...video, poster_url: still.url, poster_path: still.path }
       })
     }
     throw unsupported(kind, media.mime)
