@@ -4,6 +4,7 @@ import path from 'node:path'
 import { createClient, type Client } from '@libsql/client'
 import { drizzle, type LibSQLDatabase } from 'drizzle-orm/libsql'
 import { migrate } from 'drizzle-orm/libsql/migrator'
+import { LocalClient } from './local-client.js'
 import { ReaderPool, readDatabase, type ReadDb } from './readers.js'
 import * as schema from './schema.js'
 
@@ -37,37 +38,68 @@ export interface OpenDatabaseOptions {
   readers?: number
 }
 
-/** Opens the database (local file in WAL mode, or a libsql server) and applies pending migrations. */
+/** How often the server refreshes the planner's statistics (`PRAGMA optimize`, cheap when nothing changed). */
+export const OPTIMIZE_INTERVAL_MS = 60 * 60 * 1000
+
+/**
+ * `ANALYZE` reads at most about this many rows of each index, so refreshing statistics stays in the
+ * milliseconds whatever the table sizes (SQLite's advice for `PRAGMA optimize`).
+ */
+const OPTIMIZE = 'PRAGMA analysis_limit = 1000; PRAGMA optimize'
+
+/**
+ * Opens the database (local file in WAL mode, or a libsql server) and applies pending migrations.
+ * A local file also gets planner statistics: `ANALYZE` on a database that has none yet, then
+ * `PRAGMA optimize` now, every OPTIMIZE_INTERVAL_MS (the timer does not keep a process alive) and
+ * at close. `optimize` only looks at tables the writing connection has queried since it opened,
+ * which is why the first statistics come from a full (bounded) `ANALYZE`.
+ */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
-  let client: Client
   if (options.url) {
-    client = createClient({ url: options.url, authToken: options.authToken })
-  } else {
-    const file = path.resolve(options.dataDir, 'plaza.db')
-    makePrivate(options.dataDir, file)
-    client = createClient({ url: `file:${file}`, concurrency: 8, timeout: 5000 })
-    await client.execute('PRAGMA journal_mode = WAL')
-    await client.execute('PRAGMA synchronous = NORMAL')
-  }
-  await client.execute('PRAGMA foreign_keys = ON')
-  const db = drizzle(client, { schema })
-  await migrate(db, { migrationsFolder: MIGRATIONS_DIR })
-  if (!options.url) {
-    // SQLite gives -wal and -shm the database's mode; a pair left by an older version may still be 0644.
-    for (const suffix of ['-wal', '-shm']) {
-      const side = path.resolve(options.dataDir, `plaza.db${suffix}`)
-      if (existsSync(side)) chmodSync(side, 0o600)
+    const client = createClient({ url: options.url, authToken: options.authToken })
+    await client.execute('PRAGMA foreign_keys = ON')
+    const db = drizzle(client, { schema })
+    await migrate(db, { migrationsFolder: MIGRATIONS_DIR })
+    return {
+      db,
+      reads: db,
+      client,
+      async close() {
+        client.close()
+      },
     }
   }
-  const pool = !options.url && options.readers ? new ReaderPool(path.resolve(options.dataDir, 'plaza.db'), options.readers) : null
-  return {
-    db,
-    reads: pool ? readDatabase(pool) : db,
-    client,
-    async close() {
-      await pool?.close()
-      client.close()
-    },
+  const file = path.resolve(options.dataDir, 'plaza.db')
+  makePrivate(options.dataDir, file)
+  const client = new LocalClient(file)
+  try {
+    await client.execute('PRAGMA journal_mode = WAL')
+    const db = drizzle(client, { schema })
+    await migrate(db, { migrationsFolder: MIGRATIONS_DIR })
+    // SQLite gives -wal and -shm the database's mode; a pair left by an older version may still be 0644.
+    for (const suffix of ['-wal', '-shm']) {
+      const side = `${file}${suffix}`
+      if (existsSync(side)) chmodSync(side, 0o600)
+    }
+    const analyzed = await client.execute(`SELECT 1 FROM sqlite_master WHERE name = 'sqlite_stat1'`)
+    await client.executeMultiple(analyzed.rows.length ? OPTIMIZE : `PRAGMA analysis_limit = 1000; ANALYZE; PRAGMA optimize`)
+    // A refresh that fails (another process holding the write lock past the busy timeout) only leaves the old statistics until the next one.
+    const optimizer = setInterval(() => void client.executeMultiple(OPTIMIZE).catch(() => {}), OPTIMIZE_INTERVAL_MS).unref()
+    const pool = options.readers ? new ReaderPool(file, options.readers) : null
+    return {
+      db,
+      reads: pool ? readDatabase(pool) : db,
+      client,
+      async close() {
+        clearInterval(optimizer)
+        await pool?.close()
+        await client.executeMultiple(OPTIMIZE).catch(() => {})
+        client.close()
+      },
+    }
+  } catch (error) {
+    client.close()
+    throw error
   }
 }
 

@@ -77,3 +77,8 @@ export function toSqlValue(value: unknown): unknown {
   if (value === undefined) throw new TypeError('undefined cannot be passed as argument to the database')
   return value
 }
+
+/** SQLite's primary result code for an extended one (`SQLITE_CONSTRAINT_UNIQUE` → `SQLITE_CONSTRAINT`), as LibsqlError.code carries. */
+export function primaryCode(extended: string | undefined): string {
+  return extended ? extended.split('_').slice(0, 2).join('_') : 'SQLITE_UNKNOWN'
+}

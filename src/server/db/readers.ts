@@ -9,6 +9,7 @@ import { Worker } from 'node:worker_threads'
 import { LibsqlError } from '@libsql/client'
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core'
 import { drizzle } from 'drizzle-orm/sqlite-proxy'
+import { primaryCode } from './connection.js'
 import * as schema from './schema.js'
 
 /** A database that only reads: the worker pool (`services.reads`), or the write client where there is no pool. */
@@ -98,7 +99,7 @@ export class ReaderPool {
       this.#next(slot)
       if (response.error) {
         const { message, code, rawCode } = response.error
-        pending.reject(new LibsqlError(message, code ?? 'SQLITE_UNKNOWN', undefined, rawCode))
+        pending.reject(new LibsqlError(message, primaryCode(code), code, rawCode))
       } else pending.resolve(response.rows)
     })
     slot.worker.on('error', (error) => this.#fail(slot, error))

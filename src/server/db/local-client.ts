@@ -1,0 +1,301 @@
+/**
+ * The write client for a local database file: what drizzle's libsql driver needs from a libsql
+ * `Client`, over `libsql` connections opened by `openConnection` (so every connection, not only
+ * the first, has Plaza's pragmas) with their statements cached by SQL text (so the steady state
+ * prepares nothing). @libsql/client's own pool opens connections without any per-connection set-up
+ * and prepares every statement on every call.
+ *
+ * Every call runs synchronously on the calling thread, as in @libsql/client. Transactions (and
+ * batches, and migrations) take turns through an in-process lock: only one can hold SQLite's write
+ * lock anyway, and a second BEGIN IMMEDIATE on another connection would wait for it in SQLite's
+ * busy handler, which sleeps on the event loop that the first one needs to finish.
+ */
+import {
+  LibsqlError,
+  type Client,
+  type InArgs,
+  type InStatement,
+  type InValue,
+  type ResultSet,
+  type Row,
+  type Transaction,
+  type TransactionMode,
+} from '@libsql/client'
+import { openConnection, primaryCode, StatementCache, toSqlValue, type Connection } from './connection.js'
+
+interface Lane {
+  connection: Connection
+  statements: StatementCache
+}
+
+const BEGIN: Record<TransactionMode, string> = { write: 'BEGIN IMMEDIATE', read: 'BEGIN TRANSACTION READONLY', deferred: 'BEGIN DEFERRED' }
+
+function toError(error: unknown): unknown {
+  if (error instanceof Error && error.name === 'SqliteError') {
+    const { code, rawCode } = error as Error & { code?: string; rawCode?: number }
+    return new LibsqlError(error.message, primaryCode(code), code, rawCode, error)
+  }
+  return error
+}
+
+function bindings(args: InArgs | undefined): unknown[] | Record<string, unknown> {
+  if (args === undefined) return []
+  if (Array.isArray(args)) return args.map(toSqlValue)
+  const named: Record<string, unknown> = {}
+  // libsql binds names without their sigil (`:id`, `@id`, `$id` are all `id`).
+  for (const [name, value] of Object.entries(args)) named[/^[:@$]/.test(name) ? name.slice(1) : name] = toSqlValue(value)
+  return named
+}
+
+/** A row as @libsql/client shapes it: values by index (not enumerable) and by column name (enumerable, first wins). */
+function toRow(values: unknown[], columns: string[]): Row {
+  const row = {} as Row
+  Object.defineProperty(row, 'length', { value: values.length })
+  for (let i = 0; i < values.length; i++) {
+    Object.defineProperty(row, i, { value: values[i] })
+    if (!Object.hasOwn(row, columns[i])) {
+      Object.defineProperty(row, columns[i], { value: values[i], enumerable: true, configurable: true, writable: true })
+    }
+  }
+  return row
+}
+
+function resultSet(columns: string[], columnTypes: string[], rows: Row[], rowsAffected: number, lastInsertRowid: bigint | undefined): ResultSet {
+  return {
+    columns,
+    columnTypes,
+    rows,
+    rowsAffected,
+    lastInsertRowid,
+    toJSON: () => ({ columns, columnTypes, rows: rows.map((row) => Array.from(row as ArrayLike<InValue>)), rowsAffected, lastInsertRowid: lastInsertRowid?.toString() ?? null }),
+  }
+}
+
+function run(lane: Lane, stmt: InStatement): ResultSet {
+  const { sql, args } = typeof stmt === 'string' ? { sql: stmt, args: undefined } : stmt
+  try {
+    const statement = lane.statements.get(sql)
+    if (statement.reader) {
+      const described = statement.columns()
+      const columns = described.map((column) => column.name)
+      const rows = (statement.raw(true).all(bindings(args)) as unknown[][]).map((values) => toRow(values, columns))
+      return resultSet(columns, described.map((column) => column.type ?? ''), rows, 0, undefined)
+    }
+    const info = statement.run(bindings(args))
+    return resultSet([], [], [], info.changes, BigInt(info.lastInsertRowid))
+  } catch (error) {
+    throw toError(error)
+  }
+}
+
+function runBatch(lane: Lane, stmts: Array<InStatement | [string, InArgs?]>): ResultSet[] {
+  return stmts.map((stmt) => run(lane, Array.isArray(stmt) ? { sql: stmt[0], args: stmt[1] } : stmt))
+}
+
+function closed(): LibsqlError {
+  return new LibsqlError('The client is closed', 'CLIENT_CLOSED')
+}
+
+export class LocalClient implements Client {
+  closed = false
+  readonly protocol = 'file'
+  readonly #idle: Lane[] = []
+  readonly #open = new Set<Lane>()
+  /** Settles when the current transaction (batch, migration) does; the next one chains on it. */
+  #turn: Promise<void> = Promise.resolve()
+
+  constructor(private readonly file: string) {
+    // Open one connection now, so that a file that cannot be opened fails here rather than at the first query.
+    this.#release(this.#borrow())
+  }
+
+  async execute(stmtOrSql: InStatement, args?: InArgs): Promise<ResultSet> {
+    const lane = this.#borrow()
+    try {
+      return run(lane, typeof stmtOrSql === 'string' ? { sql: stmtOrSql, args } : stmtOrSql)
+    } finally {
+      this.#release(lane)
+    }
+  }
+
+  async batch(stmts: Array<InStatement | [string, InArgs?]>, mode: TransactionMode = 'deferred'): Promise<ResultSet[]> {
+    return this.#takingTurn((lane) => {
+      run(lane, BEGIN[mode])
+      const results = runBatch(lane, stmts)
+      run(lane, 'COMMIT')
+      return results
+    })
+  }
+
+  /** As @libsql/client: foreign keys off while the migrations run in one transaction. */
+  async migrate(stmts: InStatement[]): Promise<ResultSet[]> {
+    return this.#takingTurn((lane) => {
+      run(lane, 'PRAGMA foreign_keys = OFF')
+      try {
+        run(lane, BEGIN.deferred)
+        const results = runBatch(lane, stmts)
+        run(lane, 'COMMIT')
+        return results
+      } finally {
+        // The pragma is a no-op inside a transaction: end a failed one first.
+        if (lane.connection.inTransaction) run(lane, 'ROLLBACK')
+        run(lane, 'PRAGMA foreign_keys = ON')
+      }
+    })
+  }
+
+  async transaction(mode: TransactionMode = 'write'): Promise<Transaction> {
+    const end = await this.#waitTurn()
+    let lane: Lane | undefined
+    try {
+      lane = this.#borrow()
+      run(lane, BEGIN[mode])
+    } catch (error) {
+      if (lane) this.#release(lane)
+      end()
+      throw error
+    }
+    const held = lane
+    return new LocalTransaction(held, () => {
+      this.#release(held)
+      end()
+    })
+  }
+
+  async executeMultiple(sql: string): Promise<void> {
+    const lane = this.#borrow()
+    try {
+      lane.connection.exec(sql)
+    } catch (error) {
+      throw toError(error)
+    } finally {
+      this.#release(lane)
+    }
+  }
+
+  async sync(): Promise<never> {
+    throw new LibsqlError('A local database file has nothing to sync', 'SYNC_NOT_SUPPORTED')
+  }
+
+  reconnect(): void {
+    this.close()
+    this.closed = false
+  }
+
+  close(): void {
+    this.closed = true
+    for (const lane of this.#open) if (lane.connection.open) lane.connection.close()
+    this.#open.clear()
+    this.#idle.length = 0
+  }
+
+  /** Runs `fn` on a connection of its own once no transaction of this client is open. */
+  async #takingTurn<T>(fn: (lane: Lane) => T): Promise<T> {
+    const end = await this.#waitTurn()
+    try {
+      const lane = this.#borrow()
+      try {
+        return fn(lane)
+      } finally {
+        this.#release(lane)
+      }
+    } finally {
+      end()
+    }
+  }
+
+  /** Waits until no transaction of this client is open; the returned function ends this one's turn. */
+  async #waitTurn(): Promise<() => void> {
+    let end!: () => void
+    const previous = this.#turn
+    this.#turn = new Promise((resolve) => (end = resolve))
+    await previous
+    return end
+  }
+
+  /**
+   * An idle connection, or a new one. Outside transactions every call borrows and returns its
+   * connection synchronously, and transactions take turns, so at most two are ever open.
+   */
+  #borrow(): Lane {
+    if (this.closed) throw closed()
+    const idle = this.#idle.pop()
+    if (idle) return idle
+    const connection = openConnection(this.file)
+    const lane = { connection, statements: new StatementCache(connection) }
+    this.#open.add(lane)
+    return lane
+  }
+
+  #release(lane: Lane): void {
+    if (!this.#open.has(lane) || !lane.connection.open) return
+    // Never back into the pool mid-transaction (a failed batch, a script that began one), or the next borrower would inherit it.
+    if (lane.connection.inTransaction) {
+      try {
+        lane.connection.exec('ROLLBACK')
+      } catch {
+        this.#open.delete(lane)
+        lane.connection.close()
+        return
+      }
+    }
+    this.#idle.push(lane)
+  }
+}
+
+/** A transaction on one connection; every way out (commit, rollback, close) returns the connection once. */
+class LocalTransaction implements Transaction {
+  #lane: Lane | null
+
+  constructor(
+    lane: Lane,
+    private readonly settle: () => void,
+  ) {
+    this.#lane = lane
+  }
+
+  get closed(): boolean {
+    const lane = this.#lane
+    return lane === null || !lane.connection.open || !lane.connection.inTransaction
+  }
+
+  async execute(stmt: InStatement): Promise<ResultSet> {
+    return run(this.#active(), stmt)
+  }
+
+  async batch(stmts: InStatement[]): Promise<ResultSet[]> {
+    return runBatch(this.#active(), stmts)
+  }
+
+  async executeMultiple(sql: string): Promise<void> {
+    try {
+      this.#active().connection.exec(sql)
+    } catch (error) {
+      throw toError(error)
+    }
+  }
+
+  async commit(): Promise<void> {
+    try {
+      run(this.#active(), 'COMMIT')
+    } finally {
+      this.close()
+    }
+  }
+
+  async rollback(): Promise<void> {
+    this.close()
+  }
+
+  /** Ends the transaction; the connection's release rolls back whatever was not committed. */
+  close(): void {
+    if (this.#lane === null) return
+    this.#lane = null
+    this.settle()
+  }
+
+  #active(): Lane {
+    if (this.closed) throw new LibsqlError('The transaction is closed', 'TRANSACTION_CLOSED')
+    return this.#lane!
+  }
+}

@@ -1,0 +1,106 @@
+import { rmSync } from 'node:fs'
+import path from 'node:path'
+import { eq, sql } from 'drizzle-orm'
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { openConnection, StatementCache } from '../../src/server/db/connection.js'
+import { openDatabase, writeTransaction, type ReadDb } from '../../src/server/db/client.js'
+import { users } from '../../src/server/db/schema.js'
+import { tempDir } from '../helpers/server.js'
+
+const EXPECTED = { synchronous: 1, foreign_keys: 1, busy_timeout: 5000, cache_size: -32000, mmap_size: 268435456, temp_store: 2 }
+
+/** The first value of the first row (the libsql driver's rows are array-like, the reader's are arrays). */
+async function valueOf(db: ReadDb, query: ReturnType<typeof sql.raw>): Promise<unknown> {
+  const rows = await db.values<unknown[]>(query)
+  return rows[0][0]
+}
+
+async function pragmasOf(db: ReadDb): Promise<Record<string, unknown>> {
+  const values: Record<string, unknown> = {}
+  for (const name of Object.keys(EXPECTED)) values[name] = await valueOf(db, sql.raw(`PRAGMA ${name}`))
+  return values
+}
+
+const addUser = (db: ReadDb, username: string) =>
+  db.insert(users).values({ username, email: `${username}@example.com`, fullName: username, passwordHash: 'x', createdAt: 0 })
+
+test('every connection has the pragmas: the one a transaction holds, the one used beside it, and the readers', async () => {
+  const dataDir = tempDir()
+  const database = await openDatabase({ dataDir, readers: 1 })
+  await database.db.transaction(async (tx) => {
+    await addUser(tx, 'inside')
+    // A second connection: it does not see the transaction's uncommitted row.
+    const [beside] = await database.db.select({ n: sql<number>`count(*)` }).from(users).where(eq(users.username, 'inside'))
+    assert.is(beside.n, 0, 'the concurrent query ran on another connection')
+    assert.equal(await pragmasOf(database.db), EXPECTED)
+    assert.equal(await pragmasOf(tx), EXPECTED)
+  })
+  assert.equal(await pragmasOf(database.reads), EXPECTED)
+  assert.is(await valueOf(database.reads, sql.raw('PRAGMA query_only')), 1)
+  await database.close()
+  rmSync(dataDir, { recursive: true, force: true })
+})
+
+test('transactions take turns: one that yields to the event loop mid-way never meets SQLITE_BUSY', async () => {
+  const dataDir = tempDir()
+  const { db, close } = await openDatabase({ dataDir })
+  const events: string[] = []
+  await Promise.all(
+    ['a', 'b', 'c'].map((name) =>
+      writeTransaction(db, async (tx) => {
+        events.push(`begin ${name}`)
+        await addUser(tx, name)
+        // A macrotask, as a transaction waiting on anything but the database would yield.
+        await new Promise((resolve) => setImmediate(resolve))
+        events.push(`commit ${name}`)
+      }),
+    ),
+  )
+  assert.equal(events, ['begin a', 'commit a', 'begin b', 'commit b', 'begin c', 'commit c'])
+  assert.is((await db.select().from(users)).length, 3)
+  await close()
+  rmSync(dataDir, { recursive: true, force: true })
+})
+
+test('a failed transaction rolls back and gives its turn and connection back', async () => {
+  const dataDir = tempDir()
+  const { db, close } = await openDatabase({ dataDir })
+  await addUser(db, 'taken')
+  const failed = await writeTransaction(db, async (tx) => {
+    await addUser(tx, 'rolled-back')
+    await addUser(tx, 'taken')
+  }).catch((error) => error)
+  assert.match(String(failed.cause?.message ?? failed.message), /UNIQUE constraint failed/)
+  assert.is(failed.cause?.code, 'SQLITE_CONSTRAINT')
+  await writeTransaction(db, (tx) => addUser(tx, 'after'))
+  assert.equal((await db.select({ name: users.username }).from(users)).map((row) => row.name).sort(), ['after', 'taken'])
+  await close()
+  rmSync(dataDir, { recursive: true, force: true })
+})
+
+test('opening gathers planner statistics (ANALYZE once, then PRAGMA optimize)', async () => {
+  const dataDir = tempDir()
+  const database = await openDatabase({ dataDir })
+  assert.is(await valueOf(database.db, sql.raw(`select count(*) from sqlite_master where name = 'sqlite_stat1'`)), 1)
+  await database.close()
+  rmSync(dataDir, { recursive: true, force: true })
+})
+
+test('statements are prepared once per SQL text; the least recently used goes past the capacity', () => {
+  const dataDir = tempDir()
+  const connection = openConnection(path.join(dataDir, 'cache.db'))
+  const cache = new StatementCache(connection, 2)
+  const one = cache.get('select 1')
+  assert.is(cache.get('select 1'), one)
+  const two = cache.get('select 2')
+  cache.get('select 1')
+  cache.get('select 3')
+  assert.is(cache.size, 2)
+  assert.is(cache.get('select 1'), one, 'recently used, so kept')
+  assert.is.not(cache.get('select 2'), two, 'evicted, so prepared again')
+  connection.close()
+  rmSync(dataDir, { recursive: true, force: true })
+})
+
+test.run()
