@@ -232,3 +232,37 @@ export const rateLimits = sqliteTable(
   },
   (t) => [index('rate_limits_window_idx').on(t.windowStart)],
 )
+
+/**
+ * Home timelines, fanned out on write: a post's id is written into the timeline of its author
+ * and of each follower in the post's own transaction (see domain/timelines.ts). The key is the
+ * feed's order, so a feed page is one range of the primary key. WITHOUT ROWID (migration 0003):
+ * the primary key is the table.
+ */
+export const timelines = sqliteTable(
+  'timelines',
+  {
+    userId: integer('user_id').notNull(),
+    createdAt: integer('created_at').notNull(),
+    postId: integer('post_id').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.createdAt, t.postId] })],
+)
+
+/**
+ * Where a trimmed timeline stops being complete: every post the user's feed holds with
+ * `created_at` above this is in `timelines`; older ones may have been trimmed. No row: complete.
+ */
+export const timelineFloors = sqliteTable('timeline_floors', {
+  userId: integer('user_id').primaryKey(),
+  createdAt: integer('created_at').notNull(),
+})
+
+/**
+ * Accounts whose posts are not fanned out but read from `posts` when a follower's feed is read
+ * (they had more than PLAZA_FANOUT_MAX_FOLLOWERS followers when they posted). An account never
+ * leaves: its later posts are in no timeline, so the feed must keep pulling them.
+ */
+export const timelinePulledAuthors = sqliteTable('timeline_pulled_authors', {
+  userId: integer('user_id').primaryKey(),
+})

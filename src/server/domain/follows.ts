@@ -1,10 +1,11 @@
 import { TRPCError } from '@trpc/server'
 import { and, desc, eq, sql } from 'drizzle-orm'
 import type { UserProfile, UserSummary } from '../../shared/types.js'
-import { writeTransaction, type Db } from '../db/client.js'
+import { writeTransaction, type Db, type ReadDb } from '../db/client.js'
 import { follows, users } from '../db/schema.js'
 import { notify } from './notifications.js'
 import type { Paging } from './posts.js'
+import { backfillTimeline, pruneTimeline } from './timelines.js'
 import { findUser, getProfile, toUserSummary, userSummaryColumns } from './users.js'
 
 async function target(db: Db, followerId: number, ref: number | string) {
@@ -14,8 +15,9 @@ async function target(db: Db, followerId: number, ref: number | string) {
 }
 
 /**
- * Follows `ref` (idempotent: following again changes nothing). Both counters and the target's
- * notification are written in the same transaction as the follow row, and only if it was new.
+ * Follows `ref` (idempotent: following again changes nothing). Both counters, the target's
+ * notification and the backfill of the follower's timeline are written in the same transaction
+ * as the follow row, and only if it was new.
  */
 export async function follow(db: Db, followerId: number, ref: number | string, now: Date): Promise<UserProfile> {
   const user = await target(db, followerId, ref)
@@ -29,11 +31,15 @@ export async function follow(db: Db, followerId: number, ref: number | string, n
     await tx.update(users).set({ followersCount: sql`${users.followersCount} + 1` }).where(eq(users.id, user.id))
     await tx.update(users).set({ followingCount: sql`${users.followingCount} + 1` }).where(eq(users.id, followerId))
     await notify(tx, { userId: user.id, actorId: followerId, type: 'follow' }, now)
+    await backfillTimeline(tx, followerId, user.id)
   })
   return getProfile(db, await findUser(db, user.id), followerId, now)
 }
 
-/** Unfollows `ref` (idempotent); counters change only when a follow row was really removed. */
+/**
+ * Unfollows `ref` (idempotent); counters change, and the target's posts leave the follower's
+ * timeline, only when a follow row was really removed.
+ */
 export async function unfollow(db: Db, followerId: number, ref: number | string, now: Date): Promise<UserProfile> {
   const user = await target(db, followerId, ref)
   await writeTransaction(db, async (tx) => {
@@ -44,6 +50,7 @@ export async function unfollow(db: Db, followerId: number, ref: number | string,
     if (deleted.length === 0) return
     await tx.update(users).set({ followersCount: sql`${users.followersCount} - 1` }).where(eq(users.id, user.id))
     await tx.update(users).set({ followingCount: sql`${users.followingCount} - 1` }).where(eq(users.id, followerId))
+    await pruneTimeline(tx, followerId, user.id)
   })
   return getProfile(db, await findUser(db, user.id), followerId, now)
 }
@@ -52,7 +59,7 @@ export async function unfollow(db: Db, followerId: number, ref: number | string,
 const followRowid = sql`"follows"."rowid"`
 
 /** Who follows `userId`, most recent first (`follows_following_created_idx`). */
-export function followersQuery(db: Db, userId: number, viewerId: number | null, { page, limit }: Paging) {
+export function followersQuery(db: ReadDb, userId: number, viewerId: number | null, { page, limit }: Paging) {
   return db
     .select(userSummaryColumns(viewerId))
     .from(follows)
@@ -64,7 +71,7 @@ export function followersQuery(db: Db, userId: number, viewerId: number | null, 
 }
 
 /** Whom `userId` follows, most recent first (`follows_follower_created_idx`). */
-export function followingQuery(db: Db, userId: number, viewerId: number | null, { page, limit }: Paging) {
+export function followingQuery(db: ReadDb, userId: number, viewerId: number | null, { page, limit }: Paging) {
   return db
     .select(userSummaryColumns(viewerId))
     .from(follows)
@@ -76,7 +83,7 @@ export function followingQuery(db: Db, userId: number, viewerId: number | null, 
 }
 
 export async function listFollows(
-  db: Db,
+  db: ReadDb,
   which: 'followers' | 'following',
   ref: number | string,
   viewerId: number | null,

@@ -1,5 +1,5 @@
 import { and, asc, desc, gt, gte, lt, sql } from 'drizzle-orm'
-import type { Db, Tx } from '../db/client.js'
+import type { ReadDb, Tx } from '../db/client.js'
 import { hashtags, postHashtags } from '../db/schema.js'
 
 /**
@@ -39,7 +39,7 @@ export function prefixEnd(prefix: string): string {
 }
 
 /** Tags starting with `q` (the `#` optional), most used first; a range scan of `hashtags_tag_idx`. */
-export function hashtagSearchQuery(db: Db, q: string, limit: number) {
+export function hashtagSearchQuery(db: ReadDb, q: string, limit: number) {
   const prefix = q.replace(/^#+/, '').toLowerCase()
   return db
     .select({ tag: hashtags.tag, posts_count: hashtags.postsCount })

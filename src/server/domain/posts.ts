@@ -3,10 +3,11 @@ import { and, asc, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm'
 import { formatDateTime } from '../../shared/dates.js'
 import type { CreatePost, PostDetail } from '../../shared/schemas/posts.js'
 import type { Comment, Post } from '../../shared/types.js'
-import { writeTransaction, type Db, type Tx } from '../db/client.js'
+import { writeTransaction, type Db, type ReadDb, type Tx } from '../db/client.js'
 import { comments, follows, likes, posts, users } from '../db/schema.js'
 import { assertOwnUpload } from '../uploads/references.js'
 import { attachHashtags, extractHashtags } from './hashtags.js'
+import { fanOutPost, timelineFeedIds } from './timelines.js'
 import { findUser } from './users.js'
 
 /** Ids start at 1, so 0 matches nobody: an anonymous caller has liked nothing and follows no one. */
@@ -69,7 +70,7 @@ export function toPost(row: PostRow): Post {
 }
 
 /** Posts with author and `user_liked` for `viewerId`; callers add where, order and paging. */
-export function selectPosts(db: Db | Tx, viewerId: number | null) {
+export function selectPosts(db: ReadDb, viewerId: number | null) {
   return db
     .select(postColumns())
     .from(posts)
@@ -100,11 +101,13 @@ export function pageOf<T, R>(rows: T[], { page, limit }: Paging, map: (row: T) =
 const newestFirst = [desc(posts.createdAt), desc(posts.id)]
 
 /**
- * Followed users' posts and the caller's own, newest first. Each author contributes at most the
- * newest page·limit+1 posts (an index range of `posts_user_created_idx` per author), so the sort
- * covers (authors × page depth) rows, not every post the authors ever wrote.
+ * The feed computed directly from follows and posts: followed users' posts and the caller's own,
+ * newest first. Each author contributes at most the newest page·limit+1 posts (an index range of
+ * `posts_user_created_idx` per author), so the sort covers (authors × page depth) rows, not every
+ * post the authors ever wrote. The feed's definition, and its answer where the caller's timeline
+ * cannot answer exactly (see timelines.ts).
  */
-export function feedQuery(db: Db, viewerId: number, { page, limit }: Paging) {
+export function directFeedQuery(db: ReadDb, viewerId: number, { page, limit }: Paging) {
   const authors = db
     .select({ uid: follows.followingId })
     .from(follows)
@@ -124,35 +127,8 @@ export function feedQuery(db: Db, viewerId: number, { page, limit }: Paging) {
     .offset((page - 1) * limit)
 }
 
-/** How many of the newest public posts explore ranks: bounds the work of a request whatever the table size. */
-export const EXPLORE_WINDOW = 1000
-
-/**
- * Explore score, Hacker-News style with gravity 2: (likes + 2·comments + 1) / (age_hours + 2)².
- * Plain arithmetic, so it runs on any SQLite build (libsql has no pow()).
- */
-export function exploreScore(now: Date): SQL<number> {
-  const ageHours = sql`((${now.getTime()} - ${posts.createdAt}) / 3600000.0)`
-  return sql<number>`((${posts.likesCount} + 2 * ${posts.commentsCount} + 1) / ((${ageHours} + 2) * (${ageHours} + 2)))`
-}
-
-/** Public posts ranked by score over the newest EXPLORE_WINDOW public posts (`posts_public_created_idx`); ties newest first. */
-export function exploreQuery(db: Db, viewerId: number | null, now: Date, { page, limit }: Paging) {
-  const window = db
-    .select({ id: posts.id })
-    .from(posts)
-    .where(eq(posts.isPublic, true))
-    .orderBy(desc(posts.createdAt))
-    .limit(EXPLORE_WINDOW)
-  return selectPosts(db, viewerId)
-    .where(inArray(posts.id, window))
-    .orderBy(desc(exploreScore(now)), ...newestFirst)
-    .limit(limit + 1)
-    .offset((page - 1) * limit)
-}
-
 /** One author's posts, newest first; non-public ones only for the author and followers. */
-export function byUserQuery(db: Db, authorId: number, viewerId: number | null, { page, limit }: Paging) {
+export function byUserQuery(db: ReadDb, authorId: number, viewerId: number | null, { page, limit }: Paging) {
   return selectPosts(db, viewerId)
     .where(and(eq(posts.userId, authorId), visibleTo(viewerId)))
     .orderBy(...newestFirst)
@@ -200,12 +176,12 @@ export function toComment(row: CommentRow): Comment {
   }
 }
 
-export function selectComments(db: Db | Tx) {
+export function selectComments(db: ReadDb) {
   return db.select(commentColumns()).from(comments).innerJoin(users, eq(users.id, comments.userId))
 }
 
 /** A post's comments, oldest first (`comments_post_created_idx`). */
-export function commentsQuery(db: Db, postId: number, { page, limit }: Paging) {
+export function commentsQuery(db: ReadDb, postId: number, { page, limit }: Paging) {
   return selectComments(db)
     .where(eq(comments.postId, postId))
     .orderBy(asc(comments.createdAt), asc(comments.id))
@@ -213,20 +189,21 @@ export function commentsQuery(db: Db, postId: number, { page, limit }: Paging) {
     .offset((page - 1) * limit)
 }
 
-export function visiblePostQuery(db: Db | Tx, postId: number, viewerId: number | null) {
+export function visiblePostQuery(db: ReadDb, postId: number, viewerId: number | null) {
   return selectPosts(db, viewerId)
     .where(and(eq(posts.id, postId), visibleTo(viewerId)))
     .limit(1)
 }
 
 /** The post as `viewerId` sees it; 404 when it does not exist or the caller may not see it (no hint which). */
-export async function loadVisiblePost(db: Db | Tx, postId: number, viewerId: number | null): Promise<PostRow> {
+export async function loadVisiblePost(db: ReadDb, postId: number, viewerId: number | null): Promise<PostRow> {
   const [row] = await visiblePostQuery(db, postId, viewerId)
   if (!row) throw new TRPCError({ code: 'NOT_FOUND', message: 'Post not found' })
   return row
 }
 
-export async function createPost(db: Db, authorId: number, input: CreatePost, now: Date): Promise<Post> {
+/** Creates a post and, in the same transaction, writes it into the timelines it belongs to. */
+export async function createPost(db: Db, authorId: number, input: CreatePost, now: Date, fanoutMaxFollowers: number): Promise<Post> {
   return writeTransaction(db, async (tx) => {
     if (input.image) await assertOwnUpload(tx, authorId, input.image)
     const [post] = await tx
@@ -238,28 +215,40 @@ export async function createPost(db: Db, authorId: number, input: CreatePost, no
       .set({ postsCount: sql`${users.postsCount} + 1` })
       .where(eq(users.id, authorId))
     await attachHashtags(tx, post.id, extractHashtags(input.content), input.is_public)
+    await fanOutPost(tx, { id: post.id, userId: authorId, createdAt: now.getTime() }, fanoutMaxFollowers)
     return toPost(await loadVisiblePost(tx, post.id, authorId))
   })
 }
 
-export async function getFeed(db: Db, viewerId: number, paging: Paging) {
-  const { items, page, has_more } = pageOf(await feedQuery(db, viewerId, paging), paging, toPost)
+/**
+ * A feed page, ids first: the page's ids from the caller's timeline (an index range), then their
+ * rows (primary-key lookups). The direct query answers when the timeline cannot answer exactly,
+ * or when a post of the page has gone since it was fanned out.
+ */
+export async function getFeed(db: ReadDb, viewerId: number, paging: Paging) {
+  const { page, limit } = paging
+  const ids = await timelineFeedIds(db, viewerId, page * limit + 1)
+  const pageIds = ids?.slice((page - 1) * limit)
+  let rows: PostRow[] | undefined
+  if (pageIds) {
+    const found = pageIds.length > 0 ? await selectPosts(db, viewerId).where(inArray(posts.id, pageIds)) : []
+    if (found.length === pageIds.length) {
+      const byId = new Map(found.map((row) => [row.id, row]))
+      rows = pageIds.map((id) => byId.get(id)!)
+    }
+  }
+  const { items, has_more } = pageOf(rows ?? (await directFeedQuery(db, viewerId, paging)), paging, toPost)
   return { posts: items, page, has_more }
 }
 
-export async function getExplore(db: Db, viewerId: number | null, now: Date, paging: Paging) {
-  const { items, page, has_more } = pageOf(await exploreQuery(db, viewerId, now, paging), paging, toPost)
-  return { posts: items, page, has_more }
-}
-
-export async function getPostsByUser(db: Db, ref: number | string, viewerId: number | null, paging: Paging) {
+export async function getPostsByUser(db: ReadDb, ref: number | string, viewerId: number | null, paging: Paging) {
   const author = await findUser(db, ref)
   const { items, page, has_more } = pageOf(await byUserQuery(db, author.id, viewerId, paging), paging, toPost)
   return { posts: items, page, has_more }
 }
 
 /** The post and a page of its comments, oldest first (`page`/`limit` page the comments). */
-export async function getPostDetail(db: Db, viewerId: number | null, input: PostDetail) {
+export async function getPostDetail(db: ReadDb, viewerId: number | null, input: PostDetail) {
   const post = await loadVisiblePost(db, input.post_id, viewerId)
   const { items, page, has_more } = pageOf(await commentsQuery(db, post.id, input), input, toComment)
   return { post: toPost(post), comments: items, page, has_more }

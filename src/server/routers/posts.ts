@@ -1,17 +1,21 @@
 import { createPostInput, feedInput, postDetailInput, postsByUserInput } from '../../shared/schemas/posts.js'
-import { createPost, getExplore, getFeed, getPostDetail, getPostsByUser } from '../domain/posts.js'
+import { getExplore } from '../domain/explore.js'
+import { createPost, getFeed, getPostDetail, getPostsByUser } from '../domain/posts.js'
+import { fanoutMaxFollowers } from '../domain/timelines.js'
 import { authedProcedure, optionalAuthProcedure, router } from '../trpc.js'
 
 export const postsRouter = router({
   create: authedProcedure
     .input(createPostInput)
-    .mutation(({ ctx, input }) => createPost(ctx.services.db, ctx.user.id, input, ctx.services.clock())),
+    .mutation(({ ctx, input }) =>
+      createPost(ctx.services.db, ctx.user.id, input, ctx.services.clock(), fanoutMaxFollowers(ctx.services.config.env)),
+    ),
 
-  feed: authedProcedure.input(feedInput).query(({ ctx, input }) => getFeed(ctx.services.db, ctx.user.id, input)),
+  feed: authedProcedure.input(feedInput).query(({ ctx, input }) => getFeed(ctx.services.reads, ctx.user.id, input)),
 
   explore: optionalAuthProcedure
     .input(feedInput)
-    .query(({ ctx, input }) => getExplore(ctx.services.db, ctx.user?.id ?? null, ctx.services.clock(), input)),
+    .query(({ ctx, input }) => getExplore(ctx.services.reads, ctx.user?.id ?? null, ctx.services.clock(), input)),
 
   detail: optionalAuthProcedure
     .input(postDetailInput)

@@ -1,0 +1,98 @@
+/**
+ * Explore: one ranking shared by every request of a process, recomputed off the request path of
+ * all but one request. Ranking the window costs the same for every caller (it does not depend on
+ * who asks), so it is computed at most once per EXPLORE_REFRESH_MS and kept as an ordered id
+ * list; a page joins its slice of ids to the rows, with `user_liked` for the caller.
+ */
+import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm'
+import type { ReadDb } from '../db/client.js'
+import { posts } from '../db/schema.js'
+import { selectPosts, toPost, type Paging, type PostRow } from './posts.js'
+
+/** How many of the newest public posts explore ranks: bounds the ranking's work whatever the table size. */
+export const EXPLORE_WINDOW = 1000
+
+/** How long a ranking is served before the next request recomputes it. */
+export const EXPLORE_REFRESH_MS = 30_000
+
+/**
+ * Explore score, Hacker-News style with gravity 2: (likes + 2·comments + 1) / (age_hours + 2)².
+ * Plain arithmetic, so it runs on any SQLite build (libsql has no pow()).
+ */
+export function exploreScore(now: Date): SQL<number> {
+  const ageHours = sql`((${now.getTime()} - ${posts.createdAt}) / 3600000.0)`
+  return sql<number>`((${posts.likesCount} + 2 * ${posts.commentsCount} + 1) / ((${ageHours} + 2) * (${ageHours} + 2)))`
+}
+
+/** The ids of the newest EXPLORE_WINDOW public posts (`posts_public_created_idx`), best score first, ties newest first. */
+export function exploreRankingQuery(db: ReadDb, now: Date) {
+  const window = db
+    .select({ id: posts.id })
+    .from(posts)
+    .where(eq(posts.isPublic, true))
+    .orderBy(desc(posts.createdAt))
+    .limit(EXPLORE_WINDOW)
+  return db
+    .select({ id: posts.id })
+    .from(posts)
+    .where(inArray(posts.id, window))
+    .orderBy(desc(exploreScore(now)), desc(posts.createdAt), desc(posts.id))
+}
+
+interface Ranking {
+  /** The clock's time the scores were computed for. */
+  at: number
+  ids: number[]
+}
+
+interface RankingState {
+  current?: Ranking
+  refreshing?: Promise<Ranking>
+}
+
+/** One ranking per database handle, that is per process and server (tests run several servers in one process). */
+const rankings = new WeakMap<ReadDb, RankingState>()
+
+/**
+ * The current ranking. A fresh one (computed less than EXPLORE_REFRESH_MS ago by the clock) is
+ * served as is. When it is stale, the request that notices recomputes it and waits; requests
+ * arriving meanwhile are served the previous ranking, so only one request pays and no two
+ * compute at once. The clock is the injected one, so tests move time instead of sleeping.
+ */
+export async function exploreRanking(db: ReadDb, now: Date): Promise<number[]> {
+  let state = rankings.get(db)
+  if (!state) rankings.set(db, (state = {}))
+  const at = now.getTime()
+  const { current } = state
+  if (current && at >= current.at && at - current.at < EXPLORE_REFRESH_MS) return current.ids
+  if (state.refreshing) return current ? current.ids : (await state.refreshing).ids
+  const refreshing = exploreRankingQuery(db, now).then((rows) => {
+    const ranking = { at, ids: rows.map((row) => row.id) }
+    state.current = ranking
+    return ranking
+  })
+  state.refreshing = refreshing
+  try {
+    return (await refreshing).ids
+  } finally {
+    state.refreshing = undefined
+  }
+}
+
+/**
+ * A page of explore for `viewerId`: the page's slice of the ranking joined to the rows (counts
+ * and `user_liked` are read now). The join keeps only public posts, so a post made non-public or
+ * deleted since the ranking was computed is dropped from its page, never shown; positions stay
+ * fixed, so pages neither overlap nor skip.
+ */
+export async function getExplore(db: ReadDb, viewerId: number | null, now: Date, { page, limit }: Paging) {
+  const ids = await exploreRanking(db, now)
+  const slice = ids.slice((page - 1) * limit, page * limit)
+  const rows: PostRow[] = slice.length > 0 ? await selectPosts(db, viewerId).where(and(inArray(posts.id, slice), eq(posts.isPublic, true))) : []
+  const byId = new Map(rows.map((row) => [row.id, row]))
+  const items = slice.flatMap((id) => {
+    const row = byId.get(id)
+    return row ? [toPost(row)] : []
+  })
+  return { posts: items, page, has_more: ids.length > page * limit }
+}

@@ -1,0 +1,178 @@
+/**
+ * Home timelines, fanned out on write (the Mastodon / GoToSocial shape, in SQLite).
+ *
+ * The feed of user u is S(u): the posts of the users u follows and u's own, newest first
+ * (created_at, then id). `timelines` holds, per user, the ids of S(u) that were fanned out, so a
+ * feed page is one range of its primary key. Three rules keep it exact:
+ *
+ * - **Fan-out in the post's transaction.** A new post goes into its author's timeline and each
+ *   follower's, unless the author is a *pulled* author (`timeline_pulled_authors`: more than
+ *   PLAZA_FANOUT_MAX_FOLLOWERS followers when posting; once pulled, always pulled). A pulled
+ *   author's posts are read from `posts` at feed time and merged (Twitter's hybrid): writing a
+ *   post into 100k timelines would hold the write lock for seconds.
+ * - **Follow backfills, unfollow prunes**, in the follow's transaction: the followee's newest
+ *   posts enter the follower's timeline, and on unfollow all of the followee's posts (public or
+ *   not) leave it. So a timeline only ever holds posts its owner may see.
+ * - **Capped, with a floor.** Timelines are trimmed to about TIMELINE_CAP entries. A trimmed
+ *   timeline records its floor (`timeline_floors`): every post of S(u) newer than the floor is in
+ *   it, older ones may be missing. A page that reaches the floor (deep pages, or a timeline
+ *   thinned by an unfollow) is answered by the direct query over follows and posts instead, so
+ *   the answer is the same either way.
+ */
+import { and, desc, eq, sql, type SQL } from 'drizzle-orm'
+import type { ReadDb, Tx } from '../db/client.js'
+import { follows, posts, timelineFloors, timelinePulledAuthors, timelines, users } from '../db/schema.js'
+
+/** Newest entries a timeline keeps (migration 0003's backfill uses the same number). */
+export const TIMELINE_CAP = 800
+
+/**
+ * A fan-out trims about one recipient timeline in TRIM_EVERY (those with (user_id + post_id) a
+ * multiple of it), so trimming costs a fraction of each insert and a timeline overshoots the cap
+ * by about TRIM_EVERY entries between trims.
+ */
+const TRIM_EVERY = 32
+
+export const DEFAULT_FANOUT_MAX_FOLLOWERS = 10_000
+
+/** PLAZA_FANOUT_MAX_FOLLOWERS: accounts with more followers than this are pulled at read time. */
+export function fanoutMaxFollowers(env: NodeJS.ProcessEnv): number {
+  const raw = env.PLAZA_FANOUT_MAX_FOLLOWERS?.trim()
+  if (!raw) return DEFAULT_FANOUT_MAX_FOLLOWERS
+  if (!/^\d+$/.test(raw)) throw new Error(`PLAZA_FANOUT_MAX_FOLLOWERS must be a whole number, not "${raw}"`)
+  return Number(raw)
+}
+
+/** Below every real time: the bound of a timeline without a floor. */
+const NO_FLOOR = Number.MIN_SAFE_INTEGER
+
+/**
+ * Trims the timelines of the users `userIds` selects (a subquery of `uid`s) to the newest
+ * TIMELINE_CAP entries: the floor rises to the time of the first entry past the cap, and every
+ * entry at or below the floor goes (entries tied with it too: the floor is a time, so all of
+ * that millisecond is then "may be missing").
+ */
+async function trim(tx: Tx, userIds: SQL): Promise<void> {
+  await tx.run(sql`
+    insert into ${timelineFloors} (user_id, created_at)
+    select uid, cut from (
+      select uid, (select t.created_at from ${timelines} t where t.user_id = uid
+                   order by t.created_at desc, t.post_id desc limit 1 offset ${TIMELINE_CAP}) as cut
+      from (${userIds})
+    ) where cut is not null
+    on conflict (user_id) do update set created_at = max(created_at, excluded.created_at)`)
+  await tx.run(sql`
+    delete from ${timelines} where user_id in (${userIds})
+      and created_at <= (select f.created_at from ${timelineFloors} f where f.user_id = ${timelines.userId})`)
+}
+
+/**
+ * Writes a new post into the timelines it belongs to (its author's, and its author's followers'
+ * unless the author is pulled), in the post's own transaction.
+ */
+export async function fanOutPost(tx: Tx, post: { id: number; userId: number; createdAt: number }, maxFollowers: number): Promise<void> {
+  const [author] = await tx
+    .select({
+      followers: users.followersCount,
+      pulled: sql<number>`exists (select 1 from ${timelinePulledAuthors} where ${timelinePulledAuthors.userId} = ${users.id})`,
+    })
+    .from(users)
+    .where(eq(users.id, post.userId))
+  const pulled = Boolean(author.pulled) || author.followers > maxFollowers
+  if (pulled && !author.pulled) await tx.insert(timelinePulledAuthors).values({ userId: post.userId }).onConflictDoNothing()
+  const followers = pulled
+    ? sql``
+    : sql`select ${follows.followerId} as uid from ${follows} where ${follows.followingId} = ${post.userId} union all `
+  await tx.run(sql`
+    insert into ${timelines} (user_id, created_at, post_id)
+    select uid, ${post.createdAt}, ${post.id} from (${followers}select ${post.userId} as uid)`)
+  const due = pulled
+    ? sql`select ${post.userId} as uid where (${post.userId} + ${post.id}) % ${TRIM_EVERY} = 0`
+    : sql`select ${follows.followerId} as uid from ${follows}
+          where ${follows.followingId} = ${post.userId} and (${follows.followerId} + ${post.id}) % ${TRIM_EVERY} = 0
+          union all select ${post.userId} where (${post.userId} + ${post.id}) % ${TRIM_EVERY} = 0`
+  await trim(tx, due)
+}
+
+/**
+ * After `followerId` started following `followeeId` (same transaction): the followee's newest
+ * posts above the follower's floor enter the timeline, at most TIMELINE_CAP of them; if the
+ * followee has more, the floor rises to where they were cut. Nothing for a pulled followee: its
+ * posts are read at feed time.
+ */
+export async function backfillTimeline(tx: Tx, followerId: number, followeeId: number): Promise<void> {
+  const [pulled] = await tx.select().from(timelinePulledAuthors).where(eq(timelinePulledAuthors.userId, followeeId))
+  if (pulled) return
+  const [floorRow] = await tx.select({ at: timelineFloors.createdAt }).from(timelineFloors).where(eq(timelineFloors.userId, followerId))
+  const floor = floorRow?.at ?? NO_FLOOR
+  const newest = () =>
+    tx
+      .select({ createdAt: posts.createdAt, id: posts.id })
+      .from(posts)
+      .where(and(eq(posts.userId, followeeId), sql`${posts.createdAt} > ${floor}`))
+      .orderBy(desc(posts.createdAt), desc(posts.id))
+  await tx.run(sql`
+    insert into ${timelines} (user_id, created_at, post_id)
+    select ${followerId}, created_at, id from (${newest().limit(TIMELINE_CAP)}) where true
+    on conflict do nothing`)
+  const [cut] = await newest().limit(1).offset(TIMELINE_CAP)
+  if (cut) {
+    await tx
+      .insert(timelineFloors)
+      .values({ userId: followerId, createdAt: cut.createdAt })
+      .onConflictDoUpdate({ target: timelineFloors.userId, set: { createdAt: sql`max(${timelineFloors.createdAt}, excluded.created_at)` } })
+  }
+  await trim(tx, sql`select ${followerId} as uid`)
+}
+
+/**
+ * After `followerId` stopped following `followeeId` (same transaction): every post of the
+ * followee leaves the follower's timeline, public or not. Only posts no older than the
+ * timeline's oldest entry are looked up (an index range of `posts_user_created_idx`).
+ */
+export async function pruneTimeline(tx: Tx, followerId: number, followeeId: number): Promise<void> {
+  await tx.run(pruneTimelineQuery(followerId, followeeId))
+}
+
+export function pruneTimelineQuery(followerId: number, followeeId: number) {
+  return sql`
+    delete from ${timelines} where ${timelines.userId} = ${followerId} and (${timelines.createdAt}, ${timelines.postId}) in (
+      select p.created_at, p.id from ${posts} p where p.user_id = ${followeeId}
+        and p.created_at >= (select min(t.created_at) from ${timelines} t where t.user_id = ${followerId}))`
+}
+
+/**
+ * The newest `depth` posts of the feed of `viewerId` as (created_at, post_id): the timeline
+ * above its floor merged with the newest `depth` posts of each followed pulled author (UNION
+ * removes a post that is in both, one a pulled author wrote before it became one). The CROSS
+ * JOIN fixes the loop order: the few pulled authors, each checked in the follows primary key,
+ * rather than every account the viewer follows checked against them.
+ */
+export function timelineIdsQuery(viewerId: number, floor: number, depth: number) {
+  return sql`
+    select created_at, post_id from (
+      select created_at, post_id from ${timelines}
+      where user_id = ${viewerId} and created_at > ${floor}
+      order by created_at desc, post_id desc limit ${depth})
+    union
+    select created_at, post_id from (
+      select p.created_at as created_at, p.id as post_id from ${timelinePulledAuthors} pa
+      cross join ${follows} f on f.follower_id = ${viewerId} and f.following_id = pa.user_id
+      join ${posts} p on p.id in (
+        select p2.id from ${posts} p2 where p2.user_id = pa.user_id order by p2.created_at desc, p2.id desc limit ${depth}))
+    order by created_at desc, post_id desc limit ${depth}`
+}
+
+/**
+ * The ids of the newest `depth` feed posts of `viewerId`, newest first; null when the timeline
+ * cannot answer exactly (the page reaches below its floor) and the caller must use the direct query.
+ */
+export async function timelineFeedIds(db: ReadDb, viewerId: number, depth: number): Promise<number[] | null> {
+  const [floorRow] = await db.select({ at: timelineFloors.createdAt }).from(timelineFloors).where(eq(timelineFloors.userId, viewerId))
+  const floor = floorRow?.at ?? NO_FLOOR
+  // `values` (arrays): the same shape from the libsql driver and the reader pool's proxy driver.
+  const rows = await db.values<[number, number]>(timelineIdsQuery(viewerId, floor, depth))
+  // Complete above the floor: the answer is exact when all `depth` entries lie above it.
+  if (floorRow && (rows.length < depth || Number(rows[depth - 1][0]) <= floor)) return null
+  return rows.map(([, postId]) => Number(postId))
+}
