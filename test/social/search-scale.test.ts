@@ -1,0 +1,71 @@
+/**
+ * Post search at scale (domain/search.ts): a short-lived cache of ids shared by all callers (rows
+ * and `user_liked` still per caller), and ranking bounded to the newest SEARCH_WINDOW matches.
+ */
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { SEARCH_CACHE_TTL_MS, SEARCH_WINDOW } from '../../src/server/domain/search.js'
+import { manualClock, registerUser, startTestServer, type TestServer } from '../helpers/server.js'
+import { post, rawClient } from './helpers.js'
+
+const clock = manualClock()
+let server: TestServer
+test.before(async () => {
+  server = await startTestServer({ clock: clock.clock })
+})
+test.after(async () => {
+  await server.close()
+})
+
+const search = async (q: string, token?: string) => (await server.request('GET', `/api/mobile/search/posts?q=${encodeURIComponent(q)}`, { token })).body.data.posts
+
+test("the cache holds ids: another caller never sees the first caller's user_liked; new posts show after the TTL", async () => {
+  const author = await registerUser(server)
+  const bob = await registerUser(server)
+  const carol = await registerUser(server)
+  const p = await post(server, author.token, { content: 'marmalade sandwich' })
+  await server.request('POST', `/api/mobile/interactions/like/${p.id}`, { token: bob.token })
+  assert.equal((await search('marmalade', bob.token)).map((x: any) => [x.id, x.user_liked]), [[p.id, true]])
+  assert.equal((await search('Marmalade', carol.token)).map((x: any) => [x.id, x.user_liked]), [[p.id, false]])
+  assert.equal((await search('marmalade')).map((x: any) => [x.id, x.user_liked, x.likes_count]), [[p.id, false, 1]])
+  await server.request('POST', `/api/mobile/interactions/like/${p.id}`, { token: carol.token })
+  assert.equal((await search('marmalade', carol.token)).map((x: any) => [x.user_liked, x.likes_count]), [[true, 2]], 'rows are read per request')
+
+  const q = await post(server, author.token, { content: 'more marmalade' })
+  clock.advance(SEARCH_CACHE_TTL_MS - 1)
+  assert.equal((await search('marmalade')).map((x: any) => x.id), [p.id], 'cached within the TTL')
+  clock.advance(1)
+  assert.equal((await search('marmalade')).map((x: any) => x.id).sort(), [p.id, q.id].sort())
+})
+
+test('a post that stopped being public is left out even from a cached answer', async () => {
+  const author = await registerUser(server)
+  const p = await post(server, author.token, { content: 'quince jelly' })
+  assert.equal((await search('quince')).map((x: any) => x.id), [p.id])
+  await rawClient(server).execute({ sql: 'update posts set is_public = 0 where id = ?', args: [p.id] })
+  assert.equal(await search('quince'), [])
+})
+
+test('only the newest SEARCH_WINDOW matches are ranked: an older, better match is not found by a common word', async () => {
+  const author = await registerUser(server)
+  const client = rawClient(server)
+  // Direct inserts (the FTS triggers index them) keep this fast; the API path is tested above.
+  await client.execute({ sql: "insert into posts (user_id, content, created_at) values (?, 'zebra zebra zebra', ?)", args: [author.id, clock.clock().getTime()] })
+  const old = Number((await client.execute('select max(id) as id from posts')).rows[0].id)
+  await client.batch(
+    Array.from({ length: SEARCH_WINDOW }, (_, i) => ({
+      sql: 'insert into posts (user_id, content, created_at) values (?, ?, ?)',
+      args: [author.id, `a zebra among many words number ${i}`, clock.clock().getTime() + 1],
+    })),
+    'write',
+  )
+  clock.advance(SEARCH_CACHE_TTL_MS)
+  const found = await search('zebra')
+  assert.is(found.length, 10)
+  assert.not.ok(found.some((x: any) => x.id === old))
+  // A rarer word still finds it.
+  await client.execute({ sql: "update posts set content = 'zebra zebra zebra okapi' where id = ?", args: [old] })
+  assert.equal((await search('zebra okapi')).map((x: any) => x.id), [old])
+})
+
+test.run()
