@@ -65,7 +65,7 @@ export const publicProcedure = t.procedure.use(async ({ ctx, meta, next }) => {
 async function authenticate(ctx: Context): Promise<{ user: AuthUser; sessionId: number } | null> {
   if (!ctx.token) return null
   await refuseGuesser(ctx)
-  const session = await resolveSession(ctx.services.db, ctx.token, ctx.services.clock())
+  const session = await resolveSession(ctx.services.reads, ctx.token, ctx.services.clock())
   if (!session) {
     await enforceRateLimit(ctx, 'auth', failedAuthKey(ctx))
     throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Invalid or expired token' })

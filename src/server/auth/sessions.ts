@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { and, eq, gt, isNull } from 'drizzle-orm'
-import type { Db, Tx } from '../db/client.js'
+import type { Db, ReadDb, Tx } from '../db/client.js'
 import { sessions, users } from '../db/schema.js'
 
 export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000
@@ -25,8 +25,11 @@ export async function issueSession(db: Db | Tx, userId: number, now: Date): Prom
 
 export type AuthUser = typeof users.$inferSelect
 
-/** The user behind a live (unexpired, unrevoked) token, or null. */
-export async function resolveSession(db: Db, token: string, now: Date): Promise<{ sessionId: number; user: AuthUser } | null> {
+/**
+ * The user behind a live (unexpired, unrevoked) token, or null. Runs on every authenticated request,
+ * so callers pass `services.reads`: a revocation or a new session is committed before its answer is sent.
+ */
+export async function resolveSession(db: ReadDb, token: string, now: Date): Promise<{ sessionId: number; user: AuthUser } | null> {
   const [row] = await db
     .select({ sessionId: sessions.id, user: users })
     .from(sessions)

@@ -1,7 +1,7 @@
 import { TRPCError } from '@trpc/server'
 import { and, count, desc, eq, sql, type SQL } from 'drizzle-orm'
 import type { Notification, NotificationType } from '../../shared/types.js'
-import { writeTransaction, type Db, type Tx } from '../db/client.js'
+import { writeTransaction, type Db, type ReadDb, type Tx } from '../db/client.js'
 import { notifications, posts, users } from '../db/schema.js'
 import { toNotification } from './views.js'
 
@@ -46,7 +46,7 @@ function ownedBy(userId: number, unreadOnly: boolean): SQL {
  * with its actor and post joined. Served by `notifications_user_id_idx` (user_id, id), or by the
  * partial `notifications_user_unread_idx` with `unreadOnly`.
  */
-export function notificationListQuery(db: Db, userId: number, options: { page: number; limit: number; unreadOnly: boolean }) {
+export function notificationListQuery(db: ReadDb, userId: number, options: { page: number; limit: number; unreadOnly: boolean }) {
   const { page, limit, unreadOnly } = options
   return db
     .select({
@@ -75,7 +75,7 @@ export function notificationListQuery(db: Db, userId: number, options: { page: n
 }
 
 export async function listNotifications(
-  db: Db,
+  db: ReadDb,
   userId: number,
   options: { page: number; limit: number; unreadOnly: boolean },
 ): Promise<{ notifications: Notification[]; page: number; has_more: boolean }> {
@@ -84,11 +84,11 @@ export async function listNotifications(
 }
 
 /** How many of the caller's notifications are unread (served by the partial unread index). */
-export function unreadCountQuery(db: Db, userId: number) {
+export function unreadCountQuery(db: ReadDb, userId: number) {
   return db.select({ count: count() }).from(notifications).where(ownedBy(userId, true))
 }
 
-export async function countUnread(db: Db, userId: number): Promise<{ count: number }> {
+export async function countUnread(db: ReadDb, userId: number): Promise<{ count: number }> {
   const [row] = await unreadCountQuery(db, userId)
   return { count: row.count }
 }

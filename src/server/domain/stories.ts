@@ -6,7 +6,7 @@ import { TRPCError } from '@trpc/server'
 import { and, asc, eq, gt, inArray, or, sql } from 'drizzle-orm'
 import { STORY_DURATION, STORY_FONT_SIZE, STORY_TTL_MS, type StoryCreate } from '../../shared/schemas/stories.js'
 import type { Story, StoryFeedGroup } from '../../shared/types.js'
-import { writeTransaction, type Db, type Tx } from '../db/client.js'
+import { writeTransaction, type Db, type ReadDb, type Tx } from '../db/client.js'
 import { follows, stories, storyViews, uploads, users } from '../db/schema.js'
 import { assertOwnUpload } from '../uploads/references.js'
 import { notify } from './notifications.js'
@@ -50,7 +50,7 @@ export async function createStory(db: Db, author: UserRow, input: StoryCreate, n
 }
 
 /** The feed's one query (exported so a test can check its plan): active stories of the viewer and of whom they follow, oldest first. */
-export function storyFeedQuery(db: Db, viewerId: number, now: Date) {
+export function storyFeedQuery(db: ReadDb, viewerId: number, now: Date) {
   const followed = db.select({ id: follows.followingId }).from(follows).where(eq(follows.followerId, viewerId))
   return db
     .select({
@@ -74,7 +74,7 @@ export function storyFeedQuery(db: Db, viewerId: number, now: Date) {
  * caller does not follow are not in the feed (as on Instagram); they can still be opened by id.
  * One query, served by the follows primary key and `stories_user_expires_idx`.
  */
-export async function storyFeed(db: Db, viewerId: number, now: Date): Promise<StoryFeedGroup[]> {
+export async function storyFeed(db: ReadDb, viewerId: number, now: Date): Promise<StoryFeedGroup[]> {
   const rows = await storyFeedQuery(db, viewerId, now)
   const groups = new Map<number, StoryFeedGroup & { latest: number }>()
   for (const row of rows) {

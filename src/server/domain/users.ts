@@ -2,7 +2,7 @@ import { TRPCError } from '@trpc/server'
 import { and, count, eq, gt, sql } from 'drizzle-orm'
 import type { UpdateProfile } from '../../shared/schemas/users.js'
 import type { UserProfile, UserSummary } from '../../shared/types.js'
-import { writeTransaction, type Db } from '../db/client.js'
+import { writeTransaction, type Db, type ReadDb } from '../db/client.js'
 import { assertOwnUpload } from '../uploads/references.js'
 import { follows, stories, users } from '../db/schema.js'
 import { toProfile } from './views.js'
@@ -10,7 +10,7 @@ import { toProfile } from './views.js'
 type UserRow = typeof users.$inferSelect
 
 /** Finds a user by numeric id or (case-insensitive) username; 404 when there is none. */
-export async function findUser(db: Db, ref: number | string): Promise<UserRow> {
+export async function findUser(db: ReadDb, ref: number | string): Promise<UserRow> {
   const [user] = await db
     .select()
     .from(users)
@@ -21,7 +21,7 @@ export async function findUser(db: Db, ref: number | string): Promise<UserRow> {
 }
 
 /** Whether `followerId` follows `followingId` (served by the follows primary key). */
-export async function isFollowing(db: Db, followerId: number | null, followingId: number): Promise<boolean> {
+export async function isFollowing(db: ReadDb, followerId: number | null, followingId: number): Promise<boolean> {
   if (!followerId || followerId === followingId) return false
   const rows = await db
     .select({ one: sql`1` })
@@ -32,7 +32,7 @@ export async function isFollowing(db: Db, followerId: number | null, followingId
 }
 
 /** A profile with its live counts, and whether `viewerId` follows it. */
-export async function getProfile(db: Db, user: UserRow, viewerId: number | null, now: Date): Promise<UserProfile> {
+export async function getProfile(db: ReadDb, user: UserRow, viewerId: number | null, now: Date): Promise<UserProfile> {
   const [[{ activeStories }], following] = await Promise.all([
     db
       .select({ activeStories: count() })

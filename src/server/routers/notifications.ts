@@ -7,10 +7,10 @@ export const notificationsRouter = router({
   list: authedProcedure
     .input(notificationListInput)
     .query(({ ctx, input }) =>
-      listNotifications(ctx.services.db, ctx.user.id, { page: input.page, limit: input.limit, unreadOnly: input.unread_only }),
+      listNotifications(ctx.services.reads, ctx.user.id, { page: input.page, limit: input.limit, unreadOnly: input.unread_only }),
     ),
 
-  count: authedProcedure.query(({ ctx }) => countUnread(ctx.services.db, ctx.user.id)),
+  count: authedProcedure.query(({ ctx }) => countUnread(ctx.services.reads, ctx.user.id)),
 
   markRead: authedProcedure
     .input(markReadInput)

@@ -19,9 +19,9 @@ export const postsRouter = router({
 
   detail: optionalAuthProcedure
     .input(postDetailInput)
-    .query(({ ctx, input }) => getPostDetail(ctx.services.db, ctx.user?.id ?? null, input)),
+    .query(({ ctx, input }) => getPostDetail(ctx.services.reads, ctx.user?.id ?? null, input)),
 
   byUser: optionalAuthProcedure
     .input(postsByUserInput)
-    .query(({ ctx, input }) => getPostsByUser(ctx.services.db, input.user_id, ctx.user?.id ?? null, input)),
+    .query(({ ctx, input }) => getPostsByUser(ctx.services.reads, input.user_id, ctx.user?.id ?? null, input)),
 })

@@ -7,7 +7,7 @@ export const storiesRouter = router({
     .input(storyCreateInput)
     .mutation(({ ctx, input }) => createStory(ctx.services.db, ctx.user, input, ctx.services.clock())),
 
-  feed: authedProcedure.query(({ ctx }) => storyFeed(ctx.services.db, ctx.user.id, ctx.services.clock())),
+  feed: authedProcedure.query(({ ctx }) => storyFeed(ctx.services.reads, ctx.user.id, ctx.services.clock())),
 
   /** A mutation although REST serves it on GET: opening a story records a view and notifies its author. */
   view: authedProcedure

@@ -5,8 +5,8 @@ import { authedProcedure, optionalAuthProcedure, router } from '../trpc.js'
 
 export const usersRouter = router({
   profile: authedProcedure.input(profileInput).query(async ({ ctx, input }) => {
-    const user = input.user_id === undefined ? ctx.user : await findUser(ctx.services.db, input.user_id)
-    return getProfile(ctx.services.db, user, ctx.user.id, ctx.services.clock())
+    const user = input.user_id === undefined ? ctx.user : await findUser(ctx.services.reads, input.user_id)
+    return getProfile(ctx.services.reads, user, ctx.user.id, ctx.services.clock())
   }),
 
   update: authedProcedure
@@ -23,9 +23,9 @@ export const usersRouter = router({
 
   followers: optionalAuthProcedure
     .input(followListInput)
-    .query(({ ctx, input }) => listFollows(ctx.services.db, 'followers', input.user_id, ctx.user?.id ?? null, input)),
+    .query(({ ctx, input }) => listFollows(ctx.services.reads, 'followers', input.user_id, ctx.user?.id ?? null, input)),
 
   following: optionalAuthProcedure
     .input(followListInput)
-    .query(({ ctx, input }) => listFollows(ctx.services.db, 'following', input.user_id, ctx.user?.id ?? null, input)),
+    .query(({ ctx, input }) => listFollows(ctx.services.reads, 'following', input.user_id, ctx.user?.id ?? null, input)),
 })
