@@ -25,7 +25,7 @@ const scratch = mkdtempSync(path.join(tmpdir(), 'plaza-soak-'))
 
 function startServer(): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'bin/run.js'), 'serve', '--port', '0', '--data-dir', path.join(scratch, 'data'), '--no-rate-limits'], {
+    const child = spawn(process.execPath, [path.join(ROOT, 'bin/run.js'), 'serve', '--port', '0', '--workers', '1', '--data-dir', path.join(scratch, 'data'), '--no-rate-limits'], {
       env: { PATH: process.env.PATH, HOME: process.env.HOME, PLAZA_LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'pipe', 'inherit'],
     })
