@@ -5,6 +5,12 @@
 import { TRPCError } from '@trpc/server'
 import sharp, { type Metadata } from 'sharp'
 
+// Parallelism comes from the media queue (one image per slot, slots ≈ cores - 1): libvips
+// spreading each image over every core as well would take the core that logins and requests need.
+// Every upload is a new input, so libvips' operation cache would only hold memory.
+sharp.concurrency(1)
+sharp.cache(false)
+
 /** Largest still image decoded (per frame): 50 megapixels, far above any phone camera's output. */
 export const MAX_IMAGE_PIXELS = 50_000_000
 /** Largest animation decoded, all frames together. */
