@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import Database from 'libsql'
-import { aggregate, capture, peakRss, resetPeakRss, runRound, startBare, startPlaza, type Measured, type RequestSpec, type Server } from './lib/load.js'
+import { aggregate, capture, peakRss, resetPeakRss, runRound, settle, startBare, startPlaza, type Measured, type RequestSpec, type Server } from './lib/load.js'
 import { mulberry32, seedNetwork, verifyNetwork, type SeededNetwork } from './lib/seed.js'
 
 const { values } = parseArgs({
@@ -147,14 +147,22 @@ async function measure(endpoint: Endpoint, fixtures: Fixtures, plaza: Server, ba
   if (answer.status >= 300) log(`  ${endpoint.name}: the captured answer is ${answer.status}: ${answer.body.toString().slice(0, 200)}`)
   await bare.serve(answer)
   const options = { seconds: SECONDS, connections: CONNECTIONS, maxRequests: MAX_REQUESTS, next }
+  // Each Plaza round starts on an idle server: requests a round left in flight are still being answered.
+  const probe: RequestSpec = { method: 'GET', path: `${API}/user/profile/1`, headers: bearer(fixtures, 1) }
+  let settling = 0
+  const idle = async () => (settling += await settle(plaza.url, probe))
+  await idle()
   if (WARMUP > 0) await runRound(plaza.url, { ...options, seconds: WARMUP })
+  await idle()
   resetPeakRss(plaza.pids())
   const plazaRounds = []
   const bareRounds = []
   for (let round = 0; round < ROUNDS; round++) {
     plazaRounds.push(await runRound(plaza.url, options))
+    await idle()
     bareRounds.push(await runRound(bare.url, options))
   }
+  if (settling > 2000) log(`  ${endpoint.name}: waited ${(settling / 1000).toFixed(1)} s in all for Plaza to finish requests left in flight`)
   const row = { endpoint, plaza: aggregate(plazaRounds, CONNECTIONS), bare: aggregate(bareRounds, CONNECTIONS), peak: peakRss(plaza.pids()), answerBytes: answer.body.length, answerStatus: answer.status }
   const codes = Object.entries(row.plaza.statusCodes).map(([code, n]) => `${code}: ${n}`).join(', ')
   log(`  ${endpoint.name}: plaza ${rate(row.plaza.perSecond)} req/s (${codes}; ${row.plaza.errors} errors), bare ${rate(row.bare.perSecond)} req/s, answer ${row.answerBytes} bytes`)
@@ -167,8 +175,12 @@ function table(rows: Row[]): string {
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
   ]
   for (const row of rows) {
+    const { plaza, bare } = row
+    // No answer at all within the rounds: the latency is longer than a round, not zero.
+    const none = plaza.requests === 0
     lines.push(
-      `| ${row.endpoint.describe} | ${rate(row.plaza.perSecond)} | ${rate(row.bare.perSecond)} | ${(row.bare.perSecond / row.plaza.perSecond).toFixed(1)}× | ${ms(row.plaza.p50)} | ${ms(row.plaza.p99)} | ${ms(row.bare.p50)} / ${ms(row.bare.p99)} | ${MiB(row.peak)} | ${row.plaza.non2xx}/${row.plaza.errors} |`,
+      `| ${row.endpoint.describe} | ${none ? `0 (none in ${plaza.seconds.toFixed(0)} s)` : plaza.perSecond < 10 ? plaza.perSecond.toFixed(1) : rate(plaza.perSecond)} | ${rate(bare.perSecond)} | ` +
+        `${none ? '—' : `${(bare.perSecond / plaza.perSecond).toFixed(1)}×`} | ${none ? `> ${SECONDS * 1000}` : ms(plaza.p50)} | ${none ? '—' : ms(plaza.p99)} | ${ms(bare.p50)} / ${ms(bare.p99)} | ${MiB(row.peak)} | ${plaza.non2xx}/${plaza.errors} |`,
     )
   }
   return lines.join('\n')

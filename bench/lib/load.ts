@@ -140,6 +140,25 @@ export function capture(baseUrl: string, spec: RequestSpec): Promise<Answer> {
   })
 }
 
+/**
+ * Waits until the server has worked off what earlier load left queued (autocannon drops the
+ * requests in flight when a round ends, but the server still answers them): `probe` must answer
+ * within `fastMs` twice in a row. Returns the milliseconds waited (at most `maxMs`).
+ */
+export async function settle(baseUrl: string, probe: RequestSpec, options: { fastMs?: number; maxMs?: number } = {}): Promise<number> {
+  const fastMs = options.fastMs ?? 100
+  const maxMs = options.maxMs ?? 120_000
+  const started = performance.now()
+  let fast = 0
+  while (fast < 2 && performance.now() - started < maxMs) {
+    const t = performance.now()
+    await capture(baseUrl, probe)
+    fast = performance.now() - t < fastMs ? fast + 1 : 0
+    if (fast < 2) await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  return performance.now() - started
+}
+
 export interface LoadOptions {
   seconds: number
   connections: number

@@ -13,13 +13,15 @@
  *   const network = await seedNetwork(dir, { users: 200, posts: 2000 })
  *   network.tokenFor(1) // a live bearer token for user 1
  */
+import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 import Database from 'libsql'
 import { hashPassword } from '../../src/server/auth/passwords.js'
 import { hashToken, SESSION_TTL_MS } from '../../src/server/auth/sessions.js'
-import { openDatabase } from '../../src/server/db/client.js'
+import { DEFAULT_FANOUT_MAX_FOLLOWERS, TIMELINE_CAP } from '../../src/server/domain/timelines.js'
 
 export interface SeedOptions {
   users: number
@@ -136,9 +138,9 @@ export async function seedNetwork(dir: string, options: SeedOptions): Promise<Se
     phaseStart = now
   }
 
-  // The schema, exactly as the server creates it.
-  const opened = await openDatabase({ dataDir: dir })
-  opened.close()
+  // The schema, exactly as the server creates it, in a child process: when it exits, every lock its
+  // connections held is gone, so the load below can take the database for itself.
+  await migrateInChild(dir)
   const passwordHash = await hashPassword(PASSWORD)
   phase('migrations')
 
@@ -206,6 +208,9 @@ export async function seedNetwork(dir: string, options: SeedOptions): Promise<Se
   const followScale = resolved.follows / wantedTotal
   const insertFollow = db.prepare('INSERT INTO follows (follower_id, following_id, created_at) VALUES (?, ?, ?)')
   const chosen = new Set<number>()
+  // The graph stays in memory (compressed rows: the accounts of follower a are followTargets[followStart[a] .. followStart[a + 1]]) for the timelines.
+  const followStart = new Int32Array(N + 2)
+  let followTargets = new Int32Array(Math.ceil(resolved.follows * 1.05) + N)
   let batch = 0
   db.exec('BEGIN')
   for (let a = 1; a <= N; a++) {
@@ -222,7 +227,15 @@ export async function seedNetwork(dir: string, options: SeedOptions): Promise<Se
       following[a]++
       if (at > now - FOLLOW_NOTIFICATION_WINDOW_MS) notes.push(b, a, NOTE_FOLLOW, 0, at)
     }
+    followStart[a] = counts.follows
+    if (counts.follows + targets.length > followTargets.length) {
+      const grown = new Int32Array(Math.ceil((counts.follows + targets.length) * 1.5))
+      grown.set(followTargets)
+      followTargets = grown
+    }
+    followTargets.set(targets, counts.follows)
     counts.follows += targets.length
+    followStart[a + 1] = counts.follows
     if ((batch += targets.length) > 500_000) {
       db.exec('COMMIT; BEGIN')
       batch = 0
@@ -341,7 +354,14 @@ export async function seedNetwork(dir: string, options: SeedOptions): Promise<Se
   db.exec("INSERT INTO posts_fts(posts_fts) VALUES ('optimize')")
   db.exec("INSERT INTO users_fts(users_fts) VALUES ('optimize')")
   phase('full-text indexes')
-  // No ANALYZE: the server never runs it, so the planner sees what a grown database would give it.
+  if (hasTable(db, 'timelines')) {
+    const rows = fillTimelines(db, { users: N, followStart, followTargets, followers, author, postCreated, postsOf }, log)
+    phase(`timelines (${rows} entries)`)
+  }
+  // The server runs ANALYZE on a database without statistics when it opens it; done here, it is
+  // done once for a cached network instead of at the first server start.
+  db.exec('ANALYZE')
+  phase('analyze')
   db.exec('PRAGMA locking_mode = NORMAL')
   db.exec('PRAGMA journal_mode = WAL')
   db.close()
@@ -406,6 +426,29 @@ export function verifyNetwork(dbFile: string, expected?: NetworkCounts): VerifyR
   const publicPosts = one('SELECT count(*) FROM posts WHERE is_public = 1')
   check('posts_fts rows (public posts only)', one('SELECT count(*) FROM posts_fts_docsize'), publicPosts)
   check('users_fts rows', one('SELECT count(*) FROM users_fts_docsize'), one('SELECT count(*) FROM users'))
+  if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'timelines'").get()) {
+    // A sample of feeds, first page, from the timelines (merged with the followed pulled authors, as
+    // domain/timelines.ts reads them) against the direct query over follows and posts.
+    const direct = db.prepare(`SELECT id FROM posts WHERE user_id IN (SELECT following_id FROM follows WHERE follower_id = ?1 UNION SELECT ?1)
+                               ORDER BY created_at DESC, id DESC LIMIT 20`)
+    const timeline = db.prepare(`
+      SELECT post_id AS id FROM (
+        SELECT created_at, post_id FROM (SELECT created_at, post_id FROM timelines WHERE user_id = ?1 ORDER BY created_at DESC, post_id DESC LIMIT 20)
+        UNION
+        SELECT created_at, post_id FROM (
+          SELECT p.created_at AS created_at, p.id AS post_id FROM timeline_pulled_authors pa
+          CROSS JOIN follows f ON f.follower_id = ?1 AND f.following_id = pa.user_id
+          JOIN posts p ON p.id IN (SELECT p2.id FROM posts p2 WHERE p2.user_id = pa.user_id ORDER BY p2.created_at DESC, p2.id DESC LIMIT 20))
+        ORDER BY created_at DESC, post_id DESC LIMIT 20)`)
+    const users = one('SELECT max(id) FROM users')
+    let differ = 0
+    for (let i = 0; i < 200; i++) {
+      const u = 1 + Math.floor(((i * 7919) % 200) * (users / 200)) + (i % 7)
+      const ids = (s: typeof direct) => (s.all(u) as Array<{ id: number }>).map((r) => r.id).join(',')
+      if (ids(direct) !== ids(timeline)) differ++
+    }
+    check('sampled feeds (200) whose timeline page differs from the direct query', differ, 0)
+  }
   if (expected) {
     check('posts_fts MATCH coffee = public posts with the word', one(`SELECT count(*) FROM posts_fts WHERE posts_fts MATCH 'coffee'`), expected.coffeePosts)
     check('follows rows as generated', follows, expected.follows)
@@ -413,6 +456,130 @@ export function verifyNetwork(dbFile: string, expected?: NetworkCounts): VerifyR
   }
   db.close()
   return { ok, lines }
+}
+
+function hasTable(db: Database.Database, name: string): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined
+}
+
+interface Graph {
+  users: number
+  followStart: Int32Array
+  followTargets: Int32Array
+  followers: Int32Array
+  /** Post id -> author; ids grow with created_at, so "newest" is "highest id". */
+  author: Int32Array
+  postCreated: Float64Array
+  postsOf: Int32Array
+}
+
+/**
+ * Home timelines (migration 0003, domain/timelines.ts) as a grown server would hold them: accounts
+ * with more than DEFAULT_FANOUT_MAX_FOLLOWERS followers are pulled authors (read at feed time,
+ * never fanned out to followers); a timeline holds the newest posts of its owner and of the
+ * non-pulled accounts they follow, at most TIMELINE_CAP; one that had more records its floor
+ * (the time of the first post it leaves out), as the migration's backfill does. Merged in memory
+ * (a heap over each followee's posts, newest first), written one JSON array per user.
+ */
+function fillTimelines(db: Database.Database, g: Graph, log: (line: string) => void): number {
+  const N = g.users
+  const pulled = new Uint8Array(N + 1)
+  const insertPulled = db.prepare('INSERT INTO timeline_pulled_authors (user_id) VALUES (?)')
+  transaction(db, () => {
+    for (let id = 1; id <= N; id++) if (g.followers[id] > DEFAULT_FANOUT_MAX_FOLLOWERS) (pulled[id] = 1), insertPulled.run(id)
+  })
+  // Each author's posts, ascending ids, in compressed rows.
+  const postStart = new Int32Array(N + 2)
+  for (let id = 1; id <= N; id++) postStart[id + 1] = postStart[id] + g.postsOf[id]
+  const fillAt = postStart.slice()
+  const postsByAuthor = new Int32Array(g.author.length)
+  for (let p = 1; p < g.author.length; p++) postsByAuthor[fillAt[g.author[p]]++] = p
+
+  const keep = TIMELINE_CAP + 1
+  const insert = db.prepare("INSERT INTO timelines (user_id, created_at, post_id) SELECT ?, json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]') FROM json_each(?) j")
+  const insertFloor = db.prepare('INSERT INTO timeline_floors (user_id, created_at) VALUES (?, ?)')
+  // A max-heap of cursors (an index into postsByAuthor, moving down to each author's start).
+  const cursor = new Int32Array(N + 1)
+  const end = new Int32Array(N + 1)
+  const picked = new Int32Array(keep)
+  let rows = 0
+  const started = performance.now()
+  db.exec('BEGIN')
+  for (let u = 1; u <= N; u++) {
+    let size = 0
+    const push = (author: number) => {
+      if (g.postsOf[author] === 0) return
+      cursor[size] = postStart[author + 1] - 1
+      end[size] = postStart[author]
+      let i = size++
+      while (i > 0) {
+        const parent = (i - 1) >> 1
+        if (postsByAuthor[cursor[parent]] >= postsByAuthor[cursor[i]]) break
+        swap(cursor, end, i, parent)
+        i = parent
+      }
+    }
+    push(u)
+    for (let i = g.followStart[u]; i < g.followStart[u + 1]; i++) if (!pulled[g.followTargets[i]]) push(g.followTargets[i])
+    let count = 0
+    while (size > 0 && count < keep) {
+      picked[count++] = postsByAuthor[cursor[0]]
+      if (--cursor[0] < end[0]) {
+        size--
+        cursor[0] = cursor[size]
+        end[0] = end[size]
+      }
+      let i = 0
+      for (;;) {
+        const l = 2 * i + 1
+        const r = l + 1
+        let top = i
+        if (l < size && postsByAuthor[cursor[l]] > postsByAuthor[cursor[top]]) top = l
+        if (r < size && postsByAuthor[cursor[r]] > postsByAuthor[cursor[top]]) top = r
+        if (top === i) break
+        swap(cursor, end, i, top)
+        i = top
+      }
+    }
+    let kept = count
+    if (count === keep) {
+      // Full: the floor is the first post left out; everything at or below it goes (ties too, as trim does).
+      const floor = g.postCreated[picked[keep - 1]]
+      insertFloor.run(u, floor)
+      while (kept > 0 && g.postCreated[picked[kept - 1]] <= floor) kept--
+    }
+    const entries: string[] = []
+    for (let i = kept - 1; i >= 0; i--) entries.push(`[${g.postCreated[picked[i]]},${picked[i]}]`)
+    if (kept > 0) insert.run(u, `[${entries.join(',')}]`)
+    rows += kept
+    if (u % 5000 === 0) {
+      db.exec('COMMIT; BEGIN')
+      if (u % 20000 === 0) log(`  seed: timelines of ${u} users, ${((performance.now() - started) / 1000).toFixed(0)} s`)
+    }
+  }
+  db.exec('COMMIT')
+  return rows
+}
+
+function swap(a: Int32Array, b: Int32Array, i: number, j: number): void {
+  let t = a[i]
+  a[i] = a[j]
+  a[j] = t
+  t = b[i]
+  b[i] = b[j]
+  b[j] = t
+}
+
+const CLIENT_MODULE = fileURLToPath(new URL('../../src/server/db/client.ts', import.meta.url))
+
+/** Applies the migrations with the server's own `openDatabase`, in a child process (tsx). */
+function migrateInChild(dir: string): Promise<void> {
+  const script = `const { openDatabase } = await import(${JSON.stringify('file://' + CLIENT_MODULE)}); (await openDatabase({ dataDir: ${JSON.stringify(dir)} })).close()`
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'inherit', 'inherit'] })
+    child.on('error', reject)
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`migrations failed (exit ${code})`))))
+  })
 }
 
 function transaction(db: Database.Database, fn: () => void): void {
