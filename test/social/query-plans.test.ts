@@ -52,7 +52,7 @@ function fullScans(plan: string[]): string[] {
 
 const paging = { page: 3, limit: 20 }
 const cases: Array<[string, () => { toSQL(): { sql: string; params: unknown[] } }, string[]]> = [
-  ['feed ids (timeline)', () => raw(timelineIdsQuery(1, 0, 61)), ['SEARCH timelines USING PRIMARY KEY (user_id=? AND created_at>?)', 'SCAN pa', 'SEARCH f USING COVERING INDEX sqlite_autoindex_follows_1 (follower_id=? AND following_id=?)', 'posts_user_created_idx']],
+  ['feed ids (timeline)', () => timelineIdsQuery(server.services.db, 1, 61), ['SEARCH timelines USING PRIMARY KEY (user_id=?)', 'SCAN pa', 'SEARCH f USING COVERING INDEX sqlite_autoindex_follows_1 (follower_id=? AND following_id=?)', 'posts_user_created_idx']],
   ['feed (direct)', () => directFeedQuery(server.services.db, 1, paging), ['follows', 'posts_user_created_idx', 'likes']],
   ['feed and explore page rows', () => selectPosts(server.services.db, 1).where(inArray(posts.id, [1, 2, 3])), ['SEARCH posts USING INTEGER PRIMARY KEY', 'likes']],
   ['explore ranking', () => exploreRankingQuery(server.services.db, new Date()), ['posts_public_created_idx']],
@@ -62,7 +62,7 @@ const cases: Array<[string, () => { toSQL(): { sql: string; params: unknown[] } 
   ['followers', () => followersQuery(server.services.db, 1, 2, paging), ['follows_following_created_idx']],
   ['following', () => followingQuery(server.services.db, 1, 2, paging), ['follows_follower_created_idx']],
   ['search users', () => userSearchQuery(server.services.db, 'user', 1, 10), ['users_username_lower_idx', 'users_fts VIRTUAL TABLE']],
-  ['search posts', () => raw(postSearchIdsQuery(toFtsQuery('hello')!, 10)), ['posts_fts VIRTUAL TABLE', 'SEARCH p USING INTEGER PRIMARY KEY']],
+  ['search posts', () => postSearchIdsQuery(server.services.db, toFtsQuery('hello')!, 10), ['posts_fts VIRTUAL TABLE', 'SEARCH p USING INTEGER PRIMARY KEY']],
   ['search hashtags', () => hashtagSearchQuery(server.services.db, 'tag', 10), ['hashtags_tag_idx']],
 ]
 

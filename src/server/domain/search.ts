@@ -66,14 +66,16 @@ export const SEARCH_WINDOW = 1000
  * keeps the matches as the outer loop (else, without statistics, SQLite may walk every public
  * post and probe the matches).
  */
-export function postSearchIdsQuery(fts: string, limit: number) {
-  return sql`
+export function postSearchIdsQuery(db: ReadDb, fts: string, limit: number) {
+  const ranked = sql`
     select p.id from (
       select rowid as id, rank from ${postsFts} where ${postsFts} match ${fts} order by rowid desc limit ${SEARCH_WINDOW}
     ) matches cross join ${posts} p on p.id = matches.id
     where p.is_public = 1
     order by matches.rank, p.created_at desc, p.id desc
     limit ${limit}`
+  // Through the query builder, so every driver (the write client, the reader pool) maps the rows.
+  return db.select({ id: sql<number>`id`.mapWith(Number) }).from(sql`(${ranked})`)
 }
 
 /** How long a post search's ids are reused for the same words and limit. */
@@ -102,7 +104,7 @@ function cachedPostSearch(db: ReadDb, fts: string, limit: number, now: number): 
     cache.set(key, hit)
     return hit.ids
   }
-  const ids = db.values<[number]>(postSearchIdsQuery(fts, limit)).then((rows) => rows.map(([id]) => Number(id)))
+  const ids = postSearchIdsQuery(db, fts, limit).then((rows) => rows.map((row) => row.id))
   const entry = { at: now, ids }
   cache.set(key, entry)
   // A failed search is not remembered.

@@ -143,16 +143,16 @@ export function pruneTimelineQuery(followerId: number, followeeId: number) {
 
 /**
  * The newest `depth` posts of the feed of `viewerId` as (created_at, post_id): the timeline
- * above its floor merged with the newest `depth` posts of each followed pulled author (UNION
+ * (a trim deletes what lies at or below the floor in the same transaction) merged with the newest `depth` posts of each followed pulled author (UNION
  * removes a post that is in both, one a pulled author wrote before it became one). The CROSS
  * JOIN fixes the loop order: the few pulled authors, each checked in the follows primary key,
  * rather than every account the viewer follows checked against them.
  */
-export function timelineIdsQuery(viewerId: number, floor: number, depth: number) {
-  return sql`
+export function timelineIdsQuery(db: ReadDb, viewerId: number, depth: number) {
+  const merged = sql`
     select created_at, post_id from (
       select created_at, post_id from ${timelines}
-      where user_id = ${viewerId} and created_at > ${floor}
+      where user_id = ${viewerId}
       order by created_at desc, post_id desc limit ${depth})
     union
     select created_at, post_id from (
@@ -161,6 +161,10 @@ export function timelineIdsQuery(viewerId: number, floor: number, depth: number)
       join ${posts} p on p.id in (
         select p2.id from ${posts} p2 where p2.user_id = pa.user_id order by p2.created_at desc, p2.id desc limit ${depth}))
     order by created_at desc, post_id desc limit ${depth}`
+  // Through the query builder, so every driver (the write client, the reader pool) maps the rows.
+  return db
+    .select({ createdAt: sql<number>`created_at`.mapWith(Number), postId: sql<number>`post_id`.mapWith(Number) })
+    .from(sql`(${merged})`)
 }
 
 /**
@@ -168,11 +172,11 @@ export function timelineIdsQuery(viewerId: number, floor: number, depth: number)
  * cannot answer exactly (the page reaches below its floor) and the caller must use the direct query.
  */
 export async function timelineFeedIds(db: ReadDb, viewerId: number, depth: number): Promise<number[] | null> {
+  const rows = await timelineIdsQuery(db, viewerId, depth)
+  // The floor is read after the ids (each read is its own snapshot): a floor only ever rises, so
+  // one set by a trim in between can only make the check stricter, never accept a page it removed.
   const [floorRow] = await db.select({ at: timelineFloors.createdAt }).from(timelineFloors).where(eq(timelineFloors.userId, viewerId))
-  const floor = floorRow?.at ?? NO_FLOOR
-  // `values` (arrays): the same shape from the libsql driver and the reader pool's proxy driver.
-  const rows = await db.values<[number, number]>(timelineIdsQuery(viewerId, floor, depth))
   // Complete above the floor: the answer is exact when all `depth` entries lie above it.
-  if (floorRow && (rows.length < depth || Number(rows[depth - 1][0]) <= floor)) return null
-  return rows.map(([, postId]) => Number(postId))
+  if (floorRow && (rows.length < depth || rows[depth - 1].createdAt <= floorRow.at)) return null
+  return rows.map((row) => row.postId)
 }
