@@ -6,10 +6,10 @@
 import Database from 'libsql'
 
 export type Connection = InstanceType<typeof Database>
-export type Statement = ReturnType<Connection['prepare']>
+type Statement = ReturnType<Connection['prepare']>
 
 /** How long a connection waits for another process's write lock before SQLITE_BUSY. */
-export const BUSY_TIMEOUT_MS = 5000
+const BUSY_TIMEOUT_MS = 5000
 
 /**
  * Set on every connection when it opens. `synchronous` and `foreign_keys` are per connection and

@@ -92,7 +92,7 @@ function runBatch(lane: Lane, stmts: Array<InStatement | [string, InArgs?]>): Re
   return stmts.map((stmt) => run(lane, Array.isArray(stmt) ? { sql: stmt[0], args: stmt[1] } : stmt))
 }
 
-function closed(): LibsqlError {
+function clientClosed(): LibsqlError {
   return new LibsqlError('The client is closed', 'CLIENT_CLOSED')
 }
 
@@ -218,7 +218,7 @@ export class LocalClient implements Client {
    * connection synchronously, and transactions take turns, so at most two are ever open.
    */
   #borrow(): Lane {
-    if (this.closed) throw closed()
+    if (this.closed) throw clientClosed()
     const idle = this.#idle.pop()
     if (idle) return idle
     const connection = openConnection(this.file)

@@ -12,7 +12,12 @@ import { drizzle } from 'drizzle-orm/sqlite-proxy'
 import { primaryCode } from './connection.js'
 import * as schema from './schema.js'
 
-/** A database that only reads: the worker pool (`services.reads`), or the write client where there is no pool. */
+/**
+ * A database that only reads: the worker pool (`services.reads`), or the write client where there
+ * is no pool. Query-builder results are the same on both. Raw `sql` is not: `all()`/`get()` give
+ * named objects on the write client and arrays on the workers (sqlite-proxy), so read raw results
+ * by index (`values()`), which both support.
+ */
 export type ReadDb = BaseSQLiteDatabase<'async', any, typeof schema>
 
 export type ReadMethod = 'run' | 'all' | 'values' | 'get'
@@ -76,11 +81,6 @@ export class ReaderPool {
       if (slot) this.#run(slot, pending)
       else this.#queue.push(pending)
     })
-  }
-
-  /** How many workers are running (they start on demand). */
-  get started(): number {
-    return this.#slots.length
   }
 
   async close(): Promise<void> {
