@@ -1,14 +1,14 @@
 /**
  * Plaza at scale: seeds a social network (users, a skewed follow graph, posts, likes, comments,
- * hashtags, notifications, one live session per user) straight into the schema, checks every
- * counter with SQL, then measures the read and write endpoints of /api/mobile against a bare
+ * hashtags, notifications, home timelines, one live session per user) straight into the schema,
+ * checks every counter (and a sample of timelines against the direct feed query) with SQL, then measures the read and write endpoints of /api/mobile against a bare
  * node:http server answering the very same bytes (one real Plaza answer, captured first), in the
  * same run, interleaved Plaza, bare, Plaza, bare. Both servers are their own processes; the load
  * generator (autocannon) is this one. Prints a Markdown table: req/s, ratio, p50/p99, peak RSS.
  *
  *   npm run build
- *   npx tsx bench/social.ts --users 2000 --posts 20000 --seconds 3          # small: ~10 s to seed
- *   npx tsx bench/social.ts --users 100000 --posts 1000000 --seconds 10     # the reference network
+ *   npx tsx bench/social.ts --users 2000 --posts 20000 --seconds 3          # small: seeds in 3-50 s
+ *   npx tsx bench/social.ts --users 100000 --posts 1000000 --seconds 5      # reference: 6-19 min to seed, 3.2 GB
  *
  * Flags: --users, --posts (follows = 125 x users, likes = 2 x posts, comments = 0.2 x posts unless
  * --follows/--likes/--comments), --seconds per round, --rounds (2), --warmup seconds (1),
