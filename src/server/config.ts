@@ -43,6 +43,8 @@ export interface ServerConfig {
   logLevel: LogLevel
   /** Generated files (code images, catalog outputs stored for JSON answers) expire after this long. */
   generatedTtlMs: number
+  /** Accounts with more followers than this are not fanned out on write but pulled into feeds at read time. */
+  fanoutMaxFollowers: number
   /** Generated files together are kept under this many bytes; the oldest are evicted first. */
   generatedMaxBytes: number
   /** The environment the configuration was read from; feature modules (chat providers) read their own variables from it. */
@@ -58,6 +60,7 @@ export const DEFAULTS = {
   maxConnections: 10_000,
   generatedTtlMs: 24 * 3600_000,
   generatedMaxBytes: 1024 * 1024 * 1024,
+  fanoutMaxFollowers: 10_000,
 } as const
 
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug'
@@ -179,6 +182,7 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
     corsOrigins: parseCorsOrigins(env.PLAZA_CORS_ORIGINS),
     logLevel: parseLogLevel(env.PLAZA_LOG_LEVEL),
     generatedTtlMs: parseDuration('PLAZA_GENERATED_TTL', env.PLAZA_GENERATED_TTL, DEFAULTS.generatedTtlMs, 's'),
+    fanoutMaxFollowers: parsePositiveInt('PLAZA_FANOUT_MAX_FOLLOWERS', env.PLAZA_FANOUT_MAX_FOLLOWERS, DEFAULTS.fanoutMaxFollowers),
     generatedMaxBytes: parseBytes('PLAZA_GENERATED_MAX_BYTES', env.PLAZA_GENERATED_MAX_BYTES, DEFAULTS.generatedMaxBytes),
     env,
   }

@@ -49,6 +49,8 @@ export async function startTestServer(
   const config = loadConfig({ port: 0, host: '127.0.0.1', dataDir, rateLimits: options.rateLimits ?? false }, options.env ?? {})
   const services = await createServices(config, { clock: options.clock, logger: options.logger ?? silentLogger })
   const app = createApp(services)
+  // Longer than any pause in a test: fetch may reuse an idle connection just as a 5 s server timeout closes it on a busy machine.
+  app.server.keepAliveTimeout = 60_000
   const address = await app.listen(0, '127.0.0.1')
   config.port = address.port
   const url = `http://127.0.0.1:${address.port}`

@@ -20,6 +20,7 @@
  *   the answer is the same either way.
  */
 import { and, desc, eq, sql, type SQL } from 'drizzle-orm'
+import { DEFAULTS } from '../config.js'
 import type { ReadDb, Tx } from '../db/client.js'
 import { follows, posts, timelineFloors, timelinePulledAuthors, timelines, users } from '../db/schema.js'
 
@@ -33,15 +34,8 @@ export const TIMELINE_CAP = 800
  */
 const TRIM_EVERY = 32
 
-export const DEFAULT_FANOUT_MAX_FOLLOWERS = 10_000
+export const DEFAULT_FANOUT_MAX_FOLLOWERS = DEFAULTS.fanoutMaxFollowers
 
-/** PLAZA_FANOUT_MAX_FOLLOWERS: accounts with more followers than this are pulled at read time. */
-export function fanoutMaxFollowers(env: NodeJS.ProcessEnv): number {
-  const raw = env.PLAZA_FANOUT_MAX_FOLLOWERS?.trim()
-  if (!raw) return DEFAULT_FANOUT_MAX_FOLLOWERS
-  if (!/^\d+$/.test(raw)) throw new Error(`PLAZA_FANOUT_MAX_FOLLOWERS must be a whole number, not "${raw}"`)
-  return Number(raw)
-}
 
 /** Below every real time: the bound of a timeline without a floor. */
 const NO_FLOOR = Number.MIN_SAFE_INTEGER

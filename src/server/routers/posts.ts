@@ -1,14 +1,13 @@
 import { createPostInput, feedInput, postDetailInput, postsByUserInput } from '../../shared/schemas/posts.js'
 import { getExplore } from '../domain/explore.js'
 import { createPost, getFeed, getPostDetail, getPostsByUser } from '../domain/posts.js'
-import { fanoutMaxFollowers } from '../domain/timelines.js'
 import { authedProcedure, optionalAuthProcedure, router } from '../trpc.js'
 
 export const postsRouter = router({
   create: authedProcedure
     .input(createPostInput)
     .mutation(({ ctx, input }) =>
-      createPost(ctx.services.db, ctx.user.id, input, ctx.services.clock(), fanoutMaxFollowers(ctx.services.config.env)),
+      createPost(ctx.services.db, ctx.user.id, input, ctx.services.clock(), ctx.services.config.fanoutMaxFollowers),
     ),
 
   feed: authedProcedure.input(feedInput).query(({ ctx, input }) => getFeed(ctx.services.reads, ctx.user.id, input)),
