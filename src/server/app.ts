@@ -92,7 +92,11 @@ export function createApp(services: Services): App {
     { prefix: '/api', handle: createRestHandler(utilityRoutes) },
   ]
 
+  let closing = false
+
   async function dispatch(req: IncomingMessage, res: ServerResponse) {
+    // While shutting down, every answer ends its connection.
+    if (closing) res.setHeader('connection', 'close')
     const id = requestId(req)
     res.setHeader('x-request-id', id)
     logRequest(logger, req, res, id)
@@ -158,9 +162,13 @@ export function createApp(services: Services): App {
       })
     },
     async close() {
+      closing = true
       await new Promise<void>((resolve) => {
         server.close(() => resolve())
         server.closeIdleConnections()
+        // A connection whose request was in flight becomes idle when it is answered: close it then, not at its keep-alive timeout.
+        const sweep = setInterval(() => server.closeIdleConnections(), 100)
+        server.once('close', () => clearInterval(sweep))
       })
       await services.close()
     },
