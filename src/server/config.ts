@@ -114,10 +114,11 @@ export function parseBytes(name: string, value: string | undefined, fallback: nu
   return Math.round(Number(match[1]) * unit)
 }
 
-function parsePositiveInt(name: string, value: string | undefined, fallback: number): number {
+/** Reads a whole number of at least 1 from a variable (`name` is named in the error). */
+export function parsePositiveInt(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined || value.trim() === '') return fallback
   const n = Number(value)
-  if (!Number.isInteger(n) || n <= 0) throw new ConfigError(`${name} must be a positive whole number, not "${value}"`)
+  if (!Number.isInteger(n) || n <= 0) throw new ConfigError(`${name} must be a whole number of at least 1, not "${value}"`)
   return n
 }
 

@@ -5,7 +5,7 @@
  */
 import { availableParallelism } from 'node:os'
 import { codeImageInput, type CodeImageInput } from '../../shared/schemas/codeimage.js'
-import { ConfigError, type ServerConfig } from '../config.js'
+import { parsePositiveInt, type ServerConfig } from '../config.js'
 import { RenderPool } from './pool.js'
 import type { RenderResult } from './renderer.js'
 
@@ -19,19 +19,12 @@ export interface CodeImageService {
 
 export const MIME = { png: 'image/png', svg: 'image/svg+xml' } as const
 
-function readPositive(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name]
-  if (raw === undefined || raw.trim() === '') return fallback
-  const value = Number(raw)
-  if (!Number.isInteger(value) || value < 1) throw new ConfigError(`${name} must be a whole number of at least 1, not "${raw}"`)
-  return value
-}
 
 export function createCodeImageService(config: Pick<ServerConfig, 'env'>): CodeImageService {
-  const size = readPositive(config.env, 'PLAZA_CODEIMAGE_WORKERS', Math.max(1, Math.min(4, availableParallelism() - 1)))
+  const size = parsePositiveInt('PLAZA_CODEIMAGE_WORKERS', config.env.PLAZA_CODEIMAGE_WORKERS, Math.max(1, Math.min(4, availableParallelism() - 1)))
   const pool = new RenderPool({
     size,
-    timeoutMs: readPositive(config.env, 'PLAZA_CODEIMAGE_TIMEOUT_MS', 15_000),
+    timeoutMs: parsePositiveInt('PLAZA_CODEIMAGE_TIMEOUT_MS', config.env.PLAZA_CODEIMAGE_TIMEOUT_MS, 15_000),
     queueLimit: size * 16,
   })
   return {

@@ -7,7 +7,7 @@
  */
 import { availableParallelism } from 'node:os'
 import { TRPCError } from '@trpc/server'
-import { ConfigError } from '../config.js'
+import { parsePositiveInt } from '../config.js'
 
 export interface MediaQueueOptions {
   /** Jobs that run at the same time. */
@@ -43,13 +43,6 @@ export class MediaQueue {
   }
 }
 
-function readPositive(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name]
-  if (raw === undefined || raw.trim() === '') return fallback
-  const value = Number(raw)
-  if (!Number.isInteger(value) || value < 1) throw new ConfigError(`${name} must be a whole number of at least 1, not "${raw}"`)
-  return value
-}
 
 /**
  * The default concurrency: one job per core but one, and always two pool threads left for
@@ -63,8 +56,8 @@ export function defaultConcurrency(env: NodeJS.ProcessEnv = process.env): number
 }
 
 export function mediaQueueOptions(env: NodeJS.ProcessEnv): MediaQueueOptions {
-  const concurrency = readPositive(env, 'PLAZA_MEDIA_CONCURRENCY', defaultConcurrency(process.env))
-  return { concurrency, queueLimit: readPositive(env, 'PLAZA_MEDIA_QUEUE', Math.max(32, concurrency * 16)) }
+  const concurrency = parsePositiveInt('PLAZA_MEDIA_CONCURRENCY', env.PLAZA_MEDIA_CONCURRENCY, defaultConcurrency(process.env))
+  return { concurrency, queueLimit: parsePositiveInt('PLAZA_MEDIA_QUEUE', env.PLAZA_MEDIA_QUEUE, Math.max(32, concurrency * 16)) }
 }
 
 let shared: MediaQueue | undefined
