@@ -1,4 +1,5 @@
 import { Args, Command, Flags } from '@oclif/core'
+import { dataDirFlag, loadAdminConfig } from '../../admin.js'
 
 /**
  * Operator command: a consistent copy of the database, taken while the server runs (SQLite's
@@ -20,20 +21,14 @@ export default class AdminBackup extends Command {
   }
 
   static override flags = {
-    'data-dir': Flags.string({ char: 'd', description: 'data directory holding plaza.db (default ./.plaza)', env: 'PLAZA_DATA_DIR' }),
+    'data-dir': dataDirFlag,
     force: Flags.boolean({ description: 'replace FILE if it exists', default: false }),
   }
 
   async run(): Promise<{ file: string; bytes: number }> {
     const { args, flags } = await this.parse(AdminBackup)
-    const [{ loadConfig, ConfigError }, { backupDatabase, BackupError }] = await Promise.all([import('../../../server/config.js'), import('../../../server/db/backup.js')])
-    let config
-    try {
-      config = loadConfig({ dataDir: flags['data-dir'], rateLimits: false })
-    } catch (error) {
-      if (error instanceof ConfigError) this.error(error.message, { exit: 2 })
-      throw error
-    }
+    const { backupDatabase, BackupError } = await import('../../../server/db/backup.js')
+    const config = await loadAdminConfig(this, flags['data-dir'])
     if (config.databaseUrl) this.error('PLAZA_DATABASE_URL is set: back up a libsql server with its own tools; this command copies a local plaza.db', { exit: 2 })
     try {
       const result = await backupDatabase(config.dataDir, args.file, flags.force)

@@ -1,5 +1,6 @@
 import { createInterface } from 'node:readline/promises'
 import { Args, Command, Flags } from '@oclif/core'
+import { dataDirFlag, loadAdminConfig } from '../../admin.js'
 import type { DatabaseSummary } from '../../../server/db/backup.js'
 
 /**
@@ -21,20 +22,14 @@ export default class AdminRestore extends Command {
   }
 
   static override flags = {
-    'data-dir': Flags.string({ char: 'd', description: 'data directory holding plaza.db (default ./.plaza)', env: 'PLAZA_DATA_DIR' }),
+    'data-dir': dataDirFlag,
     force: Flags.boolean({ description: 'replace the database without asking', default: false }),
   }
 
   async run(): Promise<{ file: string; dataDir: string } & DatabaseSummary> {
     const { args, flags } = await this.parse(AdminRestore)
-    const [{ loadConfig, ConfigError }, { stageRestore, BackupError }] = await Promise.all([import('../../../server/config.js'), import('../../../server/db/backup.js')])
-    let config
-    try {
-      config = loadConfig({ dataDir: flags['data-dir'], rateLimits: false })
-    } catch (error) {
-      if (error instanceof ConfigError) this.error(error.message, { exit: 2 })
-      throw error
-    }
+    const { stageRestore, BackupError } = await import('../../../server/db/backup.js')
+    const config = await loadAdminConfig(this, flags['data-dir'])
     if (config.databaseUrl) this.error('PLAZA_DATABASE_URL is set: restore a libsql server with its own tools; this command replaces a local plaza.db', { exit: 2 })
     if (!flags.force && !process.stdin.isTTY) this.error('restore replaces the database: pass --force to confirm (no terminal to ask on)', { exit: 2 })
     try {

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs'
 import path from 'node:path'
 import { Args, Command, Flags } from '@oclif/core'
+import { dataDirFlag, loadAdminConfig } from '../../admin.js'
 import { TRPCError } from '@trpc/server'
 import type { UserProfile } from '../../../shared/types.js'
 
@@ -24,25 +25,18 @@ export default class AdminVerify extends Command {
   }
 
   static override flags = {
-    'data-dir': Flags.string({ char: 'd', description: 'data directory holding plaza.db (default ./.plaza)', env: 'PLAZA_DATA_DIR' }),
+    'data-dir': dataDirFlag,
     unset: Flags.boolean({ description: 'remove the verified badge instead', default: false }),
   }
 
   async run(): Promise<UserProfile> {
     const { args, flags } = await this.parse(AdminVerify)
-    const [{ createServices }, { loadConfig, ConfigError }, { silentLogger }, { setVerified }] = await Promise.all([
+    const [{ createServices }, { silentLogger }, { setVerified }] = await Promise.all([
       import('../../../server/services.js'),
-      import('../../../server/config.js'),
       import('../../../server/logger.js'),
       import('../../../server/domain/users.js'),
     ])
-    let config
-    try {
-      config = loadConfig({ dataDir: flags['data-dir'], rateLimits: false })
-    } catch (error) {
-      if (error instanceof ConfigError) this.error(error.message, { exit: 2 })
-      throw error
-    }
+    const config = await loadAdminConfig(this, flags['data-dir'])
     // Opening a missing directory would create an empty database; say what is wrong instead.
     if (!config.databaseUrl && !existsSync(path.join(config.dataDir, 'plaza.db'))) {
       this.error(`no Plaza database in ${config.dataDir} (pass --data-dir or set PLAZA_DATA_DIR)`, { exit: 1 })
