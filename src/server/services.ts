@@ -18,12 +18,18 @@ export interface Services {
   /** Writes and transactions (and reads that must see the transaction's own writes). */
   db: Db
   /**
-   * Reads that need not run on the writing connection: worker threads with their own read-only
-   * connections (`PLAZA_DB_READERS`, default 2), so a slow query never stalls the event loop.
-   * They see every write committed before the read starts. `db` itself for a libsql server or
-   * where readers are off.
+   * Reads that need not run on the writing connection and whose cost does not grow with the data
+   * (a page or less, by primary key or index range): synchronous, on the event loop's thread, with
+   * prepared statements (db/prepared.ts). They see every write committed before the read starts.
+   * `db` itself for a libsql server.
    */
   reads: ReadDb
+  /**
+   * Reads that scan (search, ranking, deep pages): worker threads with their own read-only
+   * connections (`PLAZA_DB_READERS`, default 2), so a slow query never stalls the event loop.
+   * `reads` where the readers are off, `db` for a libsql server.
+   */
+  scans: ReadDb
   clock: Clock
   logger: Logger
   /** Null when rate limits are off (`PLAZA_RATE_LIMITS=off`, `--no-rate-limits`, embedded use). */
@@ -98,6 +104,7 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
     config,
     db: database.db,
     reads: database.reads,
+    scans: database.scans,
     clock,
     logger,
     limiter: config.rateLimits ? new RateLimiter(database.db, config.rateLimits, () => clock().getTime()) : null,

@@ -4,6 +4,7 @@ import path from 'node:path'
 import { createClient, type Client } from '@libsql/client'
 import { drizzle, type LibSQLDatabase } from 'drizzle-orm/libsql'
 import { migrate } from 'drizzle-orm/libsql/migrator'
+import { openInlineReads } from './inline.js'
 import { LocalClient } from './local-client.js'
 import { ReaderPool, readDatabase, type ReadDb } from './readers.js'
 import * as schema from './schema.js'
@@ -19,8 +20,16 @@ export const MIGRATIONS_DIR = fileURLToPath(new URL('../../../src/server/db/migr
 export interface Database {
   /** Writes, transactions, and reads that must happen on the writing connection. */
   db: Db
-  /** Reads off the event loop (reader workers) for a local file with readers; `db` otherwise. */
+  /**
+   * Reads whose cost does not grow with the data (lookups of a page or less): on the event loop's
+   * thread, synchronously, over a read-only connection of their own (inline.ts). `db` for a libsql server.
+   */
   reads: ReadDb
+  /**
+   * Reads that scan (search, ranking, deep pages): worker threads with their own read-only
+   * connections (readers.ts), so they never hold up the event loop. `reads` where there are no readers.
+   */
+  scans: ReadDb
   client: Client
   close(): Promise<void>
 }
@@ -32,7 +41,7 @@ export interface OpenDatabaseOptions {
   url?: string
   authToken?: string
   /**
-   * Reader worker threads for `reads` on a local file (0: `reads` is `db`, for a process that
+   * Reader worker threads for `scans` on a local file (0: `scans` is `reads`, for a process that
    * answers one command and would only pay for starting them). A libsql server has no file to open.
    */
   readers?: number
@@ -63,6 +72,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     return {
       db,
       reads: db,
+      scans: db,
       client,
       async close() {
         client.close()
@@ -85,14 +95,17 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     await client.executeMultiple(analyzed.rows.length ? OPTIMIZE : `PRAGMA analysis_limit = 1000; ANALYZE; PRAGMA optimize`)
     // A refresh that fails (another process holding the write lock past the busy timeout) only leaves the old statistics until the next one.
     const optimizer = setInterval(() => void client.executeMultiple(OPTIMIZE).catch(() => {}), OPTIMIZE_INTERVAL_MS).unref()
+    const inline = openInlineReads(file)
     const pool = options.readers ? new ReaderPool(file, options.readers) : null
     return {
       db,
-      reads: pool ? readDatabase(pool) : db,
+      reads: inline.db,
+      scans: pool ? readDatabase(pool) : inline.db,
       client,
       async close() {
         clearInterval(optimizer)
         await pool?.close()
+        inline.close()
         await client.executeMultiple(OPTIMIZE).catch(() => {})
         client.close()
       },

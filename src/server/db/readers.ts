@@ -7,18 +7,18 @@
  */
 import { Worker } from 'node:worker_threads'
 import { LibsqlError } from '@libsql/client'
-import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core'
 import { drizzle } from 'drizzle-orm/sqlite-proxy'
 import { primaryCode } from './connection.js'
+import type { AnyDb } from './prepared.js'
 import * as schema from './schema.js'
 
 /**
- * A database that only reads: the worker pool (`services.reads`), or the write client where there
- * is no pool. Query-builder results are the same on both. Raw `sql` is not: `all()`/`get()` give
- * named objects on the write client and arrays on the workers (sqlite-proxy), so read raw results
- * by index (`values()`), which both support.
+ * A database that only reads: the inline reader (inline.ts), the worker pool, or the write client
+ * where there is neither. Query-builder results are the same on all of them. Raw `sql` is not:
+ * `all()`/`get()` give named objects on the write client and the inline reader and arrays on the
+ * workers (sqlite-proxy), so read raw results by index (`values()`), which all of them support.
  */
-export type ReadDb = BaseSQLiteDatabase<'async', any, typeof schema>
+export type ReadDb = AnyDb
 
 export type ReadMethod = 'run' | 'all' | 'values' | 'get'
 
