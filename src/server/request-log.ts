@@ -16,10 +16,28 @@ export function setRoute(req: IncomingMessage, template: string) {
 
 const INCOMING_ID = /^[A-Za-z0-9._:-]{1,64}$/
 
+/** Bytes per request id (72 random bits, 12 base64url characters). */
+const ID_BYTES = 9
+/**
+ * Random bytes for ids, drawn from the system 512 ids at a time: one `randomBytes` call per
+ * request cost about 8% of a light request's time (as `crypto.randomUUID` does, for the same reason).
+ */
+let idPool = Buffer.alloc(0)
+let idOffset = 0
+
+function freshId(): string {
+  if (idOffset + ID_BYTES > idPool.length) {
+    idPool = randomBytes(ID_BYTES * 512)
+    idOffset = 0
+  }
+  idOffset += ID_BYTES
+  return idPool.toString('base64url', idOffset - ID_BYTES, idOffset)
+}
+
 /** The client's `X-Request-Id` when it is a plain token, else a fresh one. */
 export function requestId(req: IncomingMessage): string {
   const given = req.headers['x-request-id']
-  return typeof given === 'string' && INCOMING_ID.test(given) ? given : randomBytes(9).toString('base64url')
+  return typeof given === 'string' && INCOMING_ID.test(given) ? given : freshId()
 }
 
 /**

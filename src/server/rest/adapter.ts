@@ -116,19 +116,44 @@ export interface RestHandler {
   (req: IncomingMessage, res: ServerResponse, pathname: string, ctx: Context, mount: string): Promise<boolean>
 }
 
+interface Match {
+  c: CompiledRoute
+  match: RegExpExecArray
+}
+
+/**
+ * The route for `method` and `pathname` (the first in table order), or, when the path is known
+ * but not for that method, every route of the path (for the 405's `Allow`).
+ */
+function match(compiled: CompiledRoute[], method: string, pathname: string): { hit: Match | null; pathMatches: Match[] } {
+  const pathMatches: Match[] = []
+  for (const c of compiled) {
+    const found = c.pattern.exec(pathname)
+    if (!found) continue
+    if (c.route.method === method) return { hit: { c, match: found }, pathMatches }
+    pathMatches.push({ c, match: found })
+  }
+  return { hit: null, pathMatches }
+}
+
+/** The query string's parameters (the last of a repeated name wins), as `new URL(url).searchParams` reads them. */
+function queryOf(url: string): Record<string, string> {
+  const mark = url.indexOf('?')
+  if (mark < 0) return {}
+  const hash = url.indexOf('#', mark)
+  return Object.fromEntries(new URLSearchParams(url.slice(mark + 1, hash < 0 ? undefined : hash)))
+}
+
 export function createRestHandler(routes: Route[]): RestHandler {
   const compiled = routes.map(compile)
   return async (req, res, pathname, ctx, mount) => {
     const method = (req.method ?? 'GET').toUpperCase()
-    const matches = compiled
-      .map((c) => ({ c, match: c.pattern.exec(pathname) }))
-      .filter((m): m is { c: CompiledRoute; match: RegExpExecArray } => m.match !== null)
-    if (matches.length === 0) return false
-    const hit = matches.find((m) => m.c.route.method === method)
-    setRoute(req, mount + (hit ?? matches[0]).c.route.path)
+    const { hit, pathMatches } = match(compiled, method, pathname)
+    if (!hit && pathMatches.length === 0) return false
+    setRoute(req, mount + (hit ?? pathMatches[0]).c.route.path)
     try {
       if (!hit) {
-        const allow = [...new Set(matches.map((m) => m.c.route.method))].join(', ')
+        const allow = [...new Set(pathMatches.map((m) => m.c.route.method))].join(', ')
         res.setHeader('allow', allow)
         throw new TRPCError({ code: 'METHOD_NOT_SUPPORTED', message: `Method ${method} is not allowed here; use ${allow}` })
       }
@@ -137,7 +162,7 @@ export function createRestHandler(routes: Route[]): RestHandler {
         const value = hit.match[i + 1]
         if (value !== undefined) params[name] = decodeURIComponent(value)
       })
-      const query = Object.fromEntries(new URL(req.url ?? '/', 'http://x').searchParams)
+      const query = queryOf(req.url ?? '/')
       const route = hit.c.route
       if ('handle' in route) {
         await route.handle({ req, res, ctx, params, query })
