@@ -34,6 +34,14 @@ function parseRetryAfter(value: string | string[] | undefined, now = Date.now())
   return Number.isNaN(date) ? undefined : Math.max(0, date - now)
 }
 
+/**
+ * undici's `request`, loaded on the first upstream call rather than at the top, so that importing
+ * the chat modules does not load undici. The promise is kept: a dynamic `import()` per call costs
+ * a module resolution each time (about a millisecond under a loader hook such as tsx's).
+ */
+let undici: Promise<typeof import('undici')['request']> | undefined
+const undiciRequest = () => (undici ??= import('undici').then((module) => module.request))
+
 /** The message an upstream put in its error body (OpenAI, Anthropic, vLLM and Ollama shapes), else its text. */
 function upstreamMessage(text: string): string {
   try {
@@ -73,8 +81,7 @@ export async function postUpstream(options: PostOptions): Promise<UpstreamRespon
     return new UpstreamError('network', `${options.label} could not be reached or dropped the connection (${code})`)
   }
 
-  // Loaded here rather than at the top, so that importing the chat modules does not load undici (cached after the first call).
-  const { request } = await import('undici')
+  const request = await undiciRequest()
   arm()
   let response: Dispatcher.ResponseData
   try {
