@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto'
-import { and, eq, gt, isNull } from 'drizzle-orm'
+import { and, eq, gt, isNull, sql } from 'drizzle-orm'
 import type { Db, ReadDb, Tx } from '../db/client.js'
+import { prepared } from '../db/prepared.js'
 import { sessions, users } from '../db/schema.js'
 
 export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000
@@ -25,18 +26,24 @@ export async function issueSession(db: Db | Tx, userId: number, now: Date): Prom
 
 export type AuthUser = typeof users.$inferSelect
 
-/**
- * The user behind a live (unexpired, unrevoked) token, or null. Runs on every authenticated request,
- * so callers pass `services.reads`: a revocation or a new session is committed before its answer is sent.
- */
-export async function resolveSession(db: ReadDb, token: string, now: Date): Promise<{ sessionId: number; user: AuthUser } | null> {
-  const [row] = await db
+/** The live session with this token hash at `now`, and its user: one probe of `sessions_token_hash_idx` and one of the users key. */
+const liveSession = prepared((db) =>
+  db
     .select({ sessionId: sessions.id, user: users })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
-    .where(and(eq(sessions.tokenHash, hashToken(token)), isNull(sessions.revokedAt), gt(sessions.expiresAt, now.getTime())))
+    .where(and(eq(sessions.tokenHash, sql.placeholder('hash')), isNull(sessions.revokedAt), gt(sessions.expiresAt, sql.placeholder('now'))))
     .limit(1)
-  return row ?? null
+    .prepare(),
+)
+
+/**
+ * The user behind a live (unexpired, unrevoked) token, or null. Runs on every authenticated request,
+ * so callers pass `services.reads` (a revocation or a new session is committed before its answer is
+ * sent) and the query is prepared once rather than built each time.
+ */
+export async function resolveSession(db: ReadDb, token: string, now: Date): Promise<{ sessionId: number; user: AuthUser } | null> {
+  return (await liveSession(db).get({ hash: hashToken(token), now: now.getTime() })) ?? null
 }
 
 /** Revokes one session; returns false when it was already revoked (a concurrent logout or refresh won). */
