@@ -1,95 +1,125 @@
 import { TRPCError } from '@trpc/server'
-import { and, desc, eq, sql } from 'drizzle-orm'
+import { desc, eq, sql, type Placeholder } from 'drizzle-orm'
 import type { UserProfile, UserSummary } from '../../shared/types.js'
-import { writeTransaction, type Db, type ReadDb } from '../db/client.js'
+import { writeTransaction, type Db, type ReadDb, type Tx } from '../db/client.js'
+import { prepared } from '../db/prepared.js'
 import { follows, users } from '../db/schema.js'
 import { notify } from './notifications.js'
+import { readerForPage } from './page-depth.js'
 import type { Paging } from './posts.js'
 import { backfillTimeline, pruneTimeline } from './timelines.js'
-import { findUser, getProfile, toUserSummary, userSummaryColumns } from './users.js'
+import { findUser, loadProfile, toUserSummary, userSummaryColumns } from './users.js'
 
-async function target(db: Db, followerId: number, ref: number | string) {
-  const user = await findUser(db, ref)
+async function target(reads: ReadDb, followerId: number, ref: number | string) {
+  const user = await findUser(reads, ref)
   if (user.id === followerId) throw new TRPCError({ code: 'BAD_REQUEST', message: 'You cannot follow yourself' })
   return user
 }
 
 /**
+ * Both counters of a follow row that came (`delta` 1) or went (-1), in one statement: the
+ * followee's followers_count and the follower's following_count.
+ */
+function countFollow(tx: Tx, followerId: number, followeeId: number, delta: 1 | -1) {
+  return tx.run(sql`
+    update users set
+      followers_count = followers_count + (case when id = ${followeeId} then ${delta} else 0 end),
+      following_count = following_count + (case when id = ${followerId} then ${delta} else 0 end)
+    where id in (${followeeId}, ${followerId})`)
+}
+
+/**
  * Follows `ref` (idempotent: following again changes nothing). Both counters, the target's
  * notification and the backfill of the follower's timeline are written in the same transaction
- * as the follow row, and only if it was new.
+ * as the follow row, and only if it was new. The statements are lean `sql` (a fraction of what
+ * building them with the query builder costs) as they run under the write lock; the target and
+ * the answer are prepared lookups on `reads`, outside it.
  */
-export async function follow(db: Db, followerId: number, ref: number | string, now: Date): Promise<UserProfile> {
-  const user = await target(db, followerId, ref)
+export async function follow(db: Db, reads: ReadDb, followerId: number, ref: number | string, now: Date): Promise<UserProfile> {
+  const followee = await target(reads, followerId, ref)
   await writeTransaction(db, async (tx) => {
-    const inserted = await tx
-      .insert(follows)
-      .values({ followerId, followingId: user.id, createdAt: now.getTime() })
-      .onConflictDoNothing()
-      .returning({ id: follows.followingId })
-    if (inserted.length === 0) return
-    await tx.update(users).set({ followersCount: sql`${users.followersCount} + 1` }).where(eq(users.id, user.id))
-    await tx.update(users).set({ followingCount: sql`${users.followingCount} + 1` }).where(eq(users.id, followerId))
-    await notify(tx, { userId: user.id, actorId: followerId, type: 'follow' }, now)
-    await backfillTimeline(tx, followerId, user.id)
+    const inserted = await tx.run(sql`
+      insert into follows (follower_id, following_id, created_at) values (${followerId}, ${followee.id}, ${now.getTime()})
+      on conflict do nothing`)
+    if (inserted.rowsAffected === 0) return
+    await countFollow(tx, followerId, followee.id, 1)
+    await notify(tx, { userId: followee.id, actorId: followerId, type: 'follow' }, now)
+    await backfillTimeline(tx, followerId, followee.id)
   })
-  return getProfile(db, await findUser(db, user.id), followerId, now)
+  return loadProfile(reads, followee.id, followerId, now)
 }
 
 /**
  * Unfollows `ref` (idempotent); counters change, and the target's posts leave the follower's
- * timeline, only when a follow row was really removed.
+ * timeline, only when a follow row was really removed. Lean like `follow`.
  */
-export async function unfollow(db: Db, followerId: number, ref: number | string, now: Date): Promise<UserProfile> {
-  const user = await target(db, followerId, ref)
+export async function unfollow(db: Db, reads: ReadDb, followerId: number, ref: number | string, now: Date): Promise<UserProfile> {
+  const followee = await target(reads, followerId, ref)
   await writeTransaction(db, async (tx) => {
-    const deleted = await tx
-      .delete(follows)
-      .where(and(eq(follows.followerId, followerId), eq(follows.followingId, user.id)))
-      .returning({ id: follows.followingId })
-    if (deleted.length === 0) return
-    await tx.update(users).set({ followersCount: sql`${users.followersCount} - 1` }).where(eq(users.id, user.id))
-    await tx.update(users).set({ followingCount: sql`${users.followingCount} - 1` }).where(eq(users.id, followerId))
-    await pruneTimeline(tx, followerId, user.id)
+    const deleted = await tx.run(sql`delete from follows where follower_id = ${followerId} and following_id = ${followee.id}`)
+    if (deleted.rowsAffected === 0) return
+    await countFollow(tx, followerId, followee.id, -1)
+    await pruneTimeline(tx, followerId, followee.id)
   })
-  return getProfile(db, await findUser(db, user.id), followerId, now)
+  return loadProfile(reads, followee.id, followerId, now)
 }
 
 /** Ties in time break by insertion order; the rowid is the last column of every follows index, so no extra sort. */
 const followRowid = sql`"follows"."rowid"`
 
-/** Who follows `userId`, most recent first (`follows_following_created_idx`). */
-export function followersQuery(db: ReadDb, userId: number, viewerId: number | null, { page, limit }: Paging) {
+type Param = number | Placeholder
+
+/** Who follows `userId`, most recent first (`follows_following_created_idx`); values or placeholders. */
+function followersSelect(db: ReadDb, userId: Param, viewerId: Param | null, limit: Param, offset: Param) {
   return db
     .select(userSummaryColumns(viewerId))
     .from(follows)
     .innerJoin(users, eq(users.id, follows.followerId))
     .where(eq(follows.followingId, userId))
     .orderBy(desc(follows.createdAt), desc(followRowid))
-    .limit(limit + 1)
-    .offset((page - 1) * limit)
+    .limit(limit)
+    .offset(offset)
 }
 
-/** Whom `userId` follows, most recent first (`follows_follower_created_idx`). */
-export function followingQuery(db: ReadDb, userId: number, viewerId: number | null, { page, limit }: Paging) {
+/** Whom `userId` follows, most recent first (`follows_follower_created_idx`); values or placeholders. */
+function followingSelect(db: ReadDb, userId: Param, viewerId: Param | null, limit: Param, offset: Param) {
   return db
     .select(userSummaryColumns(viewerId))
     .from(follows)
     .innerJoin(users, eq(users.id, follows.followingId))
     .where(eq(follows.followerId, userId))
     .orderBy(desc(follows.createdAt), desc(followRowid))
-    .limit(limit + 1)
-    .offset((page - 1) * limit)
+    .limit(limit)
+    .offset(offset)
 }
 
+/** One page of followers (one extra row tells whether there is another); exported for its query plan. */
+export function followersQuery(db: ReadDb, userId: number, viewerId: number | null, { page, limit }: Paging) {
+  return followersSelect(db, userId, viewerId, limit + 1, (page - 1) * limit)
+}
+
+/** One page of followed users, as `followersQuery`. */
+export function followingQuery(db: ReadDb, userId: number, viewerId: number | null, { page, limit }: Paging) {
+  return followingSelect(db, userId, viewerId, limit + 1, (page - 1) * limit)
+}
+
+const placeholders = [sql.placeholder('user'), sql.placeholder('viewer'), sql.placeholder('limit'), sql.placeholder('offset')] as const
+const followersPage = prepared((db) => followersSelect(db, ...placeholders).prepare())
+const followingPage = prepared((db) => followingSelect(db, ...placeholders).prepare())
+
+/**
+ * A page of `ref`'s followers or followed users, with whether `viewerId` follows each. Prepared;
+ * a shallow page is read inline (`reads`), a deep one by the `scans` workers (page-depth.ts).
+ */
 export async function listFollows(
-  db: ReadDb,
+  dbs: { reads: ReadDb; scans: ReadDb },
   which: 'followers' | 'following',
   ref: number | string,
   viewerId: number | null,
   paging: Paging,
 ): Promise<{ users: UserSummary[]; page: number; has_more: boolean }> {
-  const user = await findUser(db, ref)
-  const rows = await (which === 'followers' ? followersQuery : followingQuery)(db, user.id, viewerId, paging)
+  const user = await findUser(dbs.reads, ref)
+  const page = (which === 'followers' ? followersPage : followingPage)(readerForPage(dbs, paging))
+  const rows = await page.all({ user: user.id, viewer: viewerId ?? 0, limit: paging.limit + 1, offset: (paging.page - 1) * paging.limit })
   return { users: rows.slice(0, paging.limit).map(toUserSummary), page: paging.page, has_more: rows.length > paging.limit }
 }

@@ -1,46 +1,56 @@
 import { TRPCError } from '@trpc/server'
-import { and, count, eq, gt, sql } from 'drizzle-orm'
+import { eq, sql, type Placeholder } from 'drizzle-orm'
 import type { UpdateProfile } from '../../shared/schemas/users.js'
 import type { UserProfile, UserSummary } from '../../shared/types.js'
 import { writeTransaction, type Db, type ReadDb } from '../db/client.js'
+import { prepared } from '../db/prepared.js'
 import { assertOwnUpload } from '../uploads/references.js'
 import { follows, stories, users } from '../db/schema.js'
 import { toProfile } from './views.js'
 
 type UserRow = typeof users.$inferSelect
 
-/** Finds a user by numeric id or (case-insensitive) username; 404 when there is none. */
+/** The two ways a request names a user: its id, or its username in any case (`users_username_lower_idx`). */
+const idIs = () => eq(users.id, sql.placeholder('id'))
+const usernameIs = () => eq(sql`lower(${users.username})`, sql.placeholder('name'))
+
+/** The placeholder values for the lookup `ref` calls for. */
+function refParams(ref: number | string): { id: number } | { name: string } {
+  return typeof ref === 'number' ? { id: ref } : { name: ref.toLowerCase() }
+}
+
+const userById = prepared((db) => db.select().from(users).where(idIs()).limit(1).prepare())
+const userByName = prepared((db) => db.select().from(users).where(usernameIs()).limit(1).prepare())
+
+/** Finds a user by numeric id or (case-insensitive) username; 404 when there is none. Prepared: many requests start with it. */
 export async function findUser(db: ReadDb, ref: number | string): Promise<UserRow> {
-  const [user] = await db
-    .select()
-    .from(users)
-    .where(typeof ref === 'number' ? eq(users.id, ref) : eq(sql`lower(${users.username})`, ref.toLowerCase()))
-    .limit(1)
+  const user = await (typeof ref === 'number' ? userById(db) : userByName(db)).get(refParams(ref))
   if (!user) throw new TRPCError({ code: 'NOT_FOUND', message: 'User not found' })
   return user
 }
 
-/** Whether `followerId` follows `followingId` (served by the follows primary key). */
-export async function isFollowing(db: ReadDb, followerId: number | null, followingId: number): Promise<boolean> {
-  if (!followerId || followerId === followingId) return false
-  const rows = await db
-    .select({ one: sql`1` })
-    .from(follows)
-    .where(and(eq(follows.followerId, followerId), eq(follows.followingId, followingId)))
-    .limit(1)
-  return rows.length > 0
-}
+/**
+ * A user row with what a profile adds to it, in the same query: the active stories (a range of
+ * `stories_user_expires_idx`) and whether the `viewer` placeholder follows them (the follows
+ * primary key; never oneself, and viewer 0 is nobody).
+ */
+const profileColumns = () => ({
+  user: users,
+  activeStories: sql<number>`(select count(*) from ${stories} where ${stories.userId} = ${users.id} and ${stories.expiresAt} > ${sql.placeholder('now')})`.mapWith(Number),
+  isFollowing: sql<boolean>`(${users.id} <> ${sql.placeholder('viewer')} and exists (select 1 from ${follows} where ${follows.followerId} = ${sql.placeholder('viewer')} and ${follows.followingId} = ${users.id}))`.mapWith(Boolean),
+})
 
-/** A profile with its live counts, and whether `viewerId` follows it. */
-export async function getProfile(db: ReadDb, user: UserRow, viewerId: number | null, now: Date): Promise<UserProfile> {
-  const [[{ activeStories }], following] = await Promise.all([
-    db
-      .select({ activeStories: count() })
-      .from(stories)
-      .where(and(eq(stories.userId, user.id), gt(stories.expiresAt, now.getTime()))),
-    isFollowing(db, viewerId, user.id),
-  ])
-  return toProfile(user, { isFollowing: following, activeStories })
+const profileById = prepared((db) => db.select(profileColumns()).from(users).where(idIs()).limit(1).prepare())
+const profileByName = prepared((db) => db.select(profileColumns()).from(users).where(usernameIs()).limit(1).prepare())
+
+/**
+ * The profile of the user `ref` names (404 when there is none) with its live counts, and whether
+ * `viewerId` follows it: one prepared query, as a profile is among the most requested answers.
+ */
+export async function loadProfile(db: ReadDb, ref: number | string, viewerId: number | null, now: Date): Promise<UserProfile> {
+  const row = await (typeof ref === 'number' ? profileById(db) : profileByName(db)).get({ ...refParams(ref), viewer: viewerId ?? 0, now: now.getTime() })
+  if (!row) throw new TRPCError({ code: 'NOT_FOUND', message: 'User not found' })
+  return toProfile(row.user, row)
 }
 
 /** A row of a user list: the user and whether the caller follows them. */
@@ -68,7 +78,7 @@ export function toUserSummary(row: UserSummaryRow): UserSummary {
  * The UserSummary columns for `viewerId`: `is_following` is a lookup in the follows primary key
  * inside the same query (no query per row). Callers select from `users` (joined as they need).
  */
-export function userSummaryColumns(viewerId: number | null) {
+export function userSummaryColumns(viewerId: number | Placeholder | null) {
   return {
     id: users.id,
     username: users.username,
@@ -91,12 +101,12 @@ export async function updateProfile(db: Db, userId: number, input: UpdateProfile
       await tx.update(users).set(changes).where(eq(users.id, userId))
     })
   }
-  return getProfile(db, await findUser(db, userId), userId, now)
+  return loadProfile(db, userId, userId, now)
 }
 
 /** Sets or clears the verified badge (operator only: `plaza admin verify`). */
 export async function setVerified(db: Db, username: string, verified: boolean, now: Date): Promise<UserProfile> {
   const user = await findUser(db, username)
-  const [updated] = await db.update(users).set({ isVerified: verified }).where(eq(users.id, user.id)).returning()
-  return getProfile(db, updated, null, now)
+  await db.update(users).set({ isVerified: verified }).where(eq(users.id, user.id))
+  return loadProfile(db, user.id, null, now)
 }

@@ -1,13 +1,12 @@
 import { followInput, followListInput, profileInput, updateProfileInput } from '../../shared/schemas/users.js'
 import { follow, listFollows, unfollow } from '../domain/follows.js'
-import { findUser, getProfile, updateProfile } from '../domain/users.js'
+import { loadProfile, updateProfile } from '../domain/users.js'
 import { authedProcedure, optionalAuthProcedure, router } from '../trpc.js'
 
 export const usersRouter = router({
-  profile: authedProcedure.input(profileInput).query(async ({ ctx, input }) => {
-    const user = input.user_id === undefined ? ctx.user : await findUser(ctx.services.reads, input.user_id)
-    return getProfile(ctx.services.reads, user, ctx.user.id, ctx.services.clock())
-  }),
+  profile: authedProcedure
+    .input(profileInput)
+    .query(({ ctx, input }) => loadProfile(ctx.services.reads, input.user_id ?? ctx.user.id, ctx.user.id, ctx.services.clock())),
 
   update: authedProcedure
     .input(updateProfileInput)
@@ -15,17 +14,17 @@ export const usersRouter = router({
 
   follow: authedProcedure
     .input(followInput)
-    .mutation(({ ctx, input }) => follow(ctx.services.db, ctx.user.id, input.user_id, ctx.services.clock())),
+    .mutation(({ ctx, input }) => follow(ctx.services.db, ctx.services.reads, ctx.user.id, input.user_id, ctx.services.clock())),
 
   unfollow: authedProcedure
     .input(followInput)
-    .mutation(({ ctx, input }) => unfollow(ctx.services.db, ctx.user.id, input.user_id, ctx.services.clock())),
+    .mutation(({ ctx, input }) => unfollow(ctx.services.db, ctx.services.reads, ctx.user.id, input.user_id, ctx.services.clock())),
 
   followers: optionalAuthProcedure
     .input(followListInput)
-    .query(({ ctx, input }) => listFollows(ctx.services.reads, 'followers', input.user_id, ctx.user?.id ?? null, input)),
+    .query(({ ctx, input }) => listFollows(ctx.services, 'followers', input.user_id, ctx.user?.id ?? null, input)),
 
   following: optionalAuthProcedure
     .input(followListInput)
-    .query(({ ctx, input }) => listFollows(ctx.services.reads, 'following', input.user_id, ctx.user?.id ?? null, input)),
+    .query(({ ctx, input }) => listFollows(ctx.services, 'following', input.user_id, ctx.user?.id ?? null, input)),
 })
