@@ -1,8 +1,10 @@
 import { TRPCError } from '@trpc/server'
-import { and, count, desc, eq, sql, type SQL } from 'drizzle-orm'
+import { and, count, desc, eq, sql, type Placeholder, type SQL } from 'drizzle-orm'
 import type { Notification, NotificationType } from '../../shared/types.js'
 import { writeTransaction, type Db, type ReadDb, type Tx } from '../db/client.js'
+import { prepared } from '../db/prepared.js'
 import { notifications, posts, users } from '../db/schema.js'
+import { readerForPage } from './page-depth.js'
 import { toNotification } from './views.js'
 
 export interface NotificationEvent {
@@ -17,17 +19,13 @@ export interface NotificationEvent {
 
 /**
  * Records a notification in the caller's transaction; nobody is notified of their own actions.
+ * A lean `sql` insert: it runs under the write lock of every like, comment and follow.
  */
 export async function notify(db: Db | Tx, event: NotificationEvent, now: Date): Promise<void> {
   if (event.userId === event.actorId) return
-  await db.insert(notifications).values({
-    userId: event.userId,
-    actorId: event.actorId,
-    type: event.type,
-    postId: event.postId ?? null,
-    storyId: event.storyId ?? null,
-    createdAt: now.getTime(),
-  })
+  await db.run(sql`
+    insert into notifications (user_id, actor_id, type, post_id, story_id, created_at)
+    values (${event.userId}, ${event.actorId}, ${event.type}, ${event.postId ?? null}, ${event.storyId ?? null}, ${now.getTime()})`)
 }
 
 /**
@@ -37,17 +35,14 @@ export async function notify(db: Db | Tx, event: NotificationEvent, now: Date): 
 const unread: SQL = sql`${notifications.isRead} = 0`
 
 /** Whose notifications a query may touch: always the caller's own, optionally only the unread ones. */
-function ownedBy(userId: number, unreadOnly: boolean): SQL {
+function ownedBy(userId: number | Placeholder, unreadOnly: boolean): SQL {
   return unreadOnly ? and(eq(notifications.userId, userId), unread)! : eq(notifications.userId, userId)
 }
 
-/**
- * The caller's notifications, newest first (by id, which grows with time), one page, in one query
- * with its actor and post joined. Served by `notifications_user_id_idx` (user_id, id), or by the
- * partial `notifications_user_unread_idx` with `unreadOnly`.
- */
-export function notificationListQuery(db: ReadDb, userId: number, options: { page: number; limit: number; unreadOnly: boolean }) {
-  const { page, limit, unreadOnly } = options
+type Param = number | Placeholder
+
+/** One page of the caller's notifications with its actor and post joined; values or placeholders. */
+function notificationSelect(db: ReadDb, userId: Param, unreadOnly: boolean, limit: Param, offset: Param) {
   return db
     .select({
       id: notifications.id,
@@ -69,52 +64,66 @@ export function notificationListQuery(db: ReadDb, userId: number, options: { pag
     .leftJoin(posts, eq(posts.id, notifications.postId))
     .where(ownedBy(userId, unreadOnly))
     .orderBy(desc(notifications.id))
-    // One extra row tells whether another page exists without a count query.
-    .limit(limit + 1)
-    .offset((page - 1) * limit)
+    .limit(limit)
+    .offset(offset)
 }
 
+/**
+ * The caller's notifications, newest first (by id, which grows with time), one page, in one query
+ * with its actor and post joined. Served by `notifications_user_id_idx` (user_id, id), or by the
+ * partial `notifications_user_unread_idx` with `unreadOnly`. One extra row tells whether another
+ * page exists without a count query.
+ */
+export function notificationListQuery(db: ReadDb, userId: number, options: { page: number; limit: number; unreadOnly: boolean }) {
+  const { page, limit, unreadOnly } = options
+  return notificationSelect(db, userId, unreadOnly, limit + 1, (page - 1) * limit)
+}
+
+const pagePlaceholders = [sql.placeholder('limit'), sql.placeholder('offset')] as const
+const allPage = prepared((db) => notificationSelect(db, sql.placeholder('user'), false, ...pagePlaceholders).prepare())
+const unreadPage = prepared((db) => notificationSelect(db, sql.placeholder('user'), true, ...pagePlaceholders).prepare())
+
+/**
+ * A page of the caller's notifications. Prepared; the first pages are read inline (`reads`), deep
+ * ones by the `scans` workers (page-depth.ts).
+ */
 export async function listNotifications(
-  db: ReadDb,
+  dbs: { reads: ReadDb; scans: ReadDb },
   userId: number,
   options: { page: number; limit: number; unreadOnly: boolean },
 ): Promise<{ notifications: Notification[]; page: number; has_more: boolean }> {
-  const rows = await notificationListQuery(db, userId, options)
-  return { notifications: rows.slice(0, options.limit).map(toNotification), page: options.page, has_more: rows.length > options.limit }
+  const { page, limit, unreadOnly } = options
+  const query = (unreadOnly ? unreadPage : allPage)(readerForPage(dbs, options))
+  const rows = await query.all({ user: userId, limit: limit + 1, offset: (page - 1) * limit })
+  return { notifications: rows.slice(0, limit).map(toNotification), page, has_more: rows.length > limit }
 }
 
 /** How many of the caller's notifications are unread (served by the partial unread index). */
-export function unreadCountQuery(db: ReadDb, userId: number) {
+export function unreadCountQuery(db: ReadDb, userId: Param) {
   return db.select({ count: count() }).from(notifications).where(ownedBy(userId, true))
 }
 
+const unreadCount = prepared((db) => unreadCountQuery(db, sql.placeholder('user')).prepare())
+
+/** The unread badge: polled by clients, so a prepared query. */
 export async function countUnread(db: ReadDb, userId: number): Promise<{ count: number }> {
-  const [row] = await unreadCountQuery(db, userId)
-  return { count: row.count }
+  const row = await unreadCount(db).get({ user: userId })
+  return { count: row!.count }
 }
 
 /**
  * Marks one of the caller's notifications read, or all of them without an id; answers how many
  * changed (0 for one that was already read). Someone else's or a missing id is a 404, so ids of
- * other users' notifications cannot be probed.
+ * other users' notifications cannot be probed. Lean `sql` statements, as they hold the write lock.
  */
 export async function markRead(db: Db, userId: number, notificationId?: number): Promise<{ updated: number }> {
   return writeTransaction(db, async (tx) => {
-    if (notificationId === undefined) {
-      const result = await tx.update(notifications).set({ isRead: true }).where(ownedBy(userId, true))
-      return { updated: result.rowsAffected }
-    }
-    const result = await tx
-      .update(notifications)
-      .set({ isRead: true })
-      .where(and(eq(notifications.id, notificationId), ownedBy(userId, true)))
-    if (result.rowsAffected > 0) return { updated: result.rowsAffected }
-    const [own] = await tx
-      .select({ id: notifications.id })
-      .from(notifications)
-      .where(and(eq(notifications.id, notificationId), eq(notifications.userId, userId)))
-      .limit(1)
-    if (!own) throw new TRPCError({ code: 'NOT_FOUND', message: 'Notification not found' })
+    // `is_read = 0` as a literal, for the partial unread index (see `unread`).
+    const ofOne = notificationId === undefined ? sql`` : sql` and id = ${notificationId}`
+    const result = await tx.run(sql`update notifications set is_read = 1 where user_id = ${userId} and is_read = 0${ofOne}`)
+    if (notificationId === undefined || result.rowsAffected > 0) return { updated: result.rowsAffected }
+    const own = await tx.values(sql`select 1 from notifications where id = ${notificationId} and user_id = ${userId}`)
+    if (own.length === 0) throw new TRPCError({ code: 'NOT_FOUND', message: 'Notification not found' })
     return { updated: 0 }
   })
 }

@@ -7,7 +7,7 @@ export const notificationsRouter = router({
   list: authedProcedure
     .input(notificationListInput)
     .query(({ ctx, input }) =>
-      listNotifications(ctx.services.reads, ctx.user.id, { page: input.page, limit: input.limit, unreadOnly: input.unread_only }),
+      listNotifications(ctx.services, ctx.user.id, { page: input.page, limit: input.limit, unreadOnly: input.unread_only }),
     ),
 
   count: authedProcedure.query(({ ctx }) => countUnread(ctx.services.reads, ctx.user.id)),
