@@ -1,10 +1,10 @@
-import { and, eq, sql } from 'drizzle-orm'
+import { TRPCError } from '@trpc/server'
+import { sql } from 'drizzle-orm'
 import type { Comment } from '../../shared/types.js'
-import { writeTransaction, type Db } from '../db/client.js'
-import { comments, likes, posts } from '../db/schema.js'
+import { writeTransaction, type Db, type Tx } from '../db/client.js'
 import { assertOwnUpload } from '../uploads/references.js'
 import { notify } from './notifications.js'
-import { loadVisiblePost, selectComments, toComment } from './posts.js'
+import { toComment, visibleTo } from './posts.js'
 
 export interface LikeState {
   post_id: number
@@ -12,40 +12,62 @@ export interface LikeState {
   user_liked: boolean
 }
 
+/*
+ * Every statement here runs under the write lock, so each is a lean `sql` statement (building one
+ * with the query builder costs several times what SQLite then takes to run it) and there are as
+ * few as the answer allows. Raw results are read by index (see ReadDb in readers.ts).
+ */
+
+/** The post's author and likes_count if `viewerId` may see it (the visibility rule of posts.ts), else a 404. */
+async function visiblePost(tx: Tx, postId: number, viewerId: number): Promise<{ authorId: number; likesCount: number }> {
+  const [row] = await tx.values<[number, number]>(sql`select user_id, likes_count from posts where id = ${postId} and ${visibleTo(viewerId)}`)
+  if (!row) throw new TRPCError({ code: 'NOT_FOUND', message: 'Post not found' })
+  return { authorId: row[0], likesCount: row[1] }
+}
+
+/** Moves a post's likes_count by `delta` (a like row came or went); answers the new count and the author. */
+async function countLike(tx: Tx, postId: number, delta: 1 | -1): Promise<{ authorId: number; likesCount: number }> {
+  const [row] = await tx.values<[number, number]>(sql`update posts set likes_count = likes_count + ${delta} where id = ${postId} returning user_id, likes_count`)
+  return { authorId: row[0], likesCount: row[1] }
+}
+
 /**
  * Likes a post the caller can see (else 404). Idempotent: the counter and the author's notification
- * change only when the like row was really inserted, in the same transaction.
+ * change only when the like row was really inserted, in the same transaction. The visibility test
+ * is part of the insert, so a new like costs three statements.
  */
 export async function likePost(db: Db, userId: number, postId: number, now: Date): Promise<LikeState> {
   return writeTransaction(db, async (tx) => {
-    const post = await loadVisiblePost(tx, postId, userId)
-    const inserted = await tx.insert(likes).values({ postId, userId, createdAt: now.getTime() }).onConflictDoNothing().returning({ postId: likes.postId })
-    if (inserted.length === 0) return { post_id: postId, likes_count: post.likesCount, user_liked: true }
-    const [updated] = await tx
-      .update(posts)
-      .set({ likesCount: sql`${posts.likesCount} + 1` })
-      .where(eq(posts.id, postId))
-      .returning({ likesCount: posts.likesCount })
-    await notify(tx, { userId: post.userId, actorId: userId, type: 'like', postId }, now)
-    return { post_id: postId, likes_count: updated.likesCount, user_liked: true }
+    const inserted = await tx.run(sql`
+      insert into likes (post_id, user_id, created_at)
+      select id, ${userId}, ${now.getTime()} from posts where id = ${postId} and ${visibleTo(userId)}
+      on conflict do nothing`)
+    if (inserted.rowsAffected === 0) {
+      // Already liked, or not visible (then a 404).
+      const post = await visiblePost(tx, postId, userId)
+      return { post_id: postId, likes_count: post.likesCount, user_liked: true }
+    }
+    const post = await countLike(tx, postId, 1)
+    await notify(tx, { userId: post.authorId, actorId: userId, type: 'like', postId }, now)
+    return { post_id: postId, likes_count: post.likesCount, user_liked: true }
   })
 }
 
-/** Removes the caller's like (idempotent); 404 for a post the caller cannot see. */
+/**
+ * Removes the caller's like (idempotent); 404 for a post the caller cannot see, whose like (from
+ * when they could) stays. The visibility test is part of the delete.
+ */
 export async function unlikePost(db: Db, userId: number, postId: number): Promise<LikeState> {
   return writeTransaction(db, async (tx) => {
-    const post = await loadVisiblePost(tx, postId, userId)
-    const deleted = await tx
-      .delete(likes)
-      .where(and(eq(likes.postId, postId), eq(likes.userId, userId)))
-      .returning({ postId: likes.postId })
-    if (deleted.length === 0) return { post_id: postId, likes_count: post.likesCount, user_liked: false }
-    const [updated] = await tx
-      .update(posts)
-      .set({ likesCount: sql`${posts.likesCount} - 1` })
-      .where(eq(posts.id, postId))
-      .returning({ likesCount: posts.likesCount })
-    return { post_id: postId, likes_count: updated.likesCount, user_liked: false }
+    const deleted = await tx.run(sql`
+      delete from likes where post_id = ${postId} and user_id = ${userId}
+      and exists (select 1 from posts where id = ${postId} and ${visibleTo(userId)})`)
+    if (deleted.rowsAffected === 0) {
+      const post = await visiblePost(tx, postId, userId)
+      return { post_id: postId, likes_count: post.likesCount, user_liked: false }
+    }
+    const post = await countLike(tx, postId, -1)
+    return { post_id: postId, likes_count: post.likesCount, user_liked: false }
   })
 }
 
@@ -57,18 +79,25 @@ export async function commentOnPost(
   now: Date,
 ): Promise<Comment> {
   return writeTransaction(db, async (tx) => {
-    const post = await loadVisiblePost(tx, input.post_id, userId)
+    const post = await visiblePost(tx, input.post_id, userId)
     if (input.image) await assertOwnUpload(tx, userId, input.image)
-    const [comment] = await tx
-      .insert(comments)
-      .values({ postId: post.id, userId, content: input.content, image: input.image ?? '', createdAt: now.getTime() })
-      .returning({ id: comments.id })
-    await tx
-      .update(posts)
-      .set({ commentsCount: sql`${posts.commentsCount} + 1` })
-      .where(eq(posts.id, post.id))
-    await notify(tx, { userId: post.userId, actorId: userId, type: 'comment', postId: post.id }, now)
-    const [row] = await selectComments(tx).where(eq(comments.id, comment.id))
-    return toComment(row)
+    const image = input.image ?? ''
+    const [comment] = await tx.values<[number]>(sql`
+      insert into comments (post_id, user_id, content, image, created_at)
+      values (${input.post_id}, ${userId}, ${input.content}, ${image}, ${now.getTime()}) returning id`)
+    await tx.run(sql`update posts set comments_count = comments_count + 1 where id = ${input.post_id}`)
+    await notify(tx, { userId: post.authorId, actorId: userId, type: 'comment', postId: input.post_id }, now)
+    const [author] = await tx.values<[string, string, string, number]>(sql`select username, full_name, avatar, is_verified from users where id = ${userId}`)
+    return toComment({
+      id: comment[0],
+      content: input.content,
+      image,
+      createdAt: now.getTime(),
+      userId,
+      username: author[0],
+      fullName: author[1],
+      avatar: author[2],
+      isVerified: Boolean(author[3]),
+    })
   })
 }
