@@ -12,7 +12,7 @@ import { followersQuery, followingQuery } from '../../src/server/domain/follows.
 import { hashtagSearchQuery } from '../../src/server/domain/hashtags.js'
 import { byUserQuery, commentsQuery, directFeedQuery, selectPosts, visiblePostQuery } from '../../src/server/domain/posts.js'
 import { postSearchIdsQuery, toFtsQuery, userSearchQuery } from '../../src/server/domain/search.js'
-import { pruneTimelineQuery, timelineIdsQuery } from '../../src/server/domain/timelines.js'
+import { fanOutRecipients, pruneTimelineQuery, timelineIdsQuery } from '../../src/server/domain/timelines.js'
 import { registerUser, startTestServer, type TestServer } from '../helpers/server.js'
 import { followUser, post, rawClient } from './helpers.js'
 
@@ -56,6 +56,8 @@ const cases: Array<[string, () => { toSQL(): { sql: string; params: unknown[] } 
   ['feed (direct)', () => directFeedQuery(server.services.db, 1, paging), ['follows', 'posts_user_created_idx', 'likes']],
   ['feed and explore page rows', () => selectPosts(server.services.db, 1).where(inArray(posts.id, [1, 2, 3])), ['SEARCH posts USING INTEGER PRIMARY KEY', 'likes']],
   ['explore ranking', () => exploreRankingQuery(server.services.db, new Date()), ['posts_public_created_idx']],
+  // Covering: the follower ids come from the index itself, not one follows-table lookup per follower.
+  ['fan-out recipients (post create)', () => raw(fanOutRecipients(2, false)), ['SEARCH follows USING COVERING INDEX follows_following_follower_idx (following_id=?)']],
   ['timeline prune (unfollow)', () => raw(pruneTimelineQuery(1, 2)), ['SEARCH timelines USING PRIMARY KEY', 'posts_user_created_idx']],
   ['posts by user', () => byUserQuery(server.services.db, 2, 1, paging), ['posts_user_created_idx']],
   ['post detail comments', () => commentsQuery(server.services.db, 1, paging), ['comments_post_created_idx']],

@@ -56,6 +56,8 @@ export const follows = sqliteTable(
   (t) => [
     primaryKey({ columns: [t.followerId, t.followingId] }),
     index('follows_following_created_idx').on(t.followingId, t.createdAt),
+    // The follower ids themselves, so a post's fan-out reads one index range (migration 0004).
+    index('follows_following_follower_idx').on(t.followingId, t.followerId),
     index('follows_follower_created_idx').on(t.followerId, t.createdAt),
   ],
 )

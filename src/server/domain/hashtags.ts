@@ -17,20 +17,20 @@ export function extractHashtags(text: string): string[] {
 
 /**
  * Links a new post to its tags. `posts_count` counts public posts only, so a tag used only in
- * non-public posts never shows in hashtag search (its text would leak otherwise).
+ * non-public posts never shows in hashtag search (its text would leak otherwise). Two raw
+ * statements over the tags as one JSON array, whatever their number (this runs under the write lock).
  */
 export async function attachHashtags(tx: Tx, postId: number, tags: string[], isPublic: boolean): Promise<void> {
   if (tags.length === 0) return
   const increment = isPublic ? 1 : 0
-  const rows = await tx
-    .insert(hashtags)
-    .values(tags.map((tag) => ({ tag, postsCount: increment })))
-    .onConflictDoUpdate({ target: hashtags.tag, set: { postsCount: sql`${hashtags.postsCount} + ${increment}` } })
-    .returning({ id: hashtags.id })
-  await tx
-    .insert(postHashtags)
-    .values(rows.map((row) => ({ postId, hashtagId: row.id })))
-    .onConflictDoNothing()
+  const list = JSON.stringify(tags)
+  await tx.run(sql`
+    insert into ${hashtags} (tag, posts_count) select value, ${increment} from json_each(${list}) where true
+    on conflict (tag) do update set posts_count = posts_count + excluded.posts_count`)
+  await tx.run(sql`
+    insert into ${postHashtags} (post_id, hashtag_id)
+    select ${postId}, id from ${hashtags} where tag in (select value from json_each(${list}))
+    on conflict do nothing`)
 }
 
 /** The upper bound of a prefix range: every string starting with `prefix` sorts below it. */

@@ -202,21 +202,49 @@ export async function loadVisiblePost(db: ReadDb, postId: number, viewerId: numb
   return row
 }
 
-/** Creates a post and, in the same transaction, writes it into the timelines it belongs to. */
+/** The author as a new post's answer shows it, and its follower count for the fan-out: what the counter's update returns. */
+interface NewPostAuthor {
+  username: string
+  full_name: string
+  avatar: string
+  is_verified: number
+  followers_count: number
+}
+
+/**
+ * Creates a post and, in the same transaction, writes it into the timelines it belongs to. Raw
+ * statements, as few as possible (the write lock is held meanwhile): the posts counter's update
+ * returns what the answer and the fan-out need of the author, and the answer is built from what
+ * was written rather than read back.
+ */
 export async function createPost(db: Db, authorId: number, input: CreatePost, now: Date, fanoutMaxFollowers: number): Promise<Post> {
+  const createdAt = now.getTime()
+  const image = input.image ?? ''
   return writeTransaction(db, async (tx) => {
     if (input.image) await assertOwnUpload(tx, authorId, input.image)
-    const [post] = await tx
-      .insert(posts)
-      .values({ userId: authorId, content: input.content, image: input.image ?? '', isPublic: input.is_public, createdAt: now.getTime() })
-      .returning({ id: posts.id })
-    await tx
-      .update(users)
-      .set({ postsCount: sql`${users.postsCount} + 1` })
-      .where(eq(users.id, authorId))
+    const post = (await tx.get<{ id: number }>(sql`
+      insert into ${posts} (user_id, content, image, is_public, created_at)
+      values (${authorId}, ${input.content}, ${image}, ${input.is_public ? 1 : 0}, ${createdAt}) returning id`))!
+    const author = (await tx.get<NewPostAuthor>(sql`
+      update ${users} set posts_count = posts_count + 1 where id = ${authorId}
+      returning username, full_name, avatar, is_verified, followers_count`))!
     await attachHashtags(tx, post.id, extractHashtags(input.content), input.is_public)
-    await fanOutPost(tx, { id: post.id, userId: authorId, createdAt: now.getTime() }, fanoutMaxFollowers)
-    return toPost(await loadVisiblePost(tx, post.id, authorId))
+    await fanOutPost(tx, { id: post.id, userId: authorId, createdAt }, author.followers_count, fanoutMaxFollowers)
+    return toPost({
+      id: post.id,
+      content: input.content,
+      image,
+      isPublic: input.is_public,
+      likesCount: 0,
+      commentsCount: 0,
+      createdAt,
+      userId: authorId,
+      username: author.username,
+      fullName: author.full_name,
+      avatar: author.avatar,
+      isVerified: Boolean(author.is_verified),
+      userLiked: false,
+    })
   })
 }
 

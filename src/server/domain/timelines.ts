@@ -22,7 +22,7 @@
 import { and, desc, eq, sql, type SQL } from 'drizzle-orm'
 import { DEFAULTS } from '../config.js'
 import type { ReadDb, Tx } from '../db/client.js'
-import { follows, posts, timelineFloors, timelinePulledAuthors, timelines, users } from '../db/schema.js'
+import { follows, posts, timelineFloors, timelinePulledAuthors, timelines } from '../db/schema.js'
 
 /** Newest entries a timeline keeps (migration 0003's backfill uses the same number). */
 export const TIMELINE_CAP = 800
@@ -62,30 +62,28 @@ async function trim(tx: Tx, userIds: SQL): Promise<void> {
 
 /**
  * Writes a new post into the timelines it belongs to (its author's, and its author's followers'
- * unless the author is pulled), in the post's own transaction.
+ * unless the author is pulled), in the post's own transaction. `followers` is the author's
+ * followers_count, which the caller reads back with the posts counter. Lean raw statements only:
+ * this is the write lock's hot path.
  */
-export async function fanOutPost(tx: Tx, post: { id: number; userId: number; createdAt: number }, maxFollowers: number): Promise<void> {
-  const [author] = await tx
-    .select({
-      followers: users.followersCount,
-      pulled: sql<number>`exists (select 1 from ${timelinePulledAuthors} where ${timelinePulledAuthors.userId} = ${users.id})`,
-    })
-    .from(users)
-    .where(eq(users.id, post.userId))
-  const pulled = Boolean(author.pulled) || author.followers > maxFollowers
-  if (pulled && !author.pulled) await tx.insert(timelinePulledAuthors).values({ userId: post.userId }).onConflictDoNothing()
-  const followers = pulled
-    ? sql``
-    : sql`select ${follows.followerId} as uid from ${follows} where ${follows.followingId} = ${post.userId} union all `
-  await tx.run(sql`
-    insert into ${timelines} (user_id, created_at, post_id)
-    select uid, ${post.createdAt}, ${post.id} from (${followers}select ${post.userId} as uid)`)
-  const due = pulled
-    ? sql`select ${post.userId} as uid where (${post.userId} + ${post.id}) % ${TRIM_EVERY} = 0`
-    : sql`select ${follows.followerId} as uid from ${follows}
-          where ${follows.followingId} = ${post.userId} and (${follows.followerId} + ${post.id}) % ${TRIM_EVERY} = 0
-          union all select ${post.userId} where (${post.userId} + ${post.id}) % ${TRIM_EVERY} = 0`
-  await trim(tx, due)
+export async function fanOutPost(tx: Tx, post: { id: number; userId: number; createdAt: number }, followers: number, maxFollowers: number): Promise<void> {
+  const { id, userId, createdAt } = post
+  const over = followers > maxFollowers
+  if (over) await tx.run(sql`insert into ${timelinePulledAuthors} (user_id) values (${userId}) on conflict do nothing`)
+  const pulled = over || (await tx.all(sql`select 1 from ${timelinePulledAuthors} where user_id = ${userId}`)).length > 0
+  const recipients = fanOutRecipients(userId, pulled)
+  await tx.run(sql`insert into ${timelines} (user_id, created_at, post_id) select uid, ${createdAt}, ${id} from (${recipients}) where true`)
+  await trim(tx, sql`select uid from (${recipients}) where (uid + ${id}) % ${TRIM_EVERY} = 0`)
+}
+
+/**
+ * The `uid`s whose timelines get a new post of `authorId`: the author, and its followers unless
+ * pulled. The follower ids are one range of the covering `follows_following_follower_idx`.
+ */
+export function fanOutRecipients(authorId: number, pulled: boolean): SQL {
+  return pulled
+    ? sql`select ${authorId} as uid`
+    : sql`select follower_id as uid from ${follows} where following_id = ${authorId} union all select ${authorId}`
 }
 
 /**
