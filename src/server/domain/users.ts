@@ -36,8 +36,10 @@ export async function findUser(db: ReadDb, ref: number | string): Promise<UserRo
  */
 const profileColumns = () => ({
   user: users,
-  activeStories: sql<number>`(select count(*) from ${stories} where ${stories.userId} = ${users.id} and ${stories.expiresAt} > ${sql.placeholder('now')})`.mapWith(Number),
-  isFollowing: sql<boolean>`(${users.id} <> ${sql.placeholder('viewer')} and exists (select 1 from ${follows} where ${follows.followerId} = ${sql.placeholder('viewer')} and ${follows.followingId} = ${users.id}))`.mapWith(Boolean),
+  // "users"."id" spelled out: drizzle leaves columns unqualified in a one-table select, where the
+  // subquery would read a bare "id" as its own table's.
+  activeStories: sql<number>`(select count(*) from ${stories} as s where s.user_id = "users"."id" and s.expires_at > ${sql.placeholder('now')})`.mapWith(Number),
+  isFollowing: sql<boolean>`("users"."id" <> ${sql.placeholder('viewer')} and exists (select 1 from ${follows} as f where f.follower_id = ${sql.placeholder('viewer')} and f.following_id = "users"."id"))`.mapWith(Boolean),
 })
 
 const profileById = prepared((db) => db.select(profileColumns()).from(users).where(idIs()).limit(1).prepare())
