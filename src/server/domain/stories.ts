@@ -3,10 +3,11 @@
  * expired story vanishes from the feed, the profile count and the view at the same instant.
  */
 import { TRPCError } from '@trpc/server'
-import { and, asc, eq, gt, inArray, or, sql } from 'drizzle-orm'
+import { and, asc, eq, gt, inArray, or, sql, type Placeholder } from 'drizzle-orm'
 import { STORY_DURATION, STORY_FONT_SIZE, STORY_TTL_MS, type StoryCreate } from '../../shared/schemas/stories.js'
 import type { Story, StoryFeedGroup } from '../../shared/types.js'
 import { writeTransaction, type Db, type ReadDb, type Tx } from '../db/client.js'
+import { prepared } from '../db/prepared.js'
 import { follows, stories, storyViews, uploads, users } from '../db/schema.js'
 import { assertOwnUpload } from '../uploads/references.js'
 import { notify } from './notifications.js'
@@ -49,9 +50,9 @@ export async function createStory(db: Db, author: UserRow, input: StoryCreate, n
   return toStory(story, author)
 }
 
-/** The feed's one query (exported so a test can check its plan): active stories of the viewer and of whom they follow, oldest first. */
-export function storyFeedQuery(db: ReadDb, viewerId: number, now: Date) {
-  const followed = db.select({ id: follows.followingId }).from(follows).where(eq(follows.followerId, viewerId))
+/** Active stories of `viewer` and of whom they follow, oldest first; values or placeholders. */
+function storyFeedSelect(db: ReadDb, viewer: number | Placeholder, now: number | Placeholder) {
+  const followed = db.select({ id: follows.followingId }).from(follows).where(eq(follows.followerId, viewer))
   return db
     .select({
       id: stories.id,
@@ -64,18 +65,25 @@ export function storyFeedQuery(db: ReadDb, viewerId: number, now: Date) {
     })
     .from(stories)
     .innerJoin(users, eq(users.id, stories.userId))
-    .where(and(or(eq(stories.userId, viewerId), inArray(stories.userId, followed)), gt(stories.expiresAt, now.getTime())))
+    .where(and(or(eq(stories.userId, viewer), inArray(stories.userId, followed)), gt(stories.expiresAt, now)))
     .orderBy(asc(stories.createdAt), asc(stories.id))
 }
+
+/** The feed's one query (exported so a test can check its plan). */
+export function storyFeedQuery(db: ReadDb, viewerId: number, now: Date) {
+  return storyFeedSelect(db, viewerId, now.getTime())
+}
+
+const storyFeedRows = prepared((db) => storyFeedSelect(db, sql.placeholder('viewer'), sql.placeholder('now')).prepare())
 
 /**
  * The caller's own active stories and those of the users they follow, one group per author:
  * own group first, then the author with the newest story first. Public stories of users the
  * caller does not follow are not in the feed (as on Instagram); they can still be opened by id.
- * One query, served by the follows primary key and `stories_user_expires_idx`.
+ * One prepared query, served by the follows primary key and `stories_user_expires_idx`.
  */
 export async function storyFeed(db: ReadDb, viewerId: number, now: Date): Promise<StoryFeedGroup[]> {
-  const rows = await storyFeedQuery(db, viewerId, now)
+  const rows = await storyFeedRows(db).all({ viewer: viewerId, now: now.getTime() })
   const groups = new Map<number, StoryFeedGroup & { latest: number }>()
   for (const row of rows) {
     let group = groups.get(row.userId)
