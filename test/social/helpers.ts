@@ -39,3 +39,19 @@ export async function notificationsOf(server: TestServer, userId: number) {
   })
   return result.rows.map((r) => ({ type: r.type as string, actor_id: Number(r.actor_id), post_id: r.post_id === null ? null : Number(r.post_id) }))
 }
+
+/**
+ * `db` behind a proxy that counts the queries built on it (`select` calls), to tell which reader
+ * (`services.reads` or `services.scans`) a domain function used. A prepared query is built once
+ * per database, so pass a fresh proxy for each question.
+ */
+export function countingSelects<T extends object>(db: T): { db: T; selects: () => number } {
+  let selects = 0
+  const proxy = new Proxy(db, {
+    get(target, key) {
+      if (key === 'select') selects++
+      return Reflect.get(target, key)
+    },
+  })
+  return { db: proxy, selects: () => selects }
+}

@@ -4,9 +4,9 @@
  */
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { SEARCH_CACHE_TTL_MS, SEARCH_WINDOW } from '../../src/server/domain/search.js'
+import { SEARCH_CACHE_TTL_MS, SEARCH_WINDOW, searchPosts } from '../../src/server/domain/search.js'
 import { manualClock, registerUser, startTestServer, type TestServer } from '../helpers/server.js'
-import { post, rawClient } from './helpers.js'
+import { countingSelects, post, rawClient } from './helpers.js'
 
 const clock = manualClock()
 let server: TestServer
@@ -36,6 +36,19 @@ test("the cache holds ids: another caller never sees the first caller's user_lik
   assert.equal((await search('marmalade')).map((x: any) => x.id), [p.id], 'cached within the TTL')
   clock.advance(1)
   assert.equal((await search('marmalade')).map((x: any) => x.id).sort(), [p.id, q.id].sort())
+})
+
+test('concurrent identical searches share one id search on the workers, and a cache hit does not use them at all', async () => {
+  const author = await registerUser(server)
+  const p = await post(server, author.token, { content: 'damson cheese' })
+  const scans = countingSelects(server.services.scans)
+  const dbs = { reads: server.services.reads, scans: scans.db }
+  const now = clock.clock()
+  const answers = await Promise.all(Array.from({ length: 5 }, () => searchPosts(dbs, 'damson', null, 10, now)))
+  assert.equal(answers.map((answer) => answer.posts.map((x) => x.id)), Array(5).fill([p.id]))
+  assert.is(scans.selects(), 1, 'one id search for five concurrent callers, and their rows read inline')
+  assert.equal((await searchPosts(dbs, 'damson', author.id, 10, now)).posts.map((x) => x.id), [p.id])
+  assert.is(scans.selects(), 1, 'a cache hit reads its rows inline')
 })
 
 test('a post that stopped being public is left out even from a cached answer', async () => {

@@ -1,10 +1,11 @@
-import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm'
+import { and, asc, desc, eq, inArray, sql, type Placeholder } from 'drizzle-orm'
 import { integer, real, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 import type { Post, UserSummary } from '../../shared/types.js'
 import type { ReadDb } from '../db/client.js'
-import { posts, users } from '../db/schema.js'
+import { prepared } from '../db/prepared.js'
+import { likes, posts, users } from '../db/schema.js'
 import { hashtagSearchQuery, prefixEnd } from './hashtags.js'
-import { selectPosts, toPost } from './posts.js'
+import { postColumns, toPost } from './posts.js'
 import { toUserSummary, userSummaryColumns } from './users.js'
 
 /**
@@ -28,28 +29,35 @@ export function toFtsQuery(q: string): string | null {
     .join(' ')
 }
 
+type Param = number | string | Placeholder
+
+/**
+ * Users whose username starts with `lower` (below `end`, its prefixEnd), or whose name or username
+ * has words matching `fts` (when there is one); values or placeholders.
+ */
+function userSearchSelect(db: ReadDb, p: { lower: Param; end: Param; fts: Param | null; viewer: number | Placeholder | null; limit: number | Placeholder }) {
+  const usernameLower = sql`lower(${users.username})`
+  // Each source is bounded by the limit on its own index before the union is ranked.
+  const byPrefix = sql`select id from (select ${users.id} as id from ${users} where ${usernameLower} >= ${p.lower} and ${usernameLower} < ${p.end} order by ${usernameLower} limit ${p.limit})`
+  const byWords =
+    p.fts !== null ? sql` union select id from (select rowid as id from ${usersFts} where ${usersFts} match ${p.fts} order by rank limit ${p.limit})` : sql``
+  return db
+    .select(userSummaryColumns(p.viewer))
+    .from(users)
+    .where(inArray(users.id, sql`(${byPrefix}${byWords})`))
+    .orderBy(desc(sql`${usernameLower} = ${p.lower}`), desc(sql`${usernameLower} >= ${p.lower} and ${usernameLower} < ${p.end}`), desc(users.followersCount), asc(users.id))
+    .limit(p.limit)
+}
+
 /** Users whose username starts with q, or whose name or username has words starting with q's words. */
 export function userSearchQuery(db: ReadDb, q: string, viewerId: number | null, limit: number) {
   const lower = q.toLowerCase()
-  const fts = toFtsQuery(q)
-  const usernameLower = sql`lower(${users.username})`
-  // Each source is bounded by the limit on its own index before the union is ranked.
-  const byPrefix = sql`select id from (select ${users.id} as id from ${users} where ${usernameLower} >= ${lower} and ${usernameLower} < ${prefixEnd(lower)} order by ${usernameLower} limit ${limit})`
-  const byWords = fts
-    ? sql` union select id from (select rowid as id from ${usersFts} where ${usersFts} match ${fts} order by rank limit ${limit})`
-    : sql``
-  return db
-    .select(userSummaryColumns(viewerId))
-    .from(users)
-    .where(inArray(users.id, sql`(${byPrefix}${byWords})`))
-    .orderBy(
-      desc(sql`${usernameLower} = ${lower}`),
-      desc(sql`${usernameLower} >= ${lower} and ${usernameLower} < ${prefixEnd(lower)}`),
-      desc(users.followersCount),
-      asc(users.id),
-    )
-    .limit(limit)
+  return userSearchSelect(db, { lower, end: prefixEnd(lower), fts: toFtsQuery(q), viewer: viewerId, limit })
 }
+
+const userSearchPlaceholders = { lower: sql.placeholder('lower'), end: sql.placeholder('end'), viewer: sql.placeholder('viewer'), limit: sql.placeholder('limit') }
+const usersByPrefix = prepared((db) => userSearchSelect(db, { ...userSearchPlaceholders, fts: null }).prepare())
+const usersByPrefixOrWords = prepared((db) => userSearchSelect(db, { ...userSearchPlaceholders, fts: sql.placeholder('fts') }).prepare())
 
 /**
  * How many matches a post search ranks: the newest SEARCH_WINDOW matching posts (FTS5 walks the
@@ -113,28 +121,59 @@ function cachedPostSearch(db: ReadDb, fts: string, limit: number, now: number): 
   return ids
 }
 
-export async function searchUsers(db: ReadDb, q: string, viewerId: number | null, limit: number): Promise<{ users: UserSummary[] }> {
-  const rows = await userSearchQuery(db, q, viewerId, limit)
+/** User search, prepared (one statement for q with words, one for q without). Scans: its cost grows with the users matched. */
+export async function searchUsers(scans: ReadDb, q: string, viewerId: number | null, limit: number): Promise<{ users: UserSummary[] }> {
+  const lower = q.toLowerCase()
+  const fts = toFtsQuery(q)
+  const params = { lower, end: prefixEnd(lower), viewer: viewerId ?? 0, limit }
+  const rows = await (fts === null ? usersByPrefix(scans).all(params) : usersByPrefixOrWords(scans).all({ ...params, fts }))
   return { users: rows.map(toUserSummary) }
 }
 
-/** Post search for `viewerId` at `now` (the clock, for the cache's TTL): cached ids, then this caller's rows. */
-export async function searchPosts(db: ReadDb, q: string, viewerId: number | null, limit: number, now: Date): Promise<{ posts: Post[] }> {
+/**
+ * Public posts by id, as `viewerId` sees them (author, `user_liked`): selectPosts' joins, here
+ * with the viewer and the ids (a JSON array) as placeholders so the query is prepared once. Primary-key
+ * lookups of a page, for `reads`.
+ */
+const publicPostsByIds = prepared((db) =>
+  db
+    .select(postColumns())
+    .from(posts)
+    .innerJoin(users, eq(users.id, posts.userId))
+    .leftJoin(likes, and(eq(likes.postId, posts.id), eq(likes.userId, sql.placeholder('viewer'))))
+    .where(and(sql`${posts.id} in (select value from json_each(${sql.placeholder('ids')}))`, eq(posts.isPublic, true)))
+    .prepare(),
+)
+
+/**
+ * Post search for `viewerId` at `now` (the clock, for the cache's TTL): the ids from the cache (or
+ * one computation on `scans` that concurrent callers share), then this caller's rows, looked up
+ * inline on `reads`. A cache hit never waits for a worker.
+ */
+export async function searchPosts(
+  dbs: { reads: ReadDb; scans: ReadDb },
+  q: string,
+  viewerId: number | null,
+  limit: number,
+  now: Date,
+): Promise<{ posts: Post[] }> {
   const fts = toFtsQuery(q)
   if (!fts) return { posts: [] }
-  const ids = await cachedPostSearch(db, fts, limit, now.getTime())
+  const ids = await cachedPostSearch(dbs.scans, fts, limit, now.getTime())
   if (ids.length === 0) return { posts: [] }
-  const rows = await selectPosts(db, viewerId).where(and(inArray(posts.id, ids), eq(posts.isPublic, true)))
+  const rows = await publicPostsByIds(dbs.reads).all({ viewer: viewerId ?? 0, ids: JSON.stringify(ids) })
   const byId = new Map(rows.map((row) => [row.id, row]))
   return { posts: ids.flatMap((id) => (byId.has(id) ? [toPost(byId.get(id)!)] : [])) }
 }
 
-export async function searchHashtags(db: ReadDb, q: string, limit: number): Promise<{ hashtags: Array<{ tag: string; posts_count: number }> }> {
+/** Hashtags starting with q; scans, as its cost grows with the tags sharing the prefix. */
+export async function searchHashtags(scans: ReadDb, q: string, limit: number): Promise<{ hashtags: Array<{ tag: string; posts_count: number }> }> {
   if (q.replace(/^#+/, '') === '') return { hashtags: [] }
-  return { hashtags: await hashtagSearchQuery(db, q, limit) }
+  return { hashtags: await hashtagSearchQuery(scans, q, limit) }
 }
 
-export async function searchAll(db: ReadDb, q: string, viewerId: number | null, limit: number, now: Date) {
-  const [u, p, h] = await Promise.all([searchUsers(db, q, viewerId, limit), searchPosts(db, q, viewerId, limit, now), searchHashtags(db, q, limit)])
+/** The three searches at once: users and hashtags on the workers, posts from the id cache when it can. */
+export async function searchAll(dbs: { reads: ReadDb; scans: ReadDb }, q: string, viewerId: number | null, limit: number, now: Date) {
+  const [u, p, h] = await Promise.all([searchUsers(dbs.scans, q, viewerId, limit), searchPosts(dbs, q, viewerId, limit, now), searchHashtags(dbs.scans, q, limit)])
   return { users: u.users, posts: p.posts, hashtags: h.hashtags }
 }
