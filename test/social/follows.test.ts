@@ -1,7 +1,9 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { registerUser, startTestServer, type TestServer } from '../helpers/server.js'
-import { followUser, notificationsOf } from './helpers.js'
+import { listFollows } from '../../src/server/domain/follows.js'
+import { INLINE_PAGE_DEPTH } from '../../src/server/domain/page-depth.js'
+import { countingSelects, followUser, notificationsOf } from './helpers.js'
 
 let server: TestServer
 test.before(async () => {
@@ -105,6 +107,25 @@ test('lists: missing user 404, bad paging 400, limit clamped to 50, bad token 40
   const clamped = await server.request('GET', `/api/mobile/user/following/${alice.id}?limit=500`)
   assert.is(clamped.status, 200)
   assert.is((await server.request('GET', `/api/mobile/user/followers/${alice.id}`, { token: 'nope' })).status, 401)
+})
+
+test('follower lists read shallow pages inline and send pages past INLINE_PAGE_DEPTH rows to the workers', async () => {
+  const alice = await registerUser(server)
+  const bob = await registerUser(server)
+  await followUser(server, bob.token, alice.id)
+  for (const which of ['followers', 'following'] as const) {
+    const shallow = countingSelects(server.services.scans)
+    const first = await listFollows({ reads: server.services.reads, scans: shallow.db }, which, which === 'followers' ? alice.id : bob.id, null, { page: 1, limit: 20 })
+    assert.equal(first.users.map((u) => u.id), [which === 'followers' ? bob.id : alice.id])
+    assert.is(shallow.selects(), 0, `${which}: page 1 is read inline`)
+
+    const deep = countingSelects(server.services.scans)
+    const limit = 50
+    const page = INLINE_PAGE_DEPTH / limit + 1
+    const far = await listFollows({ reads: server.services.reads, scans: deep.db }, which, alice.id, null, { page, limit })
+    assert.equal(far, { users: [], page, has_more: false })
+    assert.is(deep.selects(), 1, `${which}: a deep page goes to the workers`)
+  }
 })
 
 test.run()

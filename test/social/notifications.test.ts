@@ -1,6 +1,8 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { notificationListQuery, unreadCountQuery } from '../../src/server/domain/notifications.js'
+import { listNotifications, notificationListQuery, unreadCountQuery } from '../../src/server/domain/notifications.js'
+import { INLINE_PAGE_DEPTH } from '../../src/server/domain/page-depth.js'
+import { countingSelects } from './helpers.js'
 import { manualClock, registerUser, startTestServer, type TestServer } from '../helpers/server.js'
 import { API, comment, createPost, follow, like, queryPlan, seedUpload, type User } from './stories-notifications-fixtures.js'
 
@@ -216,6 +218,24 @@ test('the list and count queries are served by the notification indexes, in one 
   const counted = await queryPlan(server, unreadCountQuery(db, 1))
   assert.match(counted, /notifications USING (COVERING )?INDEX notifications_user_unread_idx/)
   assert.not.match(counted, /SCAN/)
+  await server.close()
+})
+
+test('the first pages are read inline; pages past INLINE_PAGE_DEPTH rows go to the workers', async () => {
+  const server = await startTestServer()
+  const [alice, bob] = [await registerUser(server), await registerUser(server)]
+  await follow(server, bob, alice)
+  for (const unreadOnly of [false, true]) {
+    const shallow = countingSelects(server.services.scans)
+    const first = await listNotifications({ reads: server.services.reads, scans: shallow.db }, alice.id, { page: 1, limit: 20, unreadOnly })
+    assert.equal(first.notifications.map((n) => [n.type, n.actor_id]), [['follow', bob.id]])
+    assert.is(shallow.selects(), 0, 'page 1 is read inline')
+
+    const deep = countingSelects(server.services.scans)
+    const page = INLINE_PAGE_DEPTH / 20 + 1
+    assert.equal(await listNotifications({ reads: server.services.reads, scans: deep.db }, alice.id, { page, limit: 20, unreadOnly }), { notifications: [], page, has_more: false })
+    assert.is(deep.selects(), 1, 'a deep page goes to the workers')
+  }
   await server.close()
 })
 
