@@ -1,11 +1,11 @@
 /**
- * Explore (domain/explore.ts): one ranking per server, recomputed when EXPLORE_REFRESH_MS have
- * passed on the injected clock; pages join ranked ids to rows, so counts, `user_liked` and
- * visibility are read per request.
+ * Explore (domain/explore.ts): one ranking per server, recomputed in the background once
+ * EXPLORE_REFRESH_MS have passed on the injected clock (the request that notices is served the
+ * old one); pages join ranked ids to rows, so counts, `user_liked` and visibility are read per request.
  */
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { EXPLORE_REFRESH_MS } from '../../src/server/domain/explore.js'
+import { EXPLORE_REFRESH_MS, exploreRefreshed } from '../../src/server/domain/explore.js'
 import { manualClock, registerUser, startTestServer, type TestServer } from '../helpers/server.js'
 import { post, rawClient } from './helpers.js'
 
@@ -21,7 +21,13 @@ test.after(async () => {
 const explore = async (token?: string, query = '') => (await server.request('GET', `/api/mobile/posts/explore${query}`, { token })).body.data
 const ids = (data: any) => data.posts.map((p: any) => p.id)
 
-test('the ranking is kept until EXPLORE_REFRESH_MS pass, then recomputed; counts and user_liked are read per request', async () => {
+/** A request notices the stale ranking and starts its recompute; then wait for it to land. */
+async function recompute() {
+  await explore()
+  await exploreRefreshed(server.services.scans)
+}
+
+test('the ranking is kept until EXPLORE_REFRESH_MS pass, then recomputed off the request path; counts and user_liked are read per request', async () => {
   const author = await registerUser(server)
   const fan = await registerUser(server)
   const first = await post(server, author.token, { content: 'first' })
@@ -40,6 +46,9 @@ test('the ranking is kept until EXPLORE_REFRESH_MS pass, then recomputed; counts
   assert.equal((await explore()).posts.map((p: any) => p.user_liked), [false, false], 'user_liked is per caller')
 
   clock.advance(1)
+  // Stale: the request that notices does not wait for the recompute, it is served the old ranking.
+  assert.equal(ids(await explore(fan.token)), [second.id, first.id])
+  await exploreRefreshed(server.services.scans)
   // Recomputed: the liked post scores (1+1)/(age+2)², the others 1/(age+2)², newest first on ties.
   assert.equal(ids(await explore(fan.token)), [first.id, third.id, second.id])
 })
@@ -52,6 +61,7 @@ test('a post made non-public or deleted after the ranking is left out at once; p
     made.unshift((await post(server, author.token, { content: `page item ${i}` })).id)
     clock.advance(1)
   }
+  await recompute()
   const top = ids(await explore(undefined, '?limit=5'))
   assert.equal(top, made)
   await rawClient(server).execute({ sql: 'update posts set is_public = 0 where id = ?', args: [made[1]] })

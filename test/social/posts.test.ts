@@ -1,5 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { exploreRefreshed } from '../../src/server/domain/explore.js'
 import { manualClock, registerUser, startTestServer, type TestServer } from '../helpers/server.js'
 import { followUser, post, seedUpload, rawClient } from './helpers.js'
 
@@ -150,6 +151,8 @@ test('explore: public posts only, ranked by (likes + 2·comments + 1) / (age_hou
     assert.not.ok(ids(res).includes(hidden.id))
     // 40 hours later, the liked post's likes no longer beat age: (4)/(53²) vs (3)/(43²) → middle first, then old
     local.advance(40 * HOUR)
+    await s.request('GET', '/api/mobile/posts/explore') // served the stale ranking, starts the recompute
+    await exploreRefreshed(s.services.scans)
     const later = await s.request('GET', '/api/mobile/posts/explore?limit=2', { token: fans[0].token })
     assert.equal(ids(later), [middle.id, old.id])
     assert.is(later.body.data.has_more, true)

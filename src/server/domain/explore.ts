@@ -1,18 +1,20 @@
 /**
- * Explore: one ranking shared by every request of a process, recomputed off the request path of
- * all but one request. Ranking the window costs the same for every caller (it does not depend on
- * who asks), so it is computed at most once per EXPLORE_REFRESH_MS and kept as an ordered id
- * list; a page joins its slice of ids to the rows, with `user_liked` for the caller.
+ * Explore: one ranking shared by every request of a process, recomputed off the request path.
+ * Ranking the window costs the same for every caller (it does not depend on who asks), so it is
+ * computed at most once per EXPLORE_REFRESH_MS, on the `scans` workers, and kept as an ordered id
+ * list; a page joins its slice of ids to the rows (a prepared query on `reads`), with
+ * `user_liked` for the caller.
  */
 import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm'
 import type { ReadDb } from '../db/client.js'
 import { posts } from '../db/schema.js'
-import { selectPosts, toPost, type Paging, type PostRow } from './posts.js'
+import { prepared } from '../db/prepared.js'
+import { idInList, selectPostsFor, toPost, type Paging, type Readers } from './posts.js'
 
 /** How many of the newest public posts explore ranks: bounds the ranking's work whatever the table size. */
 export const EXPLORE_WINDOW = 1000
 
-/** How long a ranking is served before the next request recomputes it. */
+/** How long a ranking is served before a request starts recomputing it. */
 export const EXPLORE_REFRESH_MS = 30_000
 
 /**
@@ -53,31 +55,55 @@ interface RankingState {
 /** One ranking per database handle, that is per process and server (tests run several servers in one process). */
 const rankings = new WeakMap<ReadDb, RankingState>()
 
-/**
- * The current ranking. A fresh one (computed less than EXPLORE_REFRESH_MS ago by the clock) is
- * served as is. When it is stale, the request that notices recomputes it and waits; requests
- * arriving meanwhile are served the previous ranking, so only one request pays and no two
- * compute at once. The clock is the injected one, so tests move time instead of sleeping.
- */
-export async function exploreRanking(db: ReadDb, now: Date): Promise<number[]> {
+function stateOf(db: ReadDb): RankingState {
   let state = rankings.get(db)
   if (!state) rankings.set(db, (state = {}))
+  return state
+}
+
+/** Computes the ranking for `now` on `db` and makes it current; at most one at a time per database. */
+function refresh(db: ReadDb, state: RankingState, now: Date): Promise<Ranking> {
+  const at = now.getTime()
+  const refreshing = exploreRankingQuery(db, now).then(
+    (rows) => {
+      state.refreshing = undefined
+      return (state.current = { at, ids: rows.map((row) => row.id) })
+    },
+    (error: unknown) => {
+      state.refreshing = undefined
+      throw error
+    },
+  )
+  state.refreshing = refreshing
+  return refreshing
+}
+
+/**
+ * The current ranking, computed on `db` (the `scans` workers). A fresh one (computed less than
+ * EXPLORE_REFRESH_MS ago by the clock) is served as is. A stale one is served too, while the
+ * request that notices starts the recompute in the background: only the very first request of a
+ * process waits for a ranking, and no two compute at once. A failed recompute leaves the old
+ * ranking and is tried again by the next request. The clock is the injected one, so tests move
+ * time instead of sleeping.
+ */
+export async function exploreRanking(db: ReadDb, now: Date): Promise<number[]> {
+  const state = stateOf(db)
   const at = now.getTime()
   const { current } = state
   if (current && at >= current.at && at - current.at < EXPLORE_REFRESH_MS) return current.ids
-  if (state.refreshing) return current ? current.ids : (await state.refreshing).ids
-  const refreshing = exploreRankingQuery(db, now).then((rows) => {
-    const ranking = { at, ids: rows.map((row) => row.id) }
-    state.current = ranking
-    return ranking
-  })
-  state.refreshing = refreshing
-  try {
-    return (await refreshing).ids
-  } finally {
-    state.refreshing = undefined
-  }
+  const refreshing = state.refreshing ?? refresh(db, state, now)
+  if (!current) return (await refreshing).ids
+  refreshing.catch(() => {})
+  return current.ids
 }
+
+/** The recompute in flight on `db`, if any: lets tests wait for it instead of sleeping. */
+export async function exploreRefreshed(db: ReadDb): Promise<void> {
+  await rankings.get(db)?.refreshing
+}
+
+/** The public ones among a page of post ids, in no order; placeholders `ids` and `viewer`. */
+const publicPostsByIds = prepared((db) => selectPostsFor(db, sql.placeholder('viewer')).where(and(idInList(), eq(posts.isPublic, true))).prepare())
 
 /**
  * A page of explore for `viewerId`: the page's slice of the ranking joined to the rows (counts
@@ -85,10 +111,10 @@ export async function exploreRanking(db: ReadDb, now: Date): Promise<number[]> {
  * deleted since the ranking was computed is dropped from its page, never shown; positions stay
  * fixed, so pages neither overlap nor skip.
  */
-export async function getExplore(db: ReadDb, viewerId: number | null, now: Date, { page, limit }: Paging) {
-  const ids = await exploreRanking(db, now)
+export async function getExplore(dbs: Readers, viewerId: number | null, now: Date, { page, limit }: Paging) {
+  const ids = await exploreRanking(dbs.scans, now)
   const slice = ids.slice((page - 1) * limit, page * limit)
-  const rows: PostRow[] = slice.length > 0 ? await selectPosts(db, viewerId).where(and(inArray(posts.id, slice), eq(posts.isPublic, true))) : []
+  const rows = slice.length > 0 ? await publicPostsByIds(dbs.reads).all({ ids: JSON.stringify(slice), viewer: viewerId ?? 0 }) : []
   const byId = new Map(rows.map((row) => [row.id, row]))
   const items = slice.flatMap((id) => {
     const row = byId.get(id)

@@ -1,13 +1,15 @@
 import { TRPCError } from '@trpc/server'
-import { and, asc, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm'
+import { and, asc, desc, eq, or, sql, type Placeholder, type SQL } from 'drizzle-orm'
 import { formatDateTime } from '../../shared/dates.js'
 import type { CreatePost, PostDetail } from '../../shared/schemas/posts.js'
 import type { Comment, Post } from '../../shared/types.js'
 import { writeTransaction, type Db, type ReadDb } from '../db/client.js'
+import { prepared, type AnyDb } from '../db/prepared.js'
 import { comments, follows, likes, posts, users } from '../db/schema.js'
 import { assertOwnUpload } from '../uploads/references.js'
 import { attachHashtags, extractHashtags } from './hashtags.js'
 import { fanOutPost, timelineFeedIds } from './timelines.js'
+import { readerForPage } from './page-depth.js'
 import { findUser } from './users.js'
 
 /** Ids start at 1, so 0 matches nobody: an anonymous caller has liked nothing and follows no one. */
@@ -71,21 +73,47 @@ export function toPost(row: PostRow): Post {
 
 /** Posts with author and `user_liked` for `viewerId`; callers add where, order and paging. */
 export function selectPosts(db: ReadDb, viewerId: number | null) {
+  return selectPostsFor(db, viewerKey(viewerId))
+}
+
+/** selectPosts for a viewer given as a key (0: anonymous) or a placeholder, for prepared queries. */
+export function selectPostsFor(db: AnyDb, viewer: number | Placeholder) {
   return db
     .select(postColumns())
     .from(posts)
     .innerJoin(users, eq(users.id, posts.userId))
-    .leftJoin(likes, and(eq(likes.postId, posts.id), eq(likes.userId, viewerKey(viewerId))))
+    .leftJoin(likes, and(eq(likes.postId, posts.id), eq(likes.userId, viewer)))
 }
 
 /** The visibility rule (decisions §3): public, or the caller is the author or one of the author's followers. */
 export function visibleTo(viewerId: number | null): SQL {
-  const viewer = viewerKey(viewerId)
+  return visibleToKey(viewerKey(viewerId))
+}
+
+/** visibleTo for a viewer given as a key (0: anonymous) or a placeholder. */
+function visibleToKey(viewer: number | Placeholder): SQL {
   return or(
     eq(posts.isPublic, true),
     eq(posts.userId, viewer),
     sql`exists (select 1 from ${follows} where ${follows.followerId} = ${viewer} and ${follows.followingId} = ${posts.userId})`,
   )!
+}
+
+/**
+ * `posts.id` is one of the placeholder `ids`, a JSON array: one prepared statement whatever the
+ * page's length (an `IN (?, ?, …)` list would be a new statement per length).
+ */
+export function idInList(): SQL {
+  return sql`${posts.id} in (select value from json_each(${sql.placeholder('ids')}))`
+}
+
+/** The rows of a page of post ids, in no order (primary-key lookups); placeholders `ids` and `viewer`. */
+const postsByIds = prepared((db) => selectPostsFor(db, sql.placeholder('viewer')).where(idInList()).prepare())
+
+/** The two readers: `reads` for lookups of a page or less, `scans` for what scans (services.ts). */
+export interface Readers {
+  reads: ReadDb
+  scans: ReadDb
 }
 
 export interface Paging {
@@ -181,23 +209,27 @@ export function selectComments(db: ReadDb) {
 }
 
 /** A post's comments, oldest first (`comments_post_created_idx`). */
-export function commentsQuery(db: ReadDb, postId: number, { page, limit }: Paging) {
+export function commentsQuery(db: ReadDb, postId: number | Placeholder, limit: number | Placeholder, offset: number | Placeholder) {
   return selectComments(db)
     .where(eq(comments.postId, postId))
     .orderBy(asc(comments.createdAt), asc(comments.id))
-    .limit(limit + 1)
-    .offset((page - 1) * limit)
+    .limit(limit)
+    .offset(offset)
 }
 
-export function visiblePostQuery(db: ReadDb, postId: number, viewerId: number | null) {
-  return selectPosts(db, viewerId)
-    .where(and(eq(posts.id, postId), visibleTo(viewerId)))
+const commentsPage = prepared((db) => commentsQuery(db, sql.placeholder('post'), sql.placeholder('limit'), sql.placeholder('offset')).prepare())
+
+export function visiblePostQuery(db: ReadDb, postId: number | Placeholder, viewer: number | Placeholder) {
+  return selectPostsFor(db, viewer)
+    .where(and(eq(posts.id, postId), visibleToKey(viewer)))
     .limit(1)
 }
 
+const visiblePost = prepared((db) => visiblePostQuery(db, sql.placeholder('post'), sql.placeholder('viewer')).prepare())
+
 /** The post as `viewerId` sees it; 404 when it does not exist or the caller may not see it (no hint which). */
 export async function loadVisiblePost(db: ReadDb, postId: number, viewerId: number | null): Promise<PostRow> {
-  const [row] = await visiblePostQuery(db, postId, viewerId)
+  const row = await visiblePost(db).get({ post: postId, viewer: viewerKey(viewerId) })
   if (!row) throw new TRPCError({ code: 'NOT_FOUND', message: 'Post not found' })
   return row
 }
@@ -250,22 +282,24 @@ export async function createPost(db: Db, authorId: number, input: CreatePost, no
 
 /**
  * A feed page, ids first: the page's ids from the caller's timeline (an index range), then their
- * rows (primary-key lookups). The direct query answers when the timeline cannot answer exactly,
+ * rows (primary-key lookups), both prepared, on `reads` (on `scans` for a deep page). The direct
+ * query, which reads every followee, answers on `scans` when the timeline cannot answer exactly,
  * or when a post of the page has gone since it was fanned out.
  */
-export async function getFeed(db: ReadDb, viewerId: number, paging: Paging) {
+export async function getFeed(dbs: Readers, viewerId: number, paging: Paging) {
   const { page, limit } = paging
+  const db = readerForPage(dbs, paging)
   const ids = await timelineFeedIds(db, viewerId, page * limit + 1)
   const pageIds = ids?.slice((page - 1) * limit)
   let rows: PostRow[] | undefined
   if (pageIds) {
-    const found = pageIds.length > 0 ? await selectPosts(db, viewerId).where(inArray(posts.id, pageIds)) : []
+    const found = pageIds.length > 0 ? await postsByIds(db).all({ ids: JSON.stringify(pageIds), viewer: viewerId }) : []
     if (found.length === pageIds.length) {
       const byId = new Map(found.map((row) => [row.id, row]))
       rows = pageIds.map((id) => byId.get(id)!)
     }
   }
-  const { items, has_more } = pageOf(rows ?? (await directFeedQuery(db, viewerId, paging)), paging, toPost)
+  const { items, has_more } = pageOf(rows ?? (await directFeedQuery(dbs.scans, viewerId, paging)), paging, toPost)
   return { posts: items, page, has_more }
 }
 
@@ -275,9 +309,14 @@ export async function getPostsByUser(db: ReadDb, ref: number | string, viewerId:
   return { posts: items, page, has_more }
 }
 
-/** The post and a page of its comments, oldest first (`page`/`limit` page the comments). */
-export async function getPostDetail(db: ReadDb, viewerId: number | null, input: PostDetail) {
-  const post = await loadVisiblePost(db, input.post_id, viewerId)
-  const { items, page, has_more } = pageOf(await commentsQuery(db, post.id, input), input, toComment)
+/**
+ * The post and a page of its comments, oldest first (`page`/`limit` page the comments): both
+ * prepared, on `reads` (a deep page of comments on `scans`).
+ */
+export async function getPostDetail(dbs: Readers, viewerId: number | null, input: PostDetail) {
+  const post = await loadVisiblePost(dbs.reads, input.post_id, viewerId)
+  const { page, limit } = input
+  const rows = await commentsPage(readerForPage(dbs, input)).all({ post: post.id, limit: limit + 1, offset: (page - 1) * limit })
+  const { items, has_more } = pageOf(rows, input, toComment)
   return { post: toPost(post), comments: items, page, has_more }
 }

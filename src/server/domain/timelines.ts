@@ -19,9 +19,10 @@
  *   thinned by an unfollow) is answered by the direct query over follows and posts instead, so
  *   the answer is the same either way.
  */
-import { and, desc, eq, sql, type SQL } from 'drizzle-orm'
+import { and, desc, eq, sql, type Placeholder, type SQL } from 'drizzle-orm'
 import { DEFAULTS } from '../config.js'
 import type { ReadDb, Tx } from '../db/client.js'
+import { prepared } from '../db/prepared.js'
 import { follows, posts, timelineFloors, timelinePulledAuthors, timelines } from '../db/schema.js'
 
 /** Newest entries a timeline keeps (migration 0003's backfill uses the same number). */
@@ -140,7 +141,7 @@ export function pruneTimelineQuery(followerId: number, followeeId: number) {
  * JOIN fixes the loop order: the few pulled authors, each checked in the follows primary key,
  * rather than every account the viewer follows checked against them.
  */
-export function timelineIdsQuery(db: ReadDb, viewerId: number, depth: number) {
+export function timelineIdsQuery(db: ReadDb, viewerId: number | Placeholder, depth: number | Placeholder) {
   const merged = sql`
     select created_at, post_id from (
       select created_at, post_id from ${timelines}
@@ -159,15 +160,23 @@ export function timelineIdsQuery(db: ReadDb, viewerId: number, depth: number) {
     .from(sql`(${merged})`)
 }
 
+const timelineIds = prepared((db) => timelineIdsQuery(db, sql.placeholder('viewer'), sql.placeholder('depth')).prepare())
+
+const floorOf = prepared((db) =>
+  db.select({ at: timelineFloors.createdAt }).from(timelineFloors).where(eq(timelineFloors.userId, sql.placeholder('viewer'))).prepare(),
+)
+
 /**
  * The ids of the newest `depth` feed posts of `viewerId`, newest first; null when the timeline
- * cannot answer exactly (the page reaches below its floor) and the caller must use the direct query.
+ * cannot answer exactly (the page reaches below its floor) and the caller must use the direct
+ * query. Two prepared queries: an index range of the timeline (merged with the pulled authors'
+ * newest posts) and the floor's primary-key lookup.
  */
 export async function timelineFeedIds(db: ReadDb, viewerId: number, depth: number): Promise<number[] | null> {
-  const rows = await timelineIdsQuery(db, viewerId, depth)
+  const rows = await timelineIds(db).all({ viewer: viewerId, depth })
   // The floor is read after the ids (each read is its own snapshot): a floor only ever rises, so
   // one set by a trim in between can only make the check stricter, never accept a page it removed.
-  const [floorRow] = await db.select({ at: timelineFloors.createdAt }).from(timelineFloors).where(eq(timelineFloors.userId, viewerId))
+  const floorRow = await floorOf(db).get({ viewer: viewerId })
   // Complete above the floor: the answer is exact when all `depth` entries lie above it.
   if (floorRow && (rows.length < depth || rows[depth - 1].createdAt <= floorRow.at)) return null
   return rows.map((row) => row.postId)

@@ -10,15 +10,15 @@ export const postsRouter = router({
       createPost(ctx.services.db, ctx.user.id, input, ctx.services.clock(), ctx.services.config.fanoutMaxFollowers),
     ),
 
-  feed: authedProcedure.input(feedInput).query(({ ctx, input }) => getFeed(ctx.services.reads, ctx.user.id, input)),
+  feed: authedProcedure.input(feedInput).query(({ ctx, input }) => getFeed(ctx.services, ctx.user.id, input)),
 
   explore: optionalAuthProcedure
     .input(feedInput)
-    .query(({ ctx, input }) => getExplore(ctx.services.reads, ctx.user?.id ?? null, ctx.services.clock(), input)),
+    .query(({ ctx, input }) => getExplore(ctx.services, ctx.user?.id ?? null, ctx.services.clock(), input)),
 
   detail: optionalAuthProcedure
     .input(postDetailInput)
-    .query(({ ctx, input }) => getPostDetail(ctx.services.reads, ctx.user?.id ?? null, input)),
+    .query(({ ctx, input }) => getPostDetail(ctx.services, ctx.user?.id ?? null, input)),
 
   byUser: optionalAuthProcedure
     .input(postsByUserInput)
