@@ -126,6 +126,32 @@ test('churn: after random follows, unfollows, public and non-public posts, every
   await assertFeedsExact(users, [[1, 5], [2, 5], [3, 7], [1, 50], [2, 50]], 'end')
 })
 
+test('concurrent churn: follows, unfollows and posts in flight together leave exact feeds and counters', async () => {
+  const random = prng(7)
+  const users: User[] = []
+  for (let i = 0; i < 8; i++) users.push(await registerUser(server))
+  const pick = () => users[Math.floor(random() * users.length)]
+  for (let round = 0; round < 12; round++) {
+    const ops: Array<Promise<unknown>> = []
+    for (let i = 0; i < 10; i++) {
+      const [a, b, roll] = [pick(), pick(), random()]
+      if (roll < 0.4 && a !== b) ops.push(followUser(server, a.token, b.id))
+      else if (roll < 0.6 && a !== b) ops.push(unfollowUser(a, b))
+      else ops.push(post(server, a.token, { content: `round ${round}`, is_public: random() < 0.7 }))
+    }
+    await Promise.all(ops)
+    if (random() < 0.5) clock.advance(1)
+  }
+  await assertFeedsExact(users, [[1, 5], [2, 5], [1, 50]], 'concurrent churn')
+  const ids = users.map((u) => u.id).join(',')
+  const counters = await rawClient(server).execute(`
+    select u.id, u.followers_count = (select count(*) from follows where following_id = u.id)
+             and u.following_count = (select count(*) from follows where follower_id = u.id)
+             and u.posts_count = (select count(*) from posts where user_id = u.id) as exact
+    from users u where u.id in (${ids})`)
+  for (const row of counters.rows) assert.is(Number(row.exact), 1, `counters of user ${row.id}`)
+})
+
 test('a trimmed timeline keeps a floor; pages below it, and a timeline thinned by an unfollow, still answer exactly', async () => {
   const prolific = await registerUser(server)
   const friend = await registerUser(server)
