@@ -8,7 +8,7 @@ import { openDatabase, writeTransaction, type ReadDb } from '../../src/server/db
 import { users } from '../../src/server/db/schema.js'
 import { tempDir } from '../helpers/server.js'
 
-const EXPECTED = { synchronous: 1, foreign_keys: 1, busy_timeout: 5000, cache_size: -32000, mmap_size: 268435456, temp_store: 2 }
+const EXPECTED = { synchronous: 1, foreign_keys: 1, busy_timeout: 5000, cache_size: -32000, mmap_size: 2147418112, temp_store: 2 }
 
 /** The first value of the first row (the libsql driver's rows are array-like, the reader's are arrays). */
 async function valueOf(db: ReadDb, query: ReturnType<typeof sql.raw>): Promise<unknown> {
@@ -100,6 +100,22 @@ test('statements are prepared once per SQL text; the least recently used goes pa
   assert.is(cache.get('select 1'), one, 'recently used, so kept')
   assert.is.not(cache.get('select 2'), two, 'evicted, so prepared again')
   connection.close()
+  rmSync(dataDir, { recursive: true, force: true })
+})
+
+test('follows and likes are WITHOUT ROWID link tables (migration 0005), with only the indexes they need', async () => {
+  const dataDir = tempDir()
+  const database = await openDatabase({ dataDir })
+  // The write client's rows are array-like, not arrays.
+  const rows = (await database.db.values(sql.raw(`SELECT type, name, sql FROM sqlite_master WHERE tbl_name IN ('follows', 'likes') ORDER BY name`))).map(
+    (row) => Array.from(row) as [string, string, string | null],
+  )
+  const tables = Object.fromEntries(rows.filter(([type]) => type === 'table').map(([, name, text]) => [name, text]))
+  assert.match(String(tables.follows), /WITHOUT ROWID\s*$/)
+  assert.match(String(tables.likes), /WITHOUT ROWID\s*$/)
+  const indexes = rows.filter(([type]) => type === 'index').map(([, name]) => name)
+  assert.equal(indexes, ['follows_follower_created_idx', 'follows_following_created_idx', 'likes_user_idx'])
+  await database.close()
   rmSync(dataDir, { recursive: true, force: true })
 })
 

@@ -56,12 +56,12 @@ function fullScans(plan: string[]): string[] {
 
 const paging = { page: 3, limit: 20 }
 const cases: Array<[string, () => { toSQL(): { sql: string; params: unknown[] } }, string[]]> = [
-  ['feed ids (timeline)', () => timelineIdsQuery(server.services.db, 1, 61), ['SEARCH timelines USING PRIMARY KEY (user_id=?)', 'SCAN pa', 'SEARCH f USING COVERING INDEX sqlite_autoindex_follows_1 (follower_id=? AND following_id=?)', 'posts_user_created_idx']],
+  ['feed ids (timeline)', () => timelineIdsQuery(server.services.db, 1, 61), ['SEARCH timelines USING PRIMARY KEY (user_id=?)', 'SCAN pa', 'SEARCH f USING PRIMARY KEY (follower_id=? AND following_id=?)', 'posts_user_created_idx']],
   ['feed (direct)', () => directFeedQuery(server.services.db, 1, paging), ['follows', 'posts_user_created_idx', 'likes']],
   ['feed and explore page rows', () => selectPosts(server.services.db, 1).where(idInList()), ['SEARCH posts USING INTEGER PRIMARY KEY', 'likes']],
   ['explore ranking', () => exploreRankingQuery(server.services.db, new Date()), ['posts_public_created_idx']],
   // Covering: the follower ids come from the index itself, not one follows-table lookup per follower.
-  ['fan-out recipients (post create)', () => raw(fanOutRecipients(2, false)), ['SEARCH follows USING COVERING INDEX follows_following_follower_idx (following_id=?)']],
+  ['fan-out recipients (post create)', () => raw(fanOutRecipients(2, false)), ['SEARCH follows USING COVERING INDEX follows_following_created_idx (following_id=?)']],
   ['timeline prune (unfollow)', () => raw(pruneTimelineQuery(1, 2)), ['SEARCH timelines USING PRIMARY KEY', 'posts_user_created_idx']],
   ['posts by user', () => byUserQuery(server.services.db, 2, 1, paging), ['posts_user_created_idx']],
   ['post detail comments', () => commentsQuery(server.services.db, 1, paging.limit + 1, (paging.page - 1) * paging.limit), ['comments_post_created_idx']],

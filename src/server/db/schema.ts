@@ -42,6 +42,7 @@ export const sessions = sqliteTable(
   (t) => [uniqueIndex('sessions_token_hash_idx').on(t.tokenHash), index('sessions_user_idx').on(t.userId)],
 )
 
+/** A link table, WITHOUT ROWID since migration 0005 (drizzle's schema cannot say so; the migration does). */
 export const follows = sqliteTable(
   'follows',
   {
@@ -55,9 +56,8 @@ export const follows = sqliteTable(
   },
   (t) => [
     primaryKey({ columns: [t.followerId, t.followingId] }),
+    // WITHOUT ROWID (migration 0005): this index also holds follower_id, so a post's fan-out reads one range of it.
     index('follows_following_created_idx').on(t.followingId, t.createdAt),
-    // The follower ids themselves, so a post's fan-out reads one index range (migration 0004).
-    index('follows_following_follower_idx').on(t.followingId, t.followerId),
     index('follows_follower_created_idx').on(t.followerId, t.createdAt),
   ],
 )
@@ -82,6 +82,7 @@ export const posts = sqliteTable(
   ],
 )
 
+/** A link table, WITHOUT ROWID since migration 0005, like `follows`. */
 export const likes = sqliteTable(
   'likes',
   {

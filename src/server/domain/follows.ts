@@ -64,31 +64,31 @@ export async function unfollow(db: Db, reads: ReadDb, followerId: number, ref: n
   return loadProfile(reads, followee.id, followerId, now)
 }
 
-/** Ties in time break by insertion order; the rowid is the last column of every follows index, so no extra sort. */
-const followRowid = sql`"follows"."rowid"`
-
 type Param = number | Placeholder
 
-/** Who follows `userId`, most recent first (`follows_following_created_idx`); values or placeholders. */
+/**
+ * Who follows `userId`, most recent first (`follows_following_created_idx`); values or placeholders.
+ * Ties in time break by follower id, which that index carries (follows is WITHOUT ROWID), so no extra sort.
+ */
 function followersSelect(db: ReadDb, userId: Param, viewerId: Param | null, limit: Param, offset: Param) {
   return db
     .select(userSummaryColumns(viewerId))
     .from(follows)
     .innerJoin(users, eq(users.id, follows.followerId))
     .where(eq(follows.followingId, userId))
-    .orderBy(desc(follows.createdAt), desc(followRowid))
+    .orderBy(desc(follows.createdAt), desc(follows.followerId))
     .limit(limit)
     .offset(offset)
 }
 
-/** Whom `userId` follows, most recent first (`follows_follower_created_idx`); values or placeholders. */
+/** Whom `userId` follows, most recent first (`follows_follower_created_idx`, which carries following_id for ties); values or placeholders. */
 function followingSelect(db: ReadDb, userId: Param, viewerId: Param | null, limit: Param, offset: Param) {
   return db
     .select(userSummaryColumns(viewerId))
     .from(follows)
     .innerJoin(users, eq(users.id, follows.followingId))
     .where(eq(follows.followerId, userId))
-    .orderBy(desc(follows.createdAt), desc(followRowid))
+    .orderBy(desc(follows.createdAt), desc(follows.followingId))
     .limit(limit)
     .offset(offset)
 }

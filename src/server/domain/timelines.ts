@@ -79,7 +79,8 @@ export async function fanOutPost(tx: Tx, post: { id: number; userId: number; cre
 
 /**
  * The `uid`s whose timelines get a new post of `authorId`: the author, and its followers unless
- * pulled. The follower ids are one range of the covering `follows_following_follower_idx`.
+ * pulled. The follower ids are one range of `follows_following_created_idx`, which covers them
+ * (`follows` is WITHOUT ROWID, so its indexes carry the primary key).
  */
 export function fanOutRecipients(authorId: number, pulled: boolean): SQL {
   return pulled
