@@ -8,7 +8,7 @@ import { openDatabase, writeTransaction, type ReadDb } from '../../src/server/db
 import { users } from '../../src/server/db/schema.js'
 import { tempDir } from '../helpers/server.js'
 
-const EXPECTED = { synchronous: 1, foreign_keys: 1, busy_timeout: 5000, cache_size: -32000, mmap_size: 2147418112, temp_store: 2 }
+const EXPECTED = { synchronous: 1, foreign_keys: 1, busy_timeout: 5000, cache_size: -32000, mmap_size: 0, temp_store: 2 }
 
 /** The first value of the first row (the libsql driver's rows are array-like, the reader's are arrays). */
 async function valueOf(db: ReadDb, query: ReturnType<typeof sql.raw>): Promise<unknown> {
