@@ -3,7 +3,7 @@
  * Counters shown on profiles and posts are kept here and changed in the same transaction as the rows they count.
  */
 import { sql } from 'drizzle-orm'
-import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 
 export const users = sqliteTable(
   'users',
@@ -269,3 +269,17 @@ export const timelineFloors = sqliteTable('timeline_floors', {
 export const timelinePulledAuthors = sqliteTable('timeline_pulled_authors', {
   userId: integer('user_id').primaryKey(),
 })
+
+/**
+ * How far the deferred fan-out has got (migration 0006, domain/fanout.ts): every post with
+ * `id <= post_id` has been written into its timelines; later ones are *pending* and the feed reads
+ * them from `posts`. One row: post ids commit in order, so one number says which posts are pending.
+ */
+export const timelineFanout = sqliteTable(
+  'timeline_fanout',
+  {
+    id: integer('id').primaryKey(),
+    postId: integer('post_id').notNull(),
+  },
+  (t) => [check('timeline_fanout_one_row', sql`${t.id} = 1`)],
+)
