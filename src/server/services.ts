@@ -2,6 +2,7 @@ import type { ChatGateway } from './chat/gateway.js'
 import { createCodeImageService, type CodeImageService } from './codeimage/service.js'
 import { openDatabase, type Db, type ReadDb } from './db/client.js'
 import { ConfigError, type ServerConfig } from './config.js'
+import { startFanout, type Fanout } from './domain/fanout.js'
 import { createLogger, type Logger } from './logger.js'
 import { RateLimiter } from './rate-limit.js'
 import { startMaintenance } from './uploads/generated.js'
@@ -44,6 +45,11 @@ export interface Services {
   chat(): Promise<ChatGateway>
   /** Code-snippet images: a worker pool that starts on the first render (`PLAZA_CODEIMAGE_*` in `config.env`). */
   codeimage: CodeImageService
+  /**
+   * Writes new posts into their followers' timelines after they are stored (domain/fanout.ts): in
+   * the background while the process serves (`maintenance`), and on close for an embedded command.
+   */
+  fanout: Fanout
   close(): Promise<void>
 }
 
@@ -57,7 +63,8 @@ export interface ServiceOptions {
   eagerChat?: boolean
   /**
    * Finish interrupted uploads and delete expired generated files now, then sweep on a timer
-   * while the process lives (default on; `false` for a process that must not touch the files).
+   * while the process lives, and fan out new posts in the background (default on; `false` for a
+   * process that must not touch the files or answers one command).
    */
   maintenance?: boolean
   /**
@@ -100,6 +107,10 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
     throw error
   }
   let stopMaintenance: (() => Promise<void>) | undefined
+  const fanout = startFanout(
+    { db: database.db, reads: database.reads, logger, maxFollowers: config.fanoutMaxFollowers },
+    { background: options.maintenance !== false },
+  )
   const services: Services = {
     config,
     db: database.db,
@@ -111,7 +122,9 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
     storage,
     chat,
     codeimage,
+    fanout,
     async close() {
+      await fanout.close()
       await stopMaintenance?.()
       await database.close()
       await gateway?.then((created) => created.close(), () => {})

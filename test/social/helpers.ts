@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Client } from '@libsql/client'
+import { sql } from 'drizzle-orm'
+import { writeTransaction } from '../../src/server/db/client.js'
 import { uploads } from '../../src/server/db/schema.js'
 import type { TestServer } from '../helpers/server.js'
 
@@ -54,4 +56,23 @@ export function countingSelects<T extends object>(db: T): { db: T; selects: () =
     },
   })
   return { db: proxy, selects: () => selects }
+}
+
+/**
+ * Makes every fan-out slice fail (a trigger aborts the cursor's update) until the returned
+ * function is called, so posts stay pending as long as a test needs. The trigger is made and
+ * dropped in write transactions, which take turns with the runner's slices.
+ */
+export async function holdFanout(server: TestServer): Promise<() => Promise<void>> {
+  const db = server.services.db
+  await writeTransaction(db, (tx) =>
+    tx.run(sql.raw(`create trigger fanout_held before update on timeline_fanout begin select raise(abort, 'fan-out held by the test'); end`)),
+  )
+  return () => writeTransaction(db, (tx) => tx.run(sql.raw('drop trigger fanout_held'))).then(() => {})
+}
+
+/** The fan-out cursor and the newest post id, read straight from the tables. */
+export async function fanoutProgress(server: TestServer): Promise<{ cursor: number; newest: number }> {
+  const result = await rawClient(server).execute('select (select post_id from timeline_fanout) as cursor, (select max(id) from posts) as newest')
+  return { cursor: Number(result.rows[0].cursor), newest: Number(result.rows[0].newest) }
 }

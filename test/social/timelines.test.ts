@@ -2,14 +2,15 @@
  * Home timelines (domain/timelines.ts): the feed read from fan-out-on-write timelines must equal
  * the feed computed directly from follows and posts, whatever happened before: follows,
  * unfollows, public and non-public posts, accounts crossing the fan-out threshold, trimmed
- * timelines and their floors.
+ * timelines and their floors, posts still waiting for their fan-out. A test that reads the
+ * `timelines` table after a post drains the fan-out first (the runner writes it after the post).
  */
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createPost, directFeedQuery, pageOf, toPost } from '../../src/server/domain/posts.js'
 import { TIMELINE_CAP } from '../../src/server/domain/timelines.js'
 import { manualClock, registerUser, startTestServer, type TestServer } from '../helpers/server.js'
-import { followUser, post, rawClient } from './helpers.js'
+import { fanoutProgress, followUser, holdFanout, post, rawClient } from './helpers.js'
 
 /** Accounts with more than 3 followers are pulled at read time, so the churn test has some. */
 const THRESHOLD = 3
@@ -78,6 +79,7 @@ test('backfill on follow (non-public posts included), prune on unfollow (public 
   assert.equal((await feed(reader, 1, 20)).posts.map((p: any) => p.id), [closed.id, open.id])
   const mine = await post(server, reader.token, { content: 'mine' })
   await unfollowUser(reader, author)
+  await server.services.fanout.drain()
   assert.equal(await timelineIds(reader.id), [mine.id])
   assert.equal((await feed(reader, 1, 20)).posts.map((p: any) => p.id), [mine.id])
 })
@@ -91,6 +93,7 @@ test('an account above the fan-out threshold is pulled at read time and merged, 
   await followUser(server, fans[THRESHOLD].token, star.id) // now THRESHOLD + 1 followers
   const after = await post(server, star.token, { content: 'pulled' })
   clock.advance(1)
+  await server.services.fanout.drain()
   const pulled = await rawClient(server).execute({ sql: 'select count(*) as n from timeline_pulled_authors where user_id = ?', args: [star.id] })
   assert.is(Number(pulled.rows[0].n), 1)
   for (const fan of fans) {
@@ -101,6 +104,7 @@ test('an account above the fan-out threshold is pulled at read time and merged, 
   // Back under the threshold the account stays pulled: its later posts are in no timeline.
   await unfollowUser(fans[0], star)
   const later = await post(server, star.token, { content: 'still pulled' })
+  await server.services.fanout.drain()
   assert.not.ok((await timelineIds(fans[1].id)).includes(later.id))
   assert.equal((await feed(fans[1], 1, 20)).posts.map((p: any) => p.id), [later.id, after.id, before.id])
   assert.equal((await feed(fans[0], 1, 20)).posts, [])
@@ -126,11 +130,17 @@ test('churn: after random follows, unfollows, public and non-public posts, every
   await assertFeedsExact(users, [[1, 5], [2, 5], [3, 7], [1, 50], [2, 50]], 'end')
 })
 
-test('concurrent churn: follows, unfollows and posts in flight together leave exact feeds and counters', async () => {
+/**
+ * The first rounds run with the fan-out held, so their posts are pending while follows backfill
+ * and unfollows prune around them; the later ones with the runner fanning out in the background
+ * and a drain in flight beside the requests. Every feed is checked in both states.
+ */
+test('concurrent churn: follows, unfollows, posts and the fan-out in flight together leave exact feeds and counters', async () => {
   const random = prng(7)
   const users: User[] = []
   for (let i = 0; i < 8; i++) users.push(await registerUser(server))
   const pick = () => users[Math.floor(random() * users.length)]
+  let release: (() => Promise<void>) | null = await holdFanout(server)
   for (let round = 0; round < 12; round++) {
     const ops: Array<Promise<unknown>> = []
     for (let i = 0; i < 10; i++) {
@@ -139,10 +149,20 @@ test('concurrent churn: follows, unfollows and posts in flight together leave ex
       else if (roll < 0.6 && a !== b) ops.push(unfollowUser(a, b))
       else ops.push(post(server, a.token, { content: `round ${round}`, is_public: random() < 0.7 }))
     }
+    if (!release && round % 2 === 0) ops.push(server.services.fanout.drain())
     await Promise.all(ops)
     if (random() < 0.5) clock.advance(1)
+    if (round === 5) {
+      const { cursor, newest } = await fanoutProgress(server)
+      assert.ok(newest - cursor > 10, `a backlog of ${newest - cursor} posts`)
+      await assertFeedsExact(users, [[1, 5], [2, 5], [1, 50]], 'concurrent churn, fan-out held')
+      await release!()
+      release = null
+    }
   }
-  await assertFeedsExact(users, [[1, 5], [2, 5], [1, 50]], 'concurrent churn')
+  await assertFeedsExact(users, [[1, 5], [2, 5], [1, 50]], 'concurrent churn, fan-out running')
+  await server.services.fanout.drain()
+  await assertFeedsExact(users, [[1, 5], [2, 5], [1, 50]], 'concurrent churn, drained')
   const ids = users.map((u) => u.id).join(',')
   const counters = await rawClient(server).execute(`
     select u.id, u.followers_count = (select count(*) from follows where following_id = u.id)
@@ -159,7 +179,7 @@ test('a trimmed timeline keeps a floor; pages below it, and a timeline thinned b
   await followUser(server, reader.token, prolific.id)
   await followUser(server, reader.token, friend.id)
   const db = server.services.db
-  const write = (author: User, content: string) => createPost(db, author.id, { content, is_public: true }, clock.clock(), THRESHOLD)
+  const write = (author: User, content: string) => createPost(db, author.id, { content, is_public: true }, clock.clock(), server.services.fanout)
   for (let i = 0; i < 10; i++) {
     await write(friend, `friend ${i}`)
     clock.advance(1)
@@ -171,6 +191,7 @@ test('a trimmed timeline keeps a floor; pages below it, and a timeline thinned b
     // (a keep-alive socket the server closes as fetch reuses it fails the next request).
     if (i % 100 === 99) await assertFeedsExact([reader], [[1, 5]], `filling, ${i + 1} posts`)
   }
+  await server.services.fanout.drain()
   const floor = await rawClient(server).execute({ sql: 'select created_at from timeline_floors where user_id = ?', args: [reader.id] })
   assert.is(floor.rows.length, 1, 'the timeline was trimmed')
   const kept = await timelineIds(reader.id)

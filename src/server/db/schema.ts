@@ -238,7 +238,7 @@ export const rateLimits = sqliteTable(
 
 /**
  * Home timelines, fanned out on write: a post's id is written into the timeline of its author
- * and of each follower in the post's own transaction (see domain/timelines.ts). The key is the
+ * and of each follower, soon after the post (domain/fanout.ts, domain/timelines.ts). The key is the
  * feed's order, so a feed page is one range of the primary key. WITHOUT ROWID (migration 0003):
  * the primary key is the table.
  */
@@ -263,7 +263,7 @@ export const timelineFloors = sqliteTable('timeline_floors', {
 
 /**
  * Accounts whose posts are not fanned out but read from `posts` when a follower's feed is read
- * (they had more than PLAZA_FANOUT_MAX_FOLLOWERS followers when they posted). An account never
+ * (they had more than PLAZA_FANOUT_MAX_FOLLOWERS followers when a post of theirs was fanned out). An account never
  * leaves: its later posts are in no timeline, so the feed must keep pulling them.
  */
 export const timelinePulledAuthors = sqliteTable('timeline_pulled_authors', {

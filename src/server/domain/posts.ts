@@ -8,7 +8,8 @@ import { prepared, type AnyDb } from '../db/prepared.js'
 import { comments, follows, likes, posts, users } from '../db/schema.js'
 import { assertOwnUpload } from '../uploads/references.js'
 import { attachHashtags, extractHashtags } from './hashtags.js'
-import { fanOutPost, timelineFeedIds } from './timelines.js'
+import type { Fanout } from './fanout.js'
+import { timelineFeedIds } from './timelines.js'
 import { readerForPage } from './page-depth.js'
 import { findUser } from './users.js'
 
@@ -234,34 +235,32 @@ export async function loadVisiblePost(db: ReadDb, postId: number, viewerId: numb
   return row
 }
 
-/** The author as a new post's answer shows it, and its follower count for the fan-out: what the counter's update returns. */
+/** The author as a new post's answer shows it: what the posts counter's update returns. */
 interface NewPostAuthor {
   username: string
   full_name: string
   avatar: string
   is_verified: number
-  followers_count: number
 }
 
 /**
- * Creates a post and, in the same transaction, writes it into the timelines it belongs to. Raw
- * statements, as few as possible (the write lock is held meanwhile): the posts counter's update
- * returns what the answer and the fan-out need of the author, and the answer is built from what
- * was written rather than read back.
+ * Creates a post, then tells the fan-out runner (fanout.ts), which writes it into its followers'
+ * timelines after this transaction; until then the feed reads it as pending. Raw statements, as
+ * few as possible (the write lock is held meanwhile): the posts counter's update returns what the
+ * answer needs of the author, and the answer is built from what was written rather than read back.
  */
-export async function createPost(db: Db, authorId: number, input: CreatePost, now: Date, fanoutMaxFollowers: number): Promise<Post> {
+export async function createPost(db: Db, authorId: number, input: CreatePost, now: Date, fanout: Pick<Fanout, 'notify'>): Promise<Post> {
   const createdAt = now.getTime()
   const image = input.image ?? ''
-  return writeTransaction(db, async (tx) => {
+  const created = await writeTransaction(db, async (tx) => {
     if (input.image) await assertOwnUpload(tx, authorId, input.image)
     const post = (await tx.get<{ id: number }>(sql`
       insert into ${posts} (user_id, content, image, is_public, created_at)
       values (${authorId}, ${input.content}, ${image}, ${input.is_public ? 1 : 0}, ${createdAt}) returning id`))!
     const author = (await tx.get<NewPostAuthor>(sql`
       update ${users} set posts_count = posts_count + 1 where id = ${authorId}
-      returning username, full_name, avatar, is_verified, followers_count`))!
+      returning username, full_name, avatar, is_verified`))!
     await attachHashtags(tx, post.id, extractHashtags(input.content), input.is_public)
-    await fanOutPost(tx, { id: post.id, userId: authorId, createdAt }, author.followers_count, fanoutMaxFollowers)
     return toPost({
       id: post.id,
       content: input.content,
@@ -278,6 +277,8 @@ export async function createPost(db: Db, authorId: number, input: CreatePost, no
       userLiked: false,
     })
   })
+  fanout.notify()
+  return created
 }
 
 /**

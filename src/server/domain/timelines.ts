@@ -3,27 +3,33 @@
  *
  * The feed of user u is S(u): the posts of the users u follows and u's own, newest first
  * (created_at, then id). `timelines` holds, per user, the ids of S(u) that were fanned out, so a
- * feed page is one range of its primary key. Three rules keep it exact:
+ * feed page is one range of its primary key. Four rules keep it exact:
  *
- * - **Fan-out in the post's transaction.** A new post goes into its author's timeline and each
- *   follower's, unless the author is a *pulled* author (`timeline_pulled_authors`: more than
- *   PLAZA_FANOUT_MAX_FOLLOWERS followers when posting; once pulled, always pulled). A pulled
- *   author's posts are read from `posts` at feed time and merged (Twitter's hybrid): writing a
- *   post into 100k timelines would hold the write lock for seconds.
+ * - **Fan-out after the post, in order.** A new post is stored alone; a background runner
+ *   (fanout.ts) then writes it into its author's timeline and each follower's, in post id order,
+ *   and records how far it got (`timeline_fanout`). Posts past that cursor are *pending*: the feed
+ *   reads the viewer's and followees' pending posts from `posts` and merges them, so a post is in
+ *   every follower's feed from its commit on. The fan-out reads the follows as they are when it
+ *   runs, so a post never enters the timeline of someone who unfollowed meanwhile.
+ * - **Pulled authors.** An author with more than PLAZA_FANOUT_MAX_FOLLOWERS followers when its
+ *   post is fanned out becomes *pulled* (`timeline_pulled_authors`; once pulled, always pulled):
+ *   its posts go into its own timeline only and are read from `posts` at feed time and merged
+ *   (Twitter's hybrid): writing a post into 100k timelines would hold the write lock for seconds.
  * - **Follow backfills, unfollow prunes**, in the follow's transaction: the followee's newest
- *   posts enter the follower's timeline, and on unfollow all of the followee's posts (public or
- *   not) leave it. So a timeline only ever holds posts its owner may see.
+ *   posts (pending ones too, which is why the fan-out skips a post already there) enter the
+ *   follower's timeline, and on unfollow all of the followee's posts (public or not) leave it. So
+ *   a timeline only ever holds posts its owner may see.
  * - **Capped, with a floor.** Timelines are trimmed to about TIMELINE_CAP entries. A trimmed
  *   timeline records its floor (`timeline_floors`): every post of S(u) newer than the floor is in
- *   it, older ones may be missing. A page that reaches the floor (deep pages, or a timeline
- *   thinned by an unfollow) is answered by the direct query over follows and posts instead, so
- *   the answer is the same either way.
+ *   it, pending, or by a pulled author; older ones may be missing. A page that reaches the floor
+ *   (deep pages, or a timeline thinned by an unfollow) is answered by the direct query over
+ *   follows and posts instead, so the answer is the same either way.
  */
 import { and, desc, eq, sql, type Placeholder, type SQL } from 'drizzle-orm'
 import { DEFAULTS } from '../config.js'
 import type { ReadDb, Tx } from '../db/client.js'
 import { prepared } from '../db/prepared.js'
-import { follows, posts, timelineFloors, timelinePulledAuthors, timelines } from '../db/schema.js'
+import { follows, posts, timelineFanout, timelineFloors, timelinePulledAuthors, timelines } from '../db/schema.js'
 
 /** Newest entries a timeline keeps (migration 0003's backfill uses the same number). */
 export const TIMELINE_CAP = 800
@@ -62,10 +68,11 @@ async function trim(tx: Tx, userIds: SQL): Promise<void> {
 }
 
 /**
- * Writes a new post into the timelines it belongs to (its author's, and its author's followers'
- * unless the author is pulled), in the post's own transaction. `followers` is the author's
- * followers_count, which the caller reads back with the posts counter. Lean raw statements only:
- * this is the write lock's hot path.
+ * Writes a pending post into the timelines it belongs to (its author's, and its author's current
+ * followers' unless the author is pulled), in the fan-out runner's transaction (fanout.ts).
+ * `followers` is the author's followers_count now. A follow made since the post was stored may
+ * have backfilled it already, hence `on conflict do nothing`. Lean raw statements only: this is
+ * the write lock's hot path.
  */
 export async function fanOutPost(tx: Tx, post: { id: number; userId: number; createdAt: number }, followers: number, maxFollowers: number): Promise<void> {
   const { id, userId, createdAt } = post
@@ -73,7 +80,7 @@ export async function fanOutPost(tx: Tx, post: { id: number; userId: number; cre
   if (over) await tx.run(sql`insert into ${timelinePulledAuthors} (user_id) values (${userId}) on conflict do nothing`)
   const pulled = over || (await tx.all(sql`select 1 from ${timelinePulledAuthors} where user_id = ${userId}`)).length > 0
   const recipients = fanOutRecipients(userId, pulled)
-  await tx.run(sql`insert into ${timelines} (user_id, created_at, post_id) select uid, ${createdAt}, ${id} from (${recipients}) where true`)
+  await tx.run(sql`insert into ${timelines} (user_id, created_at, post_id) select uid, ${createdAt}, ${id} from (${recipients}) where true on conflict do nothing`)
   await trim(tx, sql`select uid from (${recipients}) where (uid + ${id}) % ${TRIM_EVERY} = 0`)
 }
 
@@ -135,10 +142,63 @@ export function pruneTimelineQuery(followerId: number, followeeId: number) {
         and p.created_at >= (select min(t.created_at) from ${timelines} t where t.user_id = ${followerId}))`
 }
 
+/** The fan-out cursor (fanout.ts): every post with an id at or below it is in its timelines. */
+const fanoutCursor = sql`(select c.post_id from ${timelineFanout} c where c.id = 1)`
+
 /**
- * The newest `depth` posts of the feed of `viewerId` as (created_at, post_id): the timeline
- * (a trim deletes what lies at or below the floor in the same transaction) merged with the newest `depth` posts of each followed pulled author (UNION
- * removes a post that is in both, one a pulled author wrote before it became one). The CROSS
+ * The time of the `depth`-th newest timeline entry of `viewerId` (below every time when the
+ * timeline holds fewer): a post older than it cannot enter the feed's newest `depth`, since that
+ * many newer ones are already there. It bounds the pulled and pending merges.
+ */
+function pageBound(viewerId: number | Placeholder, depth: number | Placeholder): SQL {
+  return sql`coalesce((select t.created_at from ${timelines} t where t.user_id = ${viewerId}
+    order by t.created_at desc, t.post_id desc limit 1 offset ${depth} - 1), ${NO_FLOOR})`
+}
+
+/**
+ * Up to this many pending posts (by id span), the pending merge reads them all and keeps the
+ * viewer's and its followees' (a rowid range, a follows primary-key lookup each); past it, it reads
+ * each followee's newest instead (an index range each). The two cost about the same at a backlog
+ * of about the viewer's follows count; a steady trickle of posts leaves a backlog of a few.
+ */
+const FEW_PENDING = 128
+
+/**
+ * The pending posts (past the fan-out cursor) of `viewerId` and of the accounts it follows, as
+ * (created_at, post_id), non-public ones included as the timeline would hold them; only those at
+ * or above the page bound. Its cost is bounded by the smaller of the backlog (up to FEW_PENDING)
+ * and the viewer's follows: a few pending posts are read from the posts b-tree's tail; a longer
+ * backlog through one range of `posts_user_created_idx` (which holds the id) per author, the CROSS
+ * JOIN fixing that loop order. Nothing is read while nothing is pending, the normal state: the
+ * cursor is then the newest post id, and `max(id)` is the last entry of the posts b-tree. Each arm
+ * is switched on by its LIMIT (-1: none, 0: skipped), which SQLite evaluates once before the
+ * loops; a constant WHERE term with a subquery in it would be evaluated per row.
+ */
+export function pendingIdsQuery(viewerId: number | Placeholder, depth: number | Placeholder): SQL {
+  const bound = pageBound(viewerId, depth)
+  const span = sql`((select max(m.id) from ${posts} m) - ${fanoutCursor})`
+  return sql`
+    select created_at, post_id from (
+      select p.created_at as created_at, p.id as post_id from ${posts} p
+      where p.id > ${fanoutCursor} and p.created_at >= ${bound}
+        and (p.user_id = ${viewerId} or exists (select 1 from ${follows} f where f.follower_id = ${viewerId} and f.following_id = p.user_id))
+      limit case when ${span} between 1 and ${FEW_PENDING} then -1 else 0 end)
+    union all
+    select created_at, post_id from (
+      select p.created_at as created_at, p.id as post_id from (
+        select f.following_id as uid from ${follows} f where f.follower_id = ${viewerId}
+        union all select ${viewerId}) a
+      cross join ${posts} p on p.user_id = a.uid and p.created_at >= ${bound} and p.id > ${fanoutCursor}
+      limit case when ${span} > ${FEW_PENDING} then -1 else 0 end)`
+}
+
+/**
+ * The newest `depth` posts of the feed of `viewerId` as (created_at, post_id), in one statement
+ * (one snapshot: a post the fan-out moves from pending into the timeline meanwhile is seen in one
+ * place or the other): the timeline (a trim deletes what lies at or below the floor in the same
+ * transaction), merged with the newest `depth` posts of each followed pulled author and with the
+ * pending posts, both from the page bound up. UNION removes a post that is in two of them (one a
+ * pulled author wrote before it became one, one a follow backfilled while pending). The CROSS
  * JOIN fixes the loop order: the few pulled authors, each checked in the follows primary key,
  * rather than every account the viewer follows checked against them.
  */
@@ -153,7 +213,10 @@ export function timelineIdsQuery(db: ReadDb, viewerId: number | Placeholder, dep
       select p.created_at as created_at, p.id as post_id from ${timelinePulledAuthors} pa
       cross join ${follows} f on f.follower_id = ${viewerId} and f.following_id = pa.user_id
       join ${posts} p on p.id in (
-        select p2.id from ${posts} p2 where p2.user_id = pa.user_id order by p2.created_at desc, p2.id desc limit ${depth}))
+        select p2.id from ${posts} p2 where p2.user_id = pa.user_id and p2.created_at >= ${pageBound(viewerId, depth)}
+        order by p2.created_at desc, p2.id desc limit ${depth}))
+    union
+    select created_at, post_id from (${pendingIdsQuery(viewerId, depth)})
     order by created_at desc, post_id desc limit ${depth}`
   // Through the query builder, so every driver (the write client, the reader pool) maps the rows.
   return db
@@ -171,7 +234,7 @@ const floorOf = prepared((db) =>
  * The ids of the newest `depth` feed posts of `viewerId`, newest first; null when the timeline
  * cannot answer exactly (the page reaches below its floor) and the caller must use the direct
  * query. Two prepared queries: an index range of the timeline (merged with the pulled authors'
- * newest posts) and the floor's primary-key lookup.
+ * newest posts and the pending posts) and the floor's primary-key lookup.
  */
 export async function timelineFeedIds(db: ReadDb, viewerId: number, depth: number): Promise<number[] | null> {
   const rows = await timelineIds(db).all({ viewer: viewerId, depth })

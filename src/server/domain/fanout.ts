@@ -1,0 +1,234 @@
+/**
+ * Deferred fan-out: a post is stored in a short transaction of its own (posts.ts) and written into
+ * its followers' timelines afterwards, here, as Mastodon (Sidekiq) and GoToSocial (a worker queue)
+ * do. Each timeline row is an insert into a random page of a large b-tree (tens of microseconds on
+ * a big network): inside the post's transaction that held the one write lock for milliseconds per
+ * post, and for a tenth of a second for an author with 10k followers.
+ *
+ * Post ids increase and commit in order (SQLite has one writer at a time), so the work left is
+ * every post past one cursor (`timeline_fanout`). A slice is one write transaction that fans out
+ * the next posts, about `budget` timeline rows, and moves the cursor past them: the cursor moves
+ * with the rows, so a slice that fails changes nothing, and processes sharing a database
+ * (`plaza serve --workers N`) never fan out a post twice. Meanwhile the feed reads pending posts
+ * from `posts` (timelines.ts), so its answers are exact whatever the backlog.
+ */
+import { eq, sql } from 'drizzle-orm'
+import { writeTransaction, type Db, type ReadDb, type Tx } from '../db/client.js'
+import { prepared } from '../db/prepared.js'
+import { posts, timelineFanout, users } from '../db/schema.js'
+import type { Logger } from '../logger.js'
+import { fanOutPost } from './timelines.js'
+
+/**
+ * Timeline rows per slice: at 1-20 µs a row, a few milliseconds to a few tens of them, during which
+ * the event loop (the write client is synchronous) and the write lock serve nothing else.
+ */
+export const FANOUT_BUDGET = 2000
+
+/** How often a runner looks for posts another process stored (and retries after a failure). */
+export const FANOUT_POLL_MS = 1000
+
+/** How long closing a runner without a background loop (the embedded CLI) fans out what is pending. */
+const CLOSE_DRAIN_MS = 1000
+
+/** An error as a log line: a failed query's own message is its cause (drizzle's message is the whole SQL). */
+function describe(error: unknown): string {
+  return String((error as Error)?.cause ?? error)
+}
+
+/** Pending posts read per statement while a slice fills up. */
+const READ_BATCH = 32
+
+interface PendingPost {
+  id: number
+  user_id: number
+  created_at: number
+  followers_count: number
+}
+
+async function cursorOf(tx: Tx): Promise<number> {
+  const row = await tx.get<{ post_id: number }>(sql`select post_id from ${timelineFanout} where id = 1`)
+  return row!.post_id
+}
+
+/** The next pending posts after `cursor`, in id order, with their authors' follower counts. */
+function nextPending(tx: Tx, cursor: number): Promise<PendingPost[]> {
+  return tx.all<PendingPost>(sql`
+    select p.id, p.user_id, p.created_at, u.followers_count from ${posts} p join ${users} u on u.id = p.user_id
+    where p.id > ${cursor} order by p.id limit ${READ_BATCH}`)
+}
+
+/** Timeline rows a post's fan-out writes: its author's, and its followers' unless it is pulled. */
+function rowsOf(post: PendingPost, maxFollowers: number): number {
+  return post.followers_count > maxFollowers ? 1 : post.followers_count + 1
+}
+
+/**
+ * One slice: fans out the next pending posts in id order, at least one and about `budget`
+ * timeline rows in all, and moves the cursor past them, in one write transaction. Resolves to the
+ * number of posts still pending.
+ */
+export async function fanOutPending(db: Db, maxFollowers: number, budget: number): Promise<number> {
+  return writeTransaction(db, async (tx) => {
+    const start = await cursorOf(tx)
+    let cursor = start
+    let rows = 0
+    for (let batch = await nextPending(tx, cursor); batch.length > 0; batch = await nextPending(tx, cursor)) {
+      for (const post of batch) {
+        const cost = rowsOf(post, maxFollowers)
+        if (rows > 0 && rows + cost > budget) return finish(tx, start, cursor)
+        await fanOutPost(tx, { id: post.id, userId: post.user_id, createdAt: post.created_at }, post.followers_count, maxFollowers)
+        rows += cost
+        cursor = post.id
+      }
+    }
+    return finish(tx, start, cursor)
+  })
+}
+
+/** Moves the cursor (when the slice fanned anything out) and counts what is left. */
+async function finish(tx: Tx, start: number, cursor: number): Promise<number> {
+  if (cursor !== start) await tx.run(sql`update ${timelineFanout} set post_id = ${cursor} where id = 1`)
+  const left = await tx.get<{ n: number }>(sql`select count(*) as n from ${posts} where id > ${cursor}`)
+  return left!.n
+}
+
+/** The cursor and the newest post id: two O(1) lookups, no write lock. */
+const progress = prepared((db) =>
+  db
+    .select({ cursor: timelineFanout.postId, newest: sql<number | null>`(select max(m.id) from ${posts} m)` })
+    .from(timelineFanout)
+    .where(eq(timelineFanout.id, 1))
+    .prepare(),
+)
+
+/** Whether any post waits to be fanned out, read without taking the write lock. */
+export async function hasPendingPosts(db: ReadDb): Promise<boolean> {
+  const row = await progress(db).get()
+  return row !== undefined && (row.newest ?? 0) > row.cursor
+}
+
+/** The process's fan-out runner (`services.fanout`). */
+export interface Fanout {
+  /** A post was stored by this process: fan it out soon. */
+  notify(): void
+  /** Runs slices until nothing is pending; rejects with a slice's error. For tests and tools. */
+  drain(): Promise<void>
+  /**
+   * Stops the background loop once its current slice is done. A runner without one (the embedded
+   * CLI) first fans out for at most CLOSE_DRAIN_MS if this process stored posts, so they do not
+   * wait for the next server to start.
+   */
+  close(): Promise<void>
+}
+
+export interface FanoutDeps {
+  db: Db
+  /** For the poll's check, which must not take the write lock. */
+  reads: ReadDb
+  logger: Logger
+  maxFollowers: number
+}
+
+export interface FanoutOptions {
+  /**
+   * Run slices on this process's event loop while posts are pending: woken by `notify` and every
+   * FANOUT_POLL_MS (for posts of other processes). Off for a one-command process.
+   */
+  background: boolean
+  budget?: number
+}
+
+class FanoutRunner implements Fanout {
+  readonly #deps: FanoutDeps
+  readonly #background: boolean
+  readonly #budget: number
+  readonly #timer: NodeJS.Timeout | undefined
+  /** The background loop while it runs. */
+  #loop: Promise<void> | null = null
+  /** Work arrived since the loop's last slice started. */
+  #wanted = false
+  /** A slice failed: wait for the next poll before trying again, so a lasting fault logs once a poll. */
+  #backingOff = false
+  #stored = false
+  #closed = false
+
+  constructor(deps: FanoutDeps, options: FanoutOptions) {
+    this.#deps = deps
+    this.#background = options.background
+    this.#budget = options.budget ?? FANOUT_BUDGET
+    if (this.#background) {
+      this.#timer = setInterval(() => void this.#poll(), FANOUT_POLL_MS).unref()
+      // What a previous process left pending is fanned out now, not at the first tick.
+      void this.#poll()
+    }
+  }
+
+  notify(): void {
+    this.#stored = true
+    if (!this.#background) return
+    this.#wanted = true
+    if (!this.#backingOff) this.#start()
+  }
+
+  async drain(): Promise<void> {
+    while ((await this.#slice()) > 0);
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true
+    clearInterval(this.#timer)
+    await this.#loop
+    if (!this.#background && this.#stored) await this.#drainFor(CLOSE_DRAIN_MS)
+  }
+
+  #slice(): Promise<number> {
+    return fanOutPending(this.#deps.db, this.#deps.maxFollowers, this.#budget)
+  }
+
+  async #poll(): Promise<void> {
+    this.#backingOff = false
+    if (this.#loop || this.#closed) return
+    try {
+      if (await hasPendingPosts(this.#deps.reads)) this.#wanted = true
+    } catch (error) {
+      this.#deps.logger.error('timeline fan-out: reading its progress failed', { error: describe(error) })
+    }
+    if (this.#wanted) this.#start()
+  }
+
+  #start(): void {
+    if (this.#loop || this.#closed) return
+    this.#loop = this.#run()
+  }
+
+  /** Slices until nothing is pending, yielding to the event loop between them so requests interleave. */
+  async #run(): Promise<void> {
+    do {
+      this.#wanted = false
+      try {
+        if ((await this.#slice()) > 0) this.#wanted = true
+      } catch (error) {
+        this.#deps.logger.error('timeline fan-out failed; retrying at the next poll', { error: describe(error) })
+        this.#backingOff = true
+        break
+      }
+      if (this.#wanted) await new Promise((resolve) => setImmediate(resolve))
+    } while (this.#wanted && !this.#closed)
+    this.#loop = null
+  }
+
+  async #drainFor(ms: number): Promise<void> {
+    const deadline = performance.now() + ms
+    try {
+      while ((await this.#slice()) > 0 && performance.now() < deadline);
+    } catch (error) {
+      this.#deps.logger.error('timeline fan-out failed; the next server will retry', { error: describe(error) })
+    }
+  }
+}
+
+/** The fan-out runner of a process (see FanoutOptions). */
+export function startFanout(deps: FanoutDeps, options: FanoutOptions): Fanout {
+  return new FanoutRunner(deps, options)
+}
