@@ -194,7 +194,8 @@ export const notifications = sqliteTable(
     createdAt: integer('created_at').notNull(),
   },
   (t) => [
-    index('notifications_user_id_idx').on(t.userId, t.id),
+    // Every column a page shows, so a page is one index range (migration 0007).
+    index('notifications_user_page_idx').on(t.userId, t.id, t.actorId, t.type, t.isRead, t.createdAt, t.postId, t.storyId),
     index('notifications_user_unread_idx').on(t.userId).where(sql`${t.isRead} = 0`),
   ],
 )
