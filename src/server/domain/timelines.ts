@@ -25,7 +25,7 @@
  *   (deep pages, or a timeline thinned by an unfollow) is answered by the direct query over
  *   follows and posts instead, so the answer is the same either way.
  */
-import { and, desc, eq, sql, type Placeholder, type SQL } from 'drizzle-orm'
+import { eq, sql, type Placeholder, type SQL } from 'drizzle-orm'
 import { DEFAULTS } from '../config.js'
 import type { ReadDb, Tx } from '../db/client.js'
 import { prepared } from '../db/prepared.js'
@@ -99,31 +99,26 @@ export function fanOutRecipients(authorId: number, pulled: boolean): SQL {
  * After `followerId` started following `followeeId` (same transaction): the followee's newest
  * posts above the follower's floor enter the timeline, at most TIMELINE_CAP of them; if the
  * followee has more, the floor rises to where they were cut. Nothing for a pulled followee: its
- * posts are read at feed time.
+ * posts are read at feed time. Lean raw statements, as everything under the write lock: the pulled
+ * check and the floor are subqueries of the insert, and the trim runs only when the timeline grew.
  */
 export async function backfillTimeline(tx: Tx, followerId: number, followeeId: number): Promise<void> {
-  const [pulled] = await tx.select().from(timelinePulledAuthors).where(eq(timelinePulledAuthors.userId, followeeId))
-  if (pulled) return
-  const [floorRow] = await tx.select({ at: timelineFloors.createdAt }).from(timelineFloors).where(eq(timelineFloors.userId, followerId))
-  const floor = floorRow?.at ?? NO_FLOOR
-  const newest = () =>
-    tx
-      .select({ createdAt: posts.createdAt, id: posts.id })
-      .from(posts)
-      .where(and(eq(posts.userId, followeeId), sql`${posts.createdAt} > ${floor}`))
-      .orderBy(desc(posts.createdAt), desc(posts.id))
-  await tx.run(sql`
+  const floor = sql`coalesce((select created_at from ${timelineFloors} where user_id = ${followerId}), ${NO_FLOOR})`
+  const newest = sql`
+    select created_at, id from ${posts}
+    where user_id = ${followeeId} and created_at > ${floor}
+      and not exists (select 1 from ${timelinePulledAuthors} where user_id = ${followeeId})
+    order by created_at desc, id desc`
+  const inserted = await tx.run(sql`
     insert into ${timelines} (user_id, created_at, post_id)
-    select ${followerId}, created_at, id from (${newest().limit(TIMELINE_CAP)}) where true
+    select ${followerId}, created_at, id from (${newest} limit ${TIMELINE_CAP}) where true
     on conflict do nothing`)
-  const [cut] = await newest().limit(1).offset(TIMELINE_CAP)
-  if (cut) {
-    await tx
-      .insert(timelineFloors)
-      .values({ userId: followerId, createdAt: cut.createdAt })
-      .onConflictDoUpdate({ target: timelineFloors.userId, set: { createdAt: sql`max(${timelineFloors.createdAt}, excluded.created_at)` } })
-  }
-  await trim(tx, sql`select ${followerId} as uid`)
+  // The followee's first post past the cap, if any: the timeline is complete only above it.
+  await tx.run(sql`
+    insert into ${timelineFloors} (user_id, created_at)
+    select ${followerId}, created_at from (${newest} limit 1 offset ${TIMELINE_CAP}) where true
+    on conflict (user_id) do update set created_at = max(created_at, excluded.created_at)`)
+  if (inserted.rowsAffected > 0) await trim(tx, sql`select ${followerId} as uid`)
 }
 
 /**
