@@ -4,7 +4,7 @@
  */
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { SEARCH_CACHE_TTL_MS, SEARCH_WINDOW, searchPosts } from '../../src/server/domain/search.js'
+import { SEARCH_CACHE_TTL_MS, SEARCH_WINDOW, searchHashtags, searchPosts } from '../../src/server/domain/search.js'
 import { manualClock, registerUser, startTestServer, type TestServer } from '../helpers/server.js'
 import { countingSelects, post, rawClient } from './helpers.js'
 
@@ -49,6 +49,22 @@ test('concurrent identical searches share one id search on the workers, and a ca
   assert.is(scans.selects(), 1, 'one id search for five concurrent callers, and their rows read inline')
   assert.equal((await searchPosts(dbs, 'damson', author.id, 10, now)).posts.map((x) => x.id), [p.id])
   assert.is(scans.selects(), 1, 'a cache hit reads its rows inline')
+})
+
+test('hashtag search: concurrent identical searches share one query, and its answer (counts included) is reused for the TTL', async () => {
+  const author = await registerUser(server)
+  await post(server, author.token, { content: 'a pot of #greengage' })
+  const scans = countingSelects(server.services.scans)
+  const now = clock.clock()
+  const answers = await Promise.all(Array.from({ length: 5 }, () => searchHashtags(scans.db, 'greeng', 10, now)))
+  assert.equal(answers.map((answer) => answer.hashtags), Array(5).fill([{ tag: 'greengage', posts_count: 1 }]))
+  assert.is(scans.selects(), 1)
+  await post(server, author.token, { content: 'another #greengage' })
+  assert.equal((await searchHashtags(scans.db, 'greeng', 10, clock.clock())).hashtags, [{ tag: 'greengage', posts_count: 1 }], 'cached within the TTL')
+  assert.is(scans.selects(), 1)
+  clock.advance(SEARCH_CACHE_TTL_MS)
+  assert.equal((await searchHashtags(scans.db, 'greeng', 10, clock.clock())).hashtags, [{ tag: 'greengage', posts_count: 2 }])
+  assert.is(scans.selects(), 2)
 })
 
 test('a post that stopped being public is left out even from a cached answer', async () => {

@@ -86,42 +86,51 @@ export function postSearchIdsQuery(db: ReadDb, fts: string, limit: number) {
   return db.select({ id: sql<number>`id`.mapWith(Number) }).from(sql`(${ranked})`)
 }
 
-/** How long a post search's ids are reused for the same words and limit. */
+/** How long a search's answer (post ids, hashtags) is reused for the same words and limit. */
 export const SEARCH_CACHE_TTL_MS = 5_000
 const SEARCH_CACHE_SIZE = 500
 
-interface CachedSearch {
+interface Cached<T> {
   at: number
-  ids: Promise<number[]>
+  value: Promise<T>
 }
 
 /**
- * Recent post-search answers per database handle (that is, per server), least recently used
- * first: ids only, so rows, counts and `user_liked` are read for each caller. A popular query
- * costs one search per TTL, and callers asking while it runs share it.
+ * Recent search answers per database handle (that is, per server) and kind, least recently used
+ * first. A popular query costs one search per TTL, and callers asking while it runs share it.
+ * What is cached never depends on the caller: post ids (rows, counts and `user_liked` are read
+ * for each caller) or hashtags with their counts (up to a TTL old).
  */
-const searchCaches = new WeakMap<ReadDb, Map<string, CachedSearch>>()
+const searchCaches = new WeakMap<ReadDb, Map<string, Cached<unknown>>>()
 
-function cachedPostSearch(db: ReadDb, fts: string, limit: number, now: number): Promise<number[]> {
+/** `compute` must answer a real promise (a drizzle query is a thenable that runs again on every `then`). */
+function cachedSearch<T>(db: ReadDb, key: string, now: number, compute: () => Promise<T>): Promise<T> {
   let cache = searchCaches.get(db)
   if (!cache) searchCaches.set(db, (cache = new Map()))
-  const key = `${limit} ${fts}`
   const hit = cache.get(key)
   cache.delete(key)
   if (hit && now >= hit.at && now - hit.at < SEARCH_CACHE_TTL_MS) {
     cache.set(key, hit)
-    return hit.ids
+    return hit.value as Promise<T>
   }
-  const ids = postSearchIdsQuery(db, fts, limit).then((rows) => rows.map((row) => row.id))
-  const entry = { at: now, ids }
+  const value = compute()
+  const entry = { at: now, value }
   cache.set(key, entry)
   // A failed search is not remembered.
-  ids.catch(() => cache.get(key) === entry && cache.delete(key))
+  value.catch(() => cache.get(key) === entry && cache.delete(key))
   if (cache.size > SEARCH_CACHE_SIZE) cache.delete(cache.keys().next().value!)
-  return ids
+  return value
 }
 
-/** User search, prepared (one statement for q with words, one for q without). Scans: its cost grows with the users matched. */
+function cachedPostSearch(db: ReadDb, fts: string, limit: number, now: number): Promise<number[]> {
+  return cachedSearch(db, `posts ${limit} ${fts}`, now, () => postSearchIdsQuery(db, fts, limit).then((rows) => rows.map((row) => row.id)))
+}
+
+/**
+ * User search, prepared (one statement for q with words, one for q without). On `scans`: its cost
+ * grows with the users matched. Not cached, unlike posts and hashtags: a new or renamed account is
+ * found (or not) by its name at once.
+ */
 export async function searchUsers(scans: ReadDb, q: string, viewerId: number | null, limit: number): Promise<{ users: UserSummary[] }> {
   const lower = q.toLowerCase()
   const fts = toFtsQuery(q)
@@ -166,14 +175,14 @@ export async function searchPosts(
   return { posts: ids.flatMap((id) => (byId.has(id) ? [toPost(byId.get(id)!)] : [])) }
 }
 
-/** Hashtags starting with q; scans, as its cost grows with the tags sharing the prefix. */
-export async function searchHashtags(scans: ReadDb, q: string, limit: number): Promise<{ hashtags: Array<{ tag: string; posts_count: number }> }> {
+/** Hashtags starting with q, with their counts (up to SEARCH_CACHE_TTL_MS old); scans, as its cost grows with the tags sharing the prefix. */
+export async function searchHashtags(scans: ReadDb, q: string, limit: number, now: Date): Promise<{ hashtags: Array<{ tag: string; posts_count: number }> }> {
   if (q.replace(/^#+/, '') === '') return { hashtags: [] }
-  return { hashtags: await hashtagSearchQuery(scans, q, limit) }
+  return { hashtags: await cachedSearch(scans, `hashtags ${limit} ${q.toLowerCase()}`, now.getTime(), async () => await hashtagSearchQuery(scans, q, limit)) }
 }
 
-/** The three searches at once: users and hashtags on the workers, posts from the id cache when it can. */
+/** The three searches at once: posts and hashtags from their caches when they can (a hit never waits for a worker), users on the workers. */
 export async function searchAll(dbs: { reads: ReadDb; scans: ReadDb }, q: string, viewerId: number | null, limit: number, now: Date) {
-  const [u, p, h] = await Promise.all([searchUsers(dbs.scans, q, viewerId, limit), searchPosts(dbs, q, viewerId, limit, now), searchHashtags(dbs.scans, q, limit)])
+  const [u, p, h] = await Promise.all([searchUsers(dbs.scans, q, viewerId, limit), searchPosts(dbs, q, viewerId, limit, now), searchHashtags(dbs.scans, q, limit, now)])
   return { users: u.users, posts: p.posts, hashtags: h.hashtags }
 }

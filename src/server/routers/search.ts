@@ -6,5 +6,5 @@ export const searchRouter = router({
   all: optionalAuthProcedure.input(searchInput).query(({ ctx, input }) => searchAll(ctx.services, input.q, ctx.user?.id ?? null, input.limit, ctx.services.clock())),
   users: optionalAuthProcedure.input(searchInput).query(({ ctx, input }) => searchUsers(ctx.services.scans, input.q, ctx.user?.id ?? null, input.limit)),
   posts: optionalAuthProcedure.input(searchInput).query(({ ctx, input }) => searchPosts(ctx.services, input.q, ctx.user?.id ?? null, input.limit, ctx.services.clock())),
-  hashtags: optionalAuthProcedure.input(searchInput).query(({ ctx, input }) => searchHashtags(ctx.services.scans, input.q, input.limit)),
+  hashtags: optionalAuthProcedure.input(searchInput).query(({ ctx, input }) => searchHashtags(ctx.services.scans, input.q, input.limit, ctx.services.clock())),
 })
