@@ -7,7 +7,7 @@
  *
  * Post ids increase and commit in order (SQLite has one writer at a time), so the work left is
  * every post past one cursor (`timeline_fanout`). A slice is one write transaction that fans out
- * the next posts, about `budget` timeline rows, and moves the cursor past them: the cursor moves
+ * the next posts, a few milliseconds' worth (SliceBudget), and moves the cursor past them: the cursor moves
  * with the rows, so a slice that fails changes nothing, and processes sharing a database
  * (`plaza serve --workers N`) never fan out a post twice. Meanwhile the feed reads pending posts
  * from `posts` (timelines.ts), so its answers are exact whatever the backlog.
@@ -19,11 +19,18 @@ import { posts, timelineFanout, users } from '../db/schema.js'
 import type { Logger } from '../logger.js'
 import { fanOutPost } from './timelines.js'
 
-/**
- * Timeline rows per slice: at 1-20 µs a row, a few milliseconds to a few tens of them, during which
- * the event loop (the write client is synchronous) and the write lock serve nothing else.
- */
-export const FANOUT_BUDGET = 2000
+/** How much one slice may do: it holds the write lock and (the write client is synchronous) the event loop. */
+export interface SliceBudget {
+  /** Timeline rows: a few milliseconds' worth where the timelines' pages are cached (1-20 µs a row). */
+  rows: number
+  /**
+   * Milliseconds: where they are not (the machine's page cache smaller than the timelines), a row
+   * can cost 50-150 µs, and the time bound keeps a slice short all the same.
+   */
+  ms: number
+}
+
+export const FANOUT_BUDGET: SliceBudget = { rows: 2000, ms: 5 }
 
 /** How often a runner looks for posts another process stored (and retries after a failure). */
 export const FANOUT_POLL_MS = 1000
@@ -35,6 +42,12 @@ const CLOSE_DRAIN_MS = 1000
 function describe(error: unknown): string {
   return String((error as Error)?.cause ?? error)
 }
+
+/** The longest the runner stands back for the rest of the event loop after a slice. */
+const YIELD_MAX_MS = 50
+
+/** Work of the rest of the event loop shorter than this between two slices counts as none. */
+const BUSY_MS = 1
 
 /** Pending posts read per statement while a slice fills up. */
 const READ_BATCH = 32
@@ -64,19 +77,21 @@ function rowsOf(post: PendingPost, maxFollowers: number): number {
 }
 
 /**
- * One slice: fans out the next pending posts in id order, at least one and about `budget`
- * timeline rows in all, and moves the cursor past them, in one write transaction. Resolves to the
- * number of posts still pending.
+ * One slice: fans out the next pending posts in id order, at least one and within `budget` (about
+ * its rows, at most its time, give or take one post), and moves the cursor past them, in one write
+ * transaction. Resolves to the number of posts still pending.
  */
-export async function fanOutPending(db: Db, maxFollowers: number, budget: number): Promise<number> {
+export async function fanOutPending(db: Db, maxFollowers: number, budget: SliceBudget): Promise<number> {
   return writeTransaction(db, async (tx) => {
+    const started = performance.now()
     const start = await cursorOf(tx)
     let cursor = start
     let rows = 0
     for (let batch = await nextPending(tx, cursor); batch.length > 0; batch = await nextPending(tx, cursor)) {
       for (const post of batch) {
         const cost = rowsOf(post, maxFollowers)
-        if (rows > 0 && rows + cost > budget) return finish(tx, start, cursor)
+        const spent = rows > 0 && (rows + cost > budget.rows || performance.now() - started >= budget.ms)
+        if (spent) return finish(tx, start, cursor)
         await fanOutPost(tx, { id: post.id, userId: post.user_id, createdAt: post.created_at }, post.followers_count, maxFollowers)
         rows += cost
         cursor = post.id
@@ -136,13 +151,26 @@ export interface FanoutOptions {
    * FANOUT_POLL_MS (for posts of other processes). Off for a one-command process.
    */
   background: boolean
-  budget?: number
+}
+
+/**
+ * Between two slices: while the rest of the event loop has work (requests), it gets at least as
+ * long as the slice took (up to YIELD_MAX_MS); an idle loop goes straight on to the next slice.
+ * A bare setImmediate would let in only what is ready at that moment, and a request takes a few
+ * turns of the loop (body, session, transaction, answer), each of them then behind a slice: on the
+ * 1M-post network that halved the posts answered while a backlog was being fanned out.
+ */
+async function yieldToRequests(sliceMs: number): Promise<void> {
+  const started = performance.now()
+  await new Promise((resolve) => setImmediate(resolve))
+  const others = performance.now() - started
+  const rest = Math.min(sliceMs, YIELD_MAX_MS) - others
+  if (others > BUSY_MS && rest > 0) await new Promise((resolve) => setTimeout(resolve, rest))
 }
 
 class FanoutRunner implements Fanout {
   readonly #deps: FanoutDeps
   readonly #background: boolean
-  readonly #budget: number
   readonly #timer: NodeJS.Timeout | undefined
   /** The background loop while it runs. */
   #loop: Promise<void> | null = null
@@ -156,7 +184,6 @@ class FanoutRunner implements Fanout {
   constructor(deps: FanoutDeps, options: FanoutOptions) {
     this.#deps = deps
     this.#background = options.background
-    this.#budget = options.budget ?? FANOUT_BUDGET
     if (this.#background) {
       this.#timer = setInterval(() => void this.#poll(), FANOUT_POLL_MS).unref()
       // What a previous process left pending is fanned out now, not at the first tick.
@@ -183,7 +210,7 @@ class FanoutRunner implements Fanout {
   }
 
   #slice(): Promise<number> {
-    return fanOutPending(this.#deps.db, this.#deps.maxFollowers, this.#budget)
+    return fanOutPending(this.#deps.db, this.#deps.maxFollowers, FANOUT_BUDGET)
   }
 
   async #poll(): Promise<void> {
@@ -202,10 +229,11 @@ class FanoutRunner implements Fanout {
     this.#loop = this.#run()
   }
 
-  /** Slices until nothing is pending, yielding to the event loop between them so requests interleave. */
+  /** Slices until nothing is pending, standing back between them so requests interleave. */
   async #run(): Promise<void> {
     do {
       this.#wanted = false
+      const started = performance.now()
       try {
         if ((await this.#slice()) > 0) this.#wanted = true
       } catch (error) {
@@ -213,7 +241,7 @@ class FanoutRunner implements Fanout {
         this.#backingOff = true
         break
       }
-      if (this.#wanted) await new Promise((resolve) => setImmediate(resolve))
+      if (this.#wanted) await yieldToRequests(performance.now() - started)
     } while (this.#wanted && !this.#closed)
     this.#loop = null
   }
