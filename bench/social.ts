@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import Database from 'libsql'
-import { aggregate, capture, peakRss, resetPeakRss, runRound, settle, startBare, startPlaza, type Measured, type RequestSpec, type Server } from './lib/load.js'
+import { aggregate, capture, peakRss, resetPeakRss, runRound, settle, startBare, startPlaza, waitForFanout, type Measured, type RequestSpec, type Server } from './lib/load.js'
 import { mulberry32, seedNetwork, verifyNetwork, type SeededNetwork } from './lib/seed.js'
 
 const { values } = parseArgs({
@@ -155,11 +155,18 @@ async function measure(endpoint: Endpoint, fixtures: Fixtures, plaza: Server, ba
   if (WARMUP > 0) await runRound(plaza.url, { ...options, seconds: WARMUP })
   await idle()
   resetPeakRss(plaza.pids())
+  // The bare baseline never runs beside Plaza's deferred work: the fan-out of the posts a round
+  // created is waited for (and reported) before it, so the next endpoint starts idle too.
+  const fannedOut = async () => {
+    const { posts, ms } = await waitForFanout(fixtures.network.dbFile)
+    if (posts > 0) log(`  ${endpoint.name}: fan-out backlog of ${posts} posts drained in ${(ms / 1000).toFixed(1)} s`)
+  }
   const plazaRounds = []
   const bareRounds = []
   for (let round = 0; round < ROUNDS; round++) {
     plazaRounds.push(await runRound(plaza.url, options))
     await idle()
+    await fannedOut()
     bareRounds.push(await runRound(bare.url, options))
   }
   if (settling > 2000) log(`  ${endpoint.name}: waited ${(settling / 1000).toFixed(1)} s in all for Plaza to finish requests left in flight`)

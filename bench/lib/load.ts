@@ -2,7 +2,8 @@
  * The load side of bench/social.ts: starts `plaza serve` and the bare baseline as their own
  * processes, captures one real Plaza answer for the baseline to serve, drives either server with
  * autocannon (each request built by a function, so every request can carry another user's token
- * or post id), and reads a process's peak RSS from /proc. Loopback only.
+ * or post id), waits for Plaza's deferred fan-out to catch up, and reads a process's peak RSS
+ * from /proc. Loopback only.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
@@ -10,6 +11,7 @@ import http from 'node:http'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
+import Database from 'libsql'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
@@ -157,6 +159,31 @@ export async function settle(baseUrl: string, probe: RequestSpec, options: { fas
     if (fast < 2) await new Promise((resolve) => setTimeout(resolve, 100))
   }
   return performance.now() - started
+}
+
+/** Posts stored but not yet fanned out into timelines (domain/fanout.ts), read from the database file. */
+function fanoutBacklog(db: InstanceType<typeof Database>): number {
+  const row = db.prepare('SELECT count(*) AS n FROM posts WHERE id > (SELECT post_id FROM timeline_fanout)').get() as { n: number }
+  return row.n
+}
+
+/**
+ * Waits until Plaza has fanned out every post it stored (its runner works after the answers,
+ * in the background), polling the database file on a read-only connection, so that nothing
+ * measured next (the bare baseline, another endpoint) runs beside Plaza's deferred work. Returns
+ * the backlog found and the milliseconds its drain took (at most `maxMs`).
+ */
+export async function waitForFanout(dbFile: string, options: { maxMs?: number } = {}): Promise<{ posts: number; ms: number }> {
+  const maxMs = options.maxMs ?? 600_000
+  const db = new Database(dbFile, { readonly: true })
+  try {
+    const started = performance.now()
+    const posts = fanoutBacklog(db)
+    while (fanoutBacklog(db) > 0 && performance.now() - started < maxMs) await new Promise((resolve) => setTimeout(resolve, 50))
+    return { posts, ms: performance.now() - started }
+  } finally {
+    db.close()
+  }
 }
 
 export interface LoadOptions {

@@ -358,6 +358,8 @@ export async function seedNetwork(dir: string, options: SeedOptions): Promise<Se
     const rows = fillTimelines(db, { users: N, followStart, followTargets, followers, author, postCreated, postsOf }, log)
     phase(`timelines (${rows} entries)`)
   }
+  // The timelines above hold every seeded post: the deferred fan-out (migration 0006) starts after them.
+  if (hasTable(db, 'timeline_fanout')) db.exec('UPDATE timeline_fanout SET post_id = (SELECT coalesce(max(id), 0) FROM posts)')
   // The server runs ANALYZE on a database without statistics when it opens it; done here, it is
   // done once for a cached network instead of at the first server start.
   db.exec('ANALYZE')
