@@ -4,7 +4,8 @@
  *   libsql client   @libsql/client + drizzle's libsql driver, as Plaza used it: every query on the
  *                   event loop, every statement prepared on every call (the baseline)
  *   write client    db/local-client.ts: still on the event loop, statements cached per connection
- *   reader workers  services.reads: reader worker threads, statements cached per connection
+ *   inline reader   services.reads: a read-only connection on the event loop, synchronous, statements cached
+ *   reader workers  services.scans: reader worker threads, statements cached per connection
  *
  * For each: a light query (a profile row by id) alone, a heavy one (a substring scan of every
  * post, as a search without an index does) alone, and the light one again while heavy ones run
@@ -48,7 +49,8 @@ await baseline.execute('PRAGMA synchronous = NORMAL')
 const paths: Array<{ name: string; db: ReadDb }> = [
   { name: 'libsql client (old)', db: drizzle(baseline, { schema }) },
   { name: 'write client (main thread)', db: database.db },
-  { name: 'reader workers (new)', db: database.reads },
+  { name: 'inline reader (lookups)', db: database.reads },
+  { name: 'reader workers (scans)', db: database.scans },
 ]
 
 const light = (db: ReadDb, i: number) => db.select().from(users).where(eq(users.id, 1 + (i % USERS))).limit(1)
