@@ -188,6 +188,8 @@ class FanoutRunner implements Fanout {
   #stored = false
   /** Posts this process stored since the loop last stood back. */
   #arrived = 0
+  /** How long the last slice took: the loop stands back as long before the next one while posts arrive. */
+  #lastSliceMs = 0
   #closed = false
 
   constructor(deps: FanoutDeps, options: FanoutOptions) {
@@ -239,9 +241,17 @@ class FanoutRunner implements Fanout {
     this.#loop = this.#run()
   }
 
-  /** Slices until nothing is pending, standing back between them so requests interleave. */
+  /**
+   * Slices until nothing is pending, standing back before each so requests interleave. Before the
+   * first one too: while posts keep arriving, each one's notify would otherwise start a slice at
+   * once, and the runner would keep pace with the posts at the expense of answering them.
+   */
   async #run(): Promise<void> {
     do {
+      const postsArriving = this.#arrived > 0
+      this.#arrived = 0
+      await standBack(this.#lastSliceMs, postsArriving)
+      if (this.#closed) break
       this.#wanted = false
       const started = performance.now()
       try {
@@ -250,11 +260,8 @@ class FanoutRunner implements Fanout {
         this.#deps.logger.error('timeline fan-out failed; retrying at the next poll', { error: describe(error) })
         this.#backingOff = true
         break
-      }
-      if (this.#wanted) {
-        const postsArriving = this.#arrived > 0
-        this.#arrived = 0
-        await standBack(performance.now() - started, postsArriving)
+      } finally {
+        this.#lastSliceMs = performance.now() - started
       }
     } while (this.#wanted && !this.#closed)
     this.#loop = null
