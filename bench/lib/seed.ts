@@ -429,8 +429,14 @@ export function verifyNetwork(dbFile: string, expected?: NetworkCounts): VerifyR
   check('posts_fts rows (public posts only)', one('SELECT count(*) FROM posts_fts_docsize'), publicPosts)
   check('users_fts rows', one('SELECT count(*) FROM users_fts_docsize'), one('SELECT count(*) FROM users'))
   if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'timelines'").get()) {
-    // A sample of feeds, first page, from the timelines (merged with the followed pulled authors, as
-    // domain/timelines.ts reads them) against the direct query over follows and posts.
+    // A sample of feeds, first page, from the timelines (merged with the followed pulled authors and
+    // the posts still waiting for their fan-out, as domain/timelines.ts reads them) against the
+    // direct query over follows and posts.
+    const pending = hasTable(db, 'timeline_fanout')
+      ? `UNION
+        SELECT p.created_at, p.id FROM posts p WHERE p.id > (SELECT post_id FROM timeline_fanout)
+          AND (p.user_id = ?1 OR EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = ?1 AND f.following_id = p.user_id))`
+      : ''
     const direct = db.prepare(`SELECT id FROM posts WHERE user_id IN (SELECT following_id FROM follows WHERE follower_id = ?1 UNION SELECT ?1)
                                ORDER BY created_at DESC, id DESC LIMIT 20`)
     const timeline = db.prepare(`
@@ -441,6 +447,7 @@ export function verifyNetwork(dbFile: string, expected?: NetworkCounts): VerifyR
           SELECT p.created_at AS created_at, p.id AS post_id FROM timeline_pulled_authors pa
           CROSS JOIN follows f ON f.follower_id = ?1 AND f.following_id = pa.user_id
           JOIN posts p ON p.id IN (SELECT p2.id FROM posts p2 WHERE p2.user_id = pa.user_id ORDER BY p2.created_at DESC, p2.id DESC LIMIT 20))
+        ${pending}
         ORDER BY created_at DESC, post_id DESC LIMIT 20)`)
     const users = one('SELECT max(id) FROM users')
     let differ = 0
