@@ -12,12 +12,13 @@
  *
  * Flags: --users, --posts (follows = 125 x users, likes = 2 x posts, comments = 0.2 x posts unless
  * --follows/--likes/--comments), --seconds per round, --rounds (2), --warmup seconds (1),
- * --connections (50), --max-requests per round, --workers (plaza serve processes, 1), --seed,
+ * --connections (50), --max-requests per round, --workers (plaza serve processes; default one per
+ * core, as `plaza serve` itself; the bare baseline is one process, as node:http is), --seed,
  * --only feed,explore,... (see ENDPOINTS), --data-dir DIR. The seeded network is cached: by
  * default in $TMPDIR/plaza-bench-social-u<users>-p<posts>-s<seed>, reused (not re-seeded) on the
  * next run; writes measured by earlier runs stay in it. Everything stays on loopback.
  */
-import { tmpdir } from 'node:os'
+import { availableParallelism, tmpdir } from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import Database from 'libsql'
@@ -37,7 +38,7 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '1' },
     connections: { type: 'string', default: '50' },
     'max-requests': { type: 'string', default: '1000000' },
-    workers: { type: 'string', default: '1' },
+    workers: { type: 'string', default: String(availableParallelism()) },
     only: { type: 'string' },
     'data-dir': { type: 'string' },
   },
