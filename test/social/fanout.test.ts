@@ -16,7 +16,7 @@ import { createPost, directFeedQuery, pageOf, toPost } from '../../src/server/do
 import { silentLogger, type Logger } from '../../src/server/logger.js'
 import { createServices } from '../../src/server/services.js'
 import { manualClock, registerUser, startTestServer, tempDir, type TestServer } from '../helpers/server.js'
-import { fanoutProgress, followUser, holdFanout, post, rawClient } from './helpers.js'
+import { fanoutProgress, followUser, holdFanout, post, rawClient, timelineIdsOf, unfollowUser } from './helpers.js'
 
 /** Accounts with more than 2 followers are pulled, so one can cross the threshold while its post is pending. */
 const THRESHOLD = 2
@@ -62,15 +62,8 @@ async function assertFeedsExact(users: User[], pagings: Array<[number, number]>,
   }
 }
 
-async function timelineIds(userId: number): Promise<number[]> {
-  const rows = await rawClient(server).execute({ sql: 'select post_id from timelines where user_id = ? order by created_at desc, post_id desc', args: [userId] })
-  return rows.rows.map((row) => Number(row.post_id))
-}
-
-async function unfollowUser(by: User, target: User) {
-  const res = await server.request('DELETE', `/api/mobile/user/unfollow/${target.id}`, { token: by.token })
-  assert.is(res.status, 200)
-}
+const timelineIds = (userId: number) => timelineIdsOf(server, userId)
+const unfollow = (by: User, target: User) => unfollowUser(server, by.token, target.id)
 
 test('a post is in its followers’ feeds before its fan-out, followers-only ones too; the fan-out then writes its timeline rows', async () => {
   const [author, follower, stranger] = [await registerUser(server), await registerUser(server), await registerUser(server)]
@@ -129,7 +122,7 @@ test('an unfollow between a post and its fan-out keeps the post out of the ex-fo
   const pending = await post(server, author.token, { content: 'soon unfollowed', is_public: false })
   clock.advance(1)
   assert.equal(await feedIds(follower), [pending.id])
-  await unfollowUser(follower, author)
+  await unfollow(follower, author)
   assert.equal(await feedIds(follower), [])
   await release()
   await server.services.fanout.drain()

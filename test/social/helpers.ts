@@ -28,6 +28,18 @@ export async function followUser(server: TestServer, token: string, userId: numb
   return res.body.data
 }
 
+export async function unfollowUser(server: TestServer, token: string, userId: number) {
+  const res = await server.request('DELETE', `/api/mobile/user/unfollow/${userId}`, { token })
+  if (res.status !== 200) throw new Error(`unfollow failed: ${res.status} ${JSON.stringify(res.body)}`)
+  return res.body.data
+}
+
+/** A user's timeline (the fan-out's table), newest first, read straight from the table. */
+export async function timelineIdsOf(server: TestServer, userId: number): Promise<number[]> {
+  const rows = await rawClient(server).execute({ sql: 'select post_id from timelines where user_id = ? order by created_at desc, post_id desc', args: [userId] })
+  return rows.rows.map((row) => Number(row.post_id))
+}
+
 /** The libsql client under drizzle, for raw SQL in tests (EXPLAIN QUERY PLAN, table reads). */
 export function rawClient(server: TestServer): Client {
   return (server.services.db as unknown as { $client: Client }).$client

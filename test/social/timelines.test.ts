@@ -10,7 +10,7 @@ import * as assert from 'uvu/assert'
 import { createPost, directFeedQuery, pageOf, toPost } from '../../src/server/domain/posts.js'
 import { TIMELINE_CAP } from '../../src/server/domain/timelines.js'
 import { manualClock, registerUser, startTestServer, type TestServer } from '../helpers/server.js'
-import { fanoutProgress, followUser, holdFanout, post, rawClient } from './helpers.js'
+import { fanoutProgress, followUser, holdFanout, post, rawClient, timelineIdsOf, unfollowUser } from './helpers.js'
 
 /** Accounts with more than 3 followers are pulled at read time, so the churn test has some. */
 const THRESHOLD = 3
@@ -56,15 +56,8 @@ async function assertFeedsExact(users: User[], pagings: Array<[number, number]>,
   }
 }
 
-async function timelineIds(userId: number): Promise<number[]> {
-  const rows = await rawClient(server).execute({ sql: 'select post_id from timelines where user_id = ? order by created_at desc, post_id desc', args: [userId] })
-  return rows.rows.map((row) => Number(row.post_id))
-}
-
-async function unfollowUser(by: User, target: User) {
-  const res = await server.request('DELETE', `/api/mobile/user/unfollow/${target.id}`, { token: by.token })
-  assert.is(res.status, 200)
-}
+const timelineIds = (userId: number) => timelineIdsOf(server, userId)
+const unfollow = (by: User, target: User) => unfollowUser(server, by.token, target.id)
 
 test('backfill on follow (non-public posts included), prune on unfollow (public ones too)', async () => {
   const author = await registerUser(server)
@@ -78,7 +71,7 @@ test('backfill on follow (non-public posts included), prune on unfollow (public 
   assert.equal(await timelineIds(reader.id), [closed.id, open.id])
   assert.equal((await feed(reader, 1, 20)).posts.map((p: any) => p.id), [closed.id, open.id])
   const mine = await post(server, reader.token, { content: 'mine' })
-  await unfollowUser(reader, author)
+  await unfollow(reader, author)
   await server.services.fanout.drain()
   assert.equal(await timelineIds(reader.id), [mine.id])
   assert.equal((await feed(reader, 1, 20)).posts.map((p: any) => p.id), [mine.id])
@@ -102,7 +95,7 @@ test('an account above the fan-out threshold is pulled at read time and merged, 
   }
   assert.ok((await timelineIds(star.id)).includes(after.id), "the author's own timeline still gets it")
   // Back under the threshold the account stays pulled: its later posts are in no timeline.
-  await unfollowUser(fans[0], star)
+  await unfollow(fans[0], star)
   const later = await post(server, star.token, { content: 'still pulled' })
   await server.services.fanout.drain()
   assert.not.ok((await timelineIds(fans[1].id)).includes(later.id))
@@ -121,7 +114,7 @@ test('churn: after random follows, unfollows, public and non-public posts, every
     const a = pick()
     const b = pick()
     if (roll < 0.35 && a !== b) await followUser(server, a.token, b.id)
-    else if (roll < 0.5 && a !== b) await unfollowUser(a, b)
+    else if (roll < 0.5 && a !== b) await unfollow(a, b)
     else await post(server, a.token, { content: `step ${step}`, is_public: random() < 0.7 })
     // Often no time passes: ties in created_at must break by id the same way on both paths.
     if (random() < 0.5) clock.advance(Math.floor(random() * 3))
@@ -146,7 +139,7 @@ test('concurrent churn: follows, unfollows, posts and the fan-out in flight toge
     for (let i = 0; i < 10; i++) {
       const [a, b, roll] = [pick(), pick(), random()]
       if (roll < 0.4 && a !== b) ops.push(followUser(server, a.token, b.id))
-      else if (roll < 0.6 && a !== b) ops.push(unfollowUser(a, b))
+      else if (roll < 0.6 && a !== b) ops.push(unfollow(a, b))
       else ops.push(post(server, a.token, { content: `round ${round}`, is_public: random() < 0.7 }))
     }
     if (!release && round % 2 === 0) ops.push(server.services.fanout.drain())
@@ -205,7 +198,7 @@ test('a trimmed timeline keeps a floor; pages below it, and a timeline thinned b
   await assertFeedsExact([late], [[1, 50], [16, 50], [17, 50]], 'backfilled')
 
   // Unfollowing the prolific account leaves a few entries above the floor: the direct query answers.
-  await unfollowUser(reader, prolific)
+  await unfollow(reader, prolific)
   await assertFeedsExact([reader], [[1, 5], [2, 5], [3, 5]], 'thinned')
 })
 
