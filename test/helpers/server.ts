@@ -89,3 +89,11 @@ export async function registerUser(server: TestServer, name?: string) {
   if (res.status !== 201) throw new Error(`register failed: ${res.status} ${JSON.stringify(res.body)}`)
   return { token: res.body.data.token as string, id: res.body.data.user.id as number, username }
 }
+
+export type RegisteredUser = Awaited<ReturnType<typeof registerUser>>
+
+/** A test server with one registered user: what a suite that only needs someone signed in starts with. */
+export async function startServerWithUser(): Promise<{ server: TestServer; user: RegisteredUser }> {
+  const server = await startTestServer()
+  return { server, user: await registerUser(server) }
+}

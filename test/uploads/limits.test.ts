@@ -2,19 +2,13 @@ import { sql } from 'drizzle-orm'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { DEFAULT_RATE_LIMITS } from '../../src/server/config.js'
-import { registerUser, startTestServer, type TestServer } from '../helpers/server.js'
+import { type RegisteredUser, registerUser, startServerWithUser, startTestServer, type TestServer } from '../helpers/server.js'
 import { filesOnDisk, MiB, minimalMp4, mp4Box, recordedVideo, solidImage, upload } from './fixtures.js'
 
 let server: TestServer
-let user: Awaited<ReturnType<typeof registerUser>>
-
-test.before(async () => {
-  server = await startTestServer()
-  user = await registerUser(server)
-})
-test.after(async () => {
-  await server.close()
-})
+let user: RegisteredUser
+test.before(async () => void ({ server, user } = await startServerWithUser()))
+test.after(() => server.close())
 
 /** A JPEG's magic bytes then `size` bytes of filler: sniffs as an image, so only the size rule can refuse it. */
 function bigJpeg(size: number): Buffer {

@@ -6,19 +6,13 @@
 import net from 'node:net'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { registerUser, startTestServer, type TestServer } from '../helpers/server.js'
+import { type RegisteredUser, startServerWithUser, type TestServer } from '../helpers/server.js'
 import { filesOnDisk, solidImage, upload } from './fixtures.js'
 
 let server: TestServer
-let user: Awaited<ReturnType<typeof registerUser>>
-
-test.before(async () => {
-  server = await startTestServer()
-  user = await registerUser(server)
-})
-test.after(async () => {
-  await server.close()
-})
+let user: RegisteredUser
+test.before(async () => void ({ server, user } = await startServerWithUser()))
+test.after(() => server.close())
 
 const BOUNDARY = 'plaza-raw-boundary'
 

@@ -5,19 +5,13 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { MediaQueue } from '../../src/server/media/queue.js'
 import { normaliseVideo } from '../../src/server/media/video.js'
-import { registerUser, startTestServer, tempDir, type TestServer } from '../helpers/server.js'
+import { type RegisteredUser, startServerWithUser, tempDir, type TestServer } from '../helpers/server.js'
 import { decodeVideo, ffmpeg, filesOnDisk, minimalMp4, minimalWebm, recordedVideo, solidImage, upload, videoMetadata } from './fixtures.js'
 
 let server: TestServer
-let user: Awaited<ReturnType<typeof registerUser>>
-
-test.before(async () => {
-  server = await startTestServer()
-  user = await registerUser(server)
-})
-test.after(async () => {
-  await server.close()
-})
+let user: RegisteredUser
+test.before(async () => void ({ server, user } = await startServerWithUser()))
+test.after(() => server.close())
 
 async function rowCount(): Promise<number> {
   const [{ n }] = await server.services.db.all<{ n: number }>(sql`select count(*) as n from uploads`)
