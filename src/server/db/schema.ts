@@ -20,6 +20,8 @@ export const users = sqliteTable(
     followingCount: integer('following_count').notNull().default(0),
     postsCount: integer('posts_count').notNull().default(0),
     createdAt: integer('created_at').notNull(),
+    /** Set by a moderator (`plaza admin reports resolve --action suspend`): the user cannot log in or act, and their content is hidden. */
+    suspendedAt: integer('suspended_at'),
   },
   (t) => [
     uniqueIndex('users_username_lower_idx').on(sql`lower(${t.username})`),
@@ -38,6 +40,10 @@ export const sessions = sqliteTable(
     createdAt: integer('created_at').notNull(),
     expiresAt: integer('expires_at').notNull(),
     revokedAt: integer('revoked_at'),
+    /** The User-Agent the session was opened with (GET /auth/sessions shows it). */
+    userAgent: text('user_agent').notNull().default(''),
+    /** When the token was last presented, kept at most about once a minute per session. */
+    lastUsedAt: integer('last_used_at'),
   },
   (t) => [uniqueIndex('sessions_token_hash_idx').on(t.tokenHash), index('sessions_user_idx').on(t.userId)],
 )
@@ -75,6 +81,8 @@ export const posts = sqliteTable(
     likesCount: integer('likes_count').notNull().default(0),
     commentsCount: integer('comments_count').notNull().default(0),
     createdAt: integer('created_at').notNull(),
+    /** When the author last edited the content or visibility (PUT /posts/{id}); null when never. */
+    editedAt: integer('edited_at'),
   },
   (t) => [
     index('posts_user_created_idx').on(t.userId, t.createdAt),
@@ -212,6 +220,10 @@ export const uploads = sqliteTable(
     size: integer('size').notNull(),
     width: integer('width'),
     height: integer('height'),
+    /** A BlurHash of an image (or of a video's poster frame), computed once at upload. */
+    blurhash: text('blurhash'),
+    /** For a video: the path of its poster frame, itself a row of this table. */
+    poster: text('poster'),
     createdAt: integer('created_at').notNull(),
     /** Generated files (code images, catalog outputs) expire; user uploads never do (null). */
     expiresAt: integer('expires_at'),
@@ -283,4 +295,88 @@ export const timelineFanout = sqliteTable(
     postId: integer('post_id').notNull(),
   },
   (t) => [check('timeline_fanout_one_row', sql`${t.id} = 1`)],
+)
+
+/** A link table (WITHOUT ROWID, migration 0008): `blocker_id` blocked `blocked_id`. Either side's view hides the other. */
+export const blocks = sqliteTable(
+  'blocks',
+  {
+    blockerId: integer('blocker_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    blockedId: integer('blocked_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.blockerId, t.blockedId] }), index('blocks_blocked_idx').on(t.blockedId, t.blockerId)],
+)
+
+/** A link table (WITHOUT ROWID, migration 0008): `muter_id` muted `muted_id`, whose posts and stories leave the muter's feeds only. */
+export const mutes = sqliteTable(
+  'mutes',
+  {
+    muterId: integer('muter_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    mutedId: integer('muted_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.muterId, t.mutedId] }), index('mutes_muted_idx').on(t.mutedId, t.muterId)],
+)
+
+/**
+ * A user's report of a post, comment, story or user. One open report per reporter and target
+ * (`reports_open_idx`); a moderator resolves it with an action (`moderation_actions`).
+ */
+export const reports = sqliteTable(
+  'reports',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    reporterId: integer('reporter_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    targetType: text('target_type', { enum: ['post', 'comment', 'story', 'user'] }).notNull(),
+    targetId: integer('target_id').notNull(),
+    /** The author of the reported content (or the reported user): whom `suspend` acts on. */
+    targetUserId: integer('target_user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    reason: text('reason').notNull(),
+    note: text('note').notNull().default(''),
+    status: text('status', { enum: ['open', 'resolved'] }).notNull().default('open'),
+    /** The resolving action: dismiss, remove or suspend. */
+    resolution: text('resolution', { enum: ['dismiss', 'remove', 'suspend'] }),
+    resolvedAt: integer('resolved_at'),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('reports_open_idx')
+      .on(t.reporterId, t.targetType, t.targetId)
+      .where(sql`${t.status} = 'open'`),
+    index('reports_status_idx').on(t.status, t.id),
+    index('reports_target_idx').on(t.targetType, t.targetId),
+    index('reports_target_user_idx').on(t.targetUserId),
+  ],
+)
+
+/**
+ * Every moderation action, kept as the operator's record: who (the operator's name), when, what.
+ * No foreign keys: the record outlives what it acted on.
+ */
+export const moderationActions = sqliteTable(
+  'moderation_actions',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    moderator: text('moderator').notNull(),
+    action: text('action', { enum: ['dismiss', 'remove', 'suspend', 'unsuspend'] }).notNull(),
+    reportId: integer('report_id'),
+    targetType: text('target_type', { enum: ['post', 'comment', 'story', 'user'] }).notNull(),
+    targetId: integer('target_id').notNull(),
+    note: text('note').notNull().default(''),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [index('moderation_actions_created_idx').on(t.createdAt)],
 )
