@@ -26,6 +26,10 @@ export const users = sqliteTable(
   (t) => [
     uniqueIndex('users_username_lower_idx').on(sql`lower(${t.username})`),
     uniqueIndex('users_email_lower_idx').on(sql`lower(${t.email})`),
+    // The few suspended accounts, read as one set by every list that hides their content.
+    index('users_suspended_idx')
+      .on(t.id)
+      .where(sql`${t.suspendedAt} is not null`),
   ],
 )
 
@@ -309,7 +313,11 @@ export const blocks = sqliteTable(
       .references(() => users.id, { onDelete: 'cascade' }),
     createdAt: integer('created_at').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.blockerId, t.blockedId] }), index('blocks_blocked_idx').on(t.blockedId, t.blockerId)],
+  (t) => [
+    primaryKey({ columns: [t.blockerId, t.blockedId] }),
+    index('blocks_blocked_idx').on(t.blockedId, t.blockerId),
+    index('blocks_blocker_created_idx').on(t.blockerId, t.createdAt),
+  ],
 )
 
 /** A link table (WITHOUT ROWID, migration 0008): `muter_id` muted `muted_id`, whose posts and stories leave the muter's feeds only. */
@@ -324,7 +332,11 @@ export const mutes = sqliteTable(
       .references(() => users.id, { onDelete: 'cascade' }),
     createdAt: integer('created_at').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.muterId, t.mutedId] }), index('mutes_muted_idx').on(t.mutedId, t.muterId)],
+  (t) => [
+    primaryKey({ columns: [t.muterId, t.mutedId] }),
+    index('mutes_muted_idx').on(t.mutedId, t.muterId),
+    index('mutes_muter_created_idx').on(t.muterId, t.createdAt),
+  ],
 )
 
 /**

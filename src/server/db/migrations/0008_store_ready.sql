@@ -11,6 +11,7 @@ CREATE TABLE `blocks` (
 ) WITHOUT ROWID;
 --> statement-breakpoint
 CREATE INDEX `blocks_blocked_idx` ON `blocks` (`blocked_id`,`blocker_id`);--> statement-breakpoint
+CREATE INDEX `blocks_blocker_created_idx` ON `blocks` (`blocker_id`,`created_at`);--> statement-breakpoint
 CREATE TABLE `moderation_actions` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`moderator` text NOT NULL,
@@ -33,6 +34,7 @@ CREATE TABLE `mutes` (
 ) WITHOUT ROWID;
 --> statement-breakpoint
 CREATE INDEX `mutes_muted_idx` ON `mutes` (`muted_id`,`muter_id`);--> statement-breakpoint
+CREATE INDEX `mutes_muter_created_idx` ON `mutes` (`muter_id`,`created_at`);--> statement-breakpoint
 CREATE TABLE `reports` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`reporter_id` integer NOT NULL,
@@ -58,4 +60,5 @@ ALTER TABLE `sessions` ADD `user_agent` text DEFAULT '' NOT NULL;--> statement-b
 ALTER TABLE `sessions` ADD `last_used_at` integer;--> statement-breakpoint
 ALTER TABLE `uploads` ADD `blurhash` text;--> statement-breakpoint
 ALTER TABLE `uploads` ADD `poster` text;--> statement-breakpoint
-ALTER TABLE `users` ADD `suspended_at` integer;
+ALTER TABLE `users` ADD `suspended_at` integer;--> statement-breakpoint
+CREATE INDEX `users_suspended_idx` ON `users` (`id`) WHERE "users"."suspended_at" is not null;
