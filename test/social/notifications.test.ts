@@ -215,7 +215,8 @@ test('the list and count queries are served by the notification indexes, in one 
   for (const plan of [all, unread]) {
     assert.match(plan, /SEARCH users USING INTEGER PRIMARY KEY/)
     assert.match(plan, /SEARCH posts USING INTEGER PRIMARY KEY/)
-    assert.not.match(plan, /SCAN|TEMP B-TREE/, 'no full scan and no sort: the index gives newest-first order')
+    // The one scan allowed is of the partial index of suspended accounts (a set read once per statement).
+    assert.not.match(plan.replace(/SCAN users USING (COVERING )?INDEX users_suspended_idx/g, ''), /SCAN|TEMP B-TREE/, 'no full scan and no sort: the index gives newest-first order')
   }
   const counted = await queryPlan(server, unreadCountQuery(db, 1))
   assert.match(counted, /notifications USING (COVERING )?INDEX notifications_user_unread_idx/)

@@ -10,6 +10,7 @@ import type { ReadDb } from '../db/client.js'
 import { posts } from '../db/schema.js'
 import { prepared } from '../db/prepared.js'
 import { idInList, selectPostsFor, toPost, type Paging, type Readers } from './posts.js'
+import { authorShownTo } from './relations.js'
 
 /** How many of the newest public posts explore ranks: bounds the ranking's work whatever the table size. */
 export const EXPLORE_WINDOW = 1000
@@ -102,14 +103,19 @@ export async function exploreRefreshed(db: ReadDb): Promise<void> {
   await rankings.get(db)?.refreshing
 }
 
-/** The public ones among a page of post ids, in no order; placeholders `ids` and `viewer`. */
-const publicPostsByIds = prepared((db) => selectPostsFor(db, sql.placeholder('viewer')).where(and(idInList(), eq(posts.isPublic, true))).prepare())
+/** The public ones among a page of post ids whose author the viewer may see (relations.ts), in no order; placeholders `ids` and `viewer`. */
+const publicPostsByIds = prepared((db) =>
+  selectPostsFor(db, sql.placeholder('viewer'))
+    .where(and(idInList(), eq(posts.isPublic, true), authorShownTo(sql.placeholder('viewer'), posts.userId)))
+    .prepare(),
+)
 
 /**
  * A page of explore for `viewerId`: the page's slice of the ranking joined to the rows (counts
- * and `user_liked` are read now). The join keeps only public posts, so a post made non-public or
- * deleted since the ranking was computed is dropped from its page, never shown; positions stay
- * fixed, so pages neither overlap nor skip.
+ * and `user_liked` are read now). The join keeps only public posts by authors the viewer may see,
+ * so a post made non-public or deleted since the ranking was computed, or hidden from this viewer
+ * by a block or a suspension, is dropped from its page, never shown; positions stay fixed, so
+ * pages neither overlap nor skip.
  */
 export async function getExplore(dbs: Readers, viewerId: number | null, now: Date, { page, limit }: Paging) {
   const ids = await exploreRanking(dbs.scans, now)

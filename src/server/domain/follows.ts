@@ -1,5 +1,5 @@
 import { TRPCError } from '@trpc/server'
-import { desc, eq, sql, type Placeholder } from 'drizzle-orm'
+import { and, desc, eq, sql, type Placeholder } from 'drizzle-orm'
 import type { UserProfile, UserSummary } from '../../shared/types.js'
 import { writeTransaction, type Db, type ReadDb, type Tx } from '../db/client.js'
 import { prepared } from '../db/prepared.js'
@@ -8,10 +8,12 @@ import { notify } from './notifications.js'
 import { readerForPage } from './page-depth.js'
 import type { Paging } from './posts.js'
 import { backfillTimeline, pruneTimeline } from './timelines.js'
-import { findUser, loadProfile, toUserSummary, userSummaryColumns } from './users.js'
+import { authorVisibleTo } from './relations.js'
+import { findVisibleUser, loadProfile, toUserSummary, userSummaryColumns } from './users.js'
 
+/** Whom a follow or unfollow names: a user the caller may see (a block either way or a suspension answers 404). */
 async function target(reads: ReadDb, followerId: number, ref: number | string) {
-  const user = await findUser(reads, ref)
+  const user = await findVisibleUser(reads, ref, followerId)
   if (user.id === followerId) throw new TRPCError({ code: 'BAD_REQUEST', message: 'You cannot follow yourself' })
   return user
 }
@@ -55,13 +57,16 @@ export async function follow(db: Db, reads: ReadDb, followerId: number, ref: num
  */
 export async function unfollow(db: Db, reads: ReadDb, followerId: number, ref: number | string, now: Date): Promise<UserProfile> {
   const followee = await target(reads, followerId, ref)
-  await writeTransaction(db, async (tx) => {
-    const deleted = await tx.run(sql`delete from follows where follower_id = ${followerId} and following_id = ${followee.id}`)
-    if (deleted.rowsAffected === 0) return
-    await countFollow(tx, followerId, followee.id, -1)
-    await pruneTimeline(tx, followerId, followee.id)
-  })
+  await writeTransaction(db, (tx) => removeFollow(tx, followerId, followee.id))
   return loadProfile(reads, followee.id, followerId, now)
+}
+
+/** Removes the follow row if there is one, and then its counters and the followee's posts in the follower's timeline (the caller's transaction). */
+export async function removeFollow(tx: Tx, followerId: number, followeeId: number): Promise<void> {
+  const deleted = await tx.run(sql`delete from follows where follower_id = ${followerId} and following_id = ${followeeId}`)
+  if (deleted.rowsAffected === 0) return
+  await countFollow(tx, followerId, followeeId, -1)
+  await pruneTimeline(tx, followerId, followeeId)
 }
 
 type Param = number | Placeholder
@@ -75,7 +80,7 @@ function followersSelect(db: ReadDb, userId: Param, viewerId: Param | null, limi
     .select(userSummaryColumns(viewerId))
     .from(follows)
     .innerJoin(users, eq(users.id, follows.followerId))
-    .where(eq(follows.followingId, userId))
+    .where(and(eq(follows.followingId, userId), authorVisibleTo(viewerId ?? 0)))
     .orderBy(desc(follows.createdAt), desc(follows.followerId))
     .limit(limit)
     .offset(offset)
@@ -87,7 +92,7 @@ function followingSelect(db: ReadDb, userId: Param, viewerId: Param | null, limi
     .select(userSummaryColumns(viewerId))
     .from(follows)
     .innerJoin(users, eq(users.id, follows.followingId))
-    .where(eq(follows.followerId, userId))
+    .where(and(eq(follows.followerId, userId), authorVisibleTo(viewerId ?? 0)))
     .orderBy(desc(follows.createdAt), desc(follows.followingId))
     .limit(limit)
     .offset(offset)
@@ -118,7 +123,7 @@ export async function listFollows(
   viewerId: number | null,
   paging: Paging,
 ): Promise<{ users: UserSummary[]; page: number; has_more: boolean }> {
-  const user = await findUser(dbs.reads, ref)
+  const user = await findVisibleUser(dbs.reads, ref, viewerId)
   const page = (which === 'followers' ? followersPage : followingPage)(readerForPage(dbs, paging))
   const rows = await page.all({ user: user.id, viewer: viewerId ?? 0, limit: paging.limit + 1, offset: (paging.page - 1) * paging.limit })
   return { users: rows.slice(0, paging.limit).map(toUserSummary), page: paging.page, has_more: rows.length > paging.limit }

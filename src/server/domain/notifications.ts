@@ -5,6 +5,7 @@ import { writeTransaction, type Db, type ReadDb, type Tx } from '../db/client.js
 import { prepared } from '../db/prepared.js'
 import { notifications, posts, users } from '../db/schema.js'
 import { readerForPage } from './page-depth.js'
+import { authorVisibleTo, unblocked } from './relations.js'
 import { toNotification } from './views.js'
 
 export interface NotificationEvent {
@@ -18,14 +19,17 @@ export interface NotificationEvent {
 }
 
 /**
- * Records a notification in the caller's transaction; nobody is notified of their own actions.
- * A lean `sql` insert: it runs under the write lock of every like, comment and follow.
+ * Records a notification in the caller's transaction; nobody is notified of their own actions, nor
+ * by someone they blocked or who blocked them (the actions that notify already refuse a blocked
+ * pair; this keeps it so for any new one). A lean `sql` insert: it runs under the write lock of
+ * every like, comment and follow.
  */
 export async function notify(db: Db | Tx, event: NotificationEvent, now: Date): Promise<void> {
   if (event.userId === event.actorId) return
   await db.run(sql`
     insert into notifications (user_id, actor_id, type, post_id, story_id, created_at)
-    values (${event.userId}, ${event.actorId}, ${event.type}, ${event.postId ?? null}, ${event.storyId ?? null}, ${now.getTime()})`)
+    select ${event.userId}, ${event.actorId}, ${event.type}, ${event.postId ?? null}, ${event.storyId ?? null}, ${now.getTime()}
+    where ${unblocked(event.userId, event.actorId)}`)
 }
 
 /**
@@ -62,7 +66,7 @@ function notificationSelect(db: ReadDb, userId: Param, unreadOnly: boolean, limi
     .from(notifications)
     .innerJoin(users, eq(users.id, notifications.actorId))
     .leftJoin(posts, eq(posts.id, notifications.postId))
-    .where(ownedBy(userId, unreadOnly))
+    .where(and(ownedBy(userId, unreadOnly), authorVisibleTo(userId)))
     .orderBy(desc(notifications.id))
     .limit(limit)
     .offset(offset)
@@ -100,6 +104,8 @@ export async function listNotifications(
 
 /** How many of the caller's notifications are unread (served by the partial unread index). */
 export function unreadCountQuery(db: ReadDb, userId: Param) {
+  // No actor test, so the partial unread index answers alone: a block deletes the notifications
+  // between the two, and a suspension marks those its account caused read (moderation).
   return db.select({ count: count() }).from(notifications).where(ownedBy(userId, true))
 }
 

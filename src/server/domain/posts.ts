@@ -11,7 +11,8 @@ import { attachHashtags, extractHashtags } from './hashtags.js'
 import type { Fanout } from './fanout.js'
 import { timelineFeedIds } from './timelines.js'
 import { readerForPage } from './page-depth.js'
-import { findUser } from './users.js'
+import { authorShownTo, authorVisibleTo, unmuted } from './relations.js'
+import { findVisibleUser } from './users.js'
 
 /** Ids start at 1, so 0 matches nobody: an anonymous caller has liked nothing and follows no one. */
 const viewerKey = (viewerId: number | null) => viewerId ?? 0
@@ -86,18 +87,22 @@ export function selectPostsFor(db: AnyDb, viewer: number | Placeholder) {
     .leftJoin(likes, and(eq(likes.postId, posts.id), eq(likes.userId, viewer)))
 }
 
-/** The visibility rule (decisions §3): public, or the caller is the author or one of the author's followers. */
+/**
+ * The visibility rule (decisions §3): public, or the caller is the author or one of the author's
+ * followers; and no block between them nor a suspension hides the author (relations.ts).
+ */
 export function visibleTo(viewerId: number | null): SQL {
   return visibleToKey(viewerKey(viewerId))
 }
 
 /** visibleTo for a viewer given as a key (0: anonymous) or a placeholder. */
 function visibleToKey(viewer: number | Placeholder): SQL {
-  return or(
+  const allowed = or(
     eq(posts.isPublic, true),
     eq(posts.userId, viewer),
     sql`exists (select 1 from ${follows} where ${follows.followerId} = ${viewer} and ${follows.followingId} = ${posts.userId})`,
   )!
+  return and(allowed, authorShownTo(viewer, posts.userId))!
 }
 
 /**
@@ -108,8 +113,16 @@ export function idInList(): SQL {
   return sql`${posts.id} in (select value from json_each(${sql.placeholder('ids')}))`
 }
 
-/** The rows of a page of post ids, in no order (primary-key lookups); placeholders `ids` and `viewer`. */
-const postsByIds = prepared((db) => selectPostsFor(db, sql.placeholder('viewer')).where(idInList()).prepare())
+/**
+ * The rows of a page of feed post ids, in no order (primary-key lookups); placeholders `ids` and
+ * `viewer`. The timeline holds only posts the viewer may see, but a suspension can hide an author
+ * after the fact: the ids query leaves those out, and this repeats the rule.
+ */
+const postsByIds = prepared((db) =>
+  selectPostsFor(db, sql.placeholder('viewer'))
+    .where(and(idInList(), authorShownTo(sql.placeholder('viewer'), posts.userId)))
+    .prepare(),
+)
 
 /** The two readers: `reads` for lookups of a page or less, `scans` for what scans (services.ts). */
 export interface Readers {
@@ -137,10 +150,11 @@ const newestFirst = [desc(posts.createdAt), desc(posts.id)]
  * cannot answer exactly (see timelines.ts).
  */
 export function directFeedQuery(db: ReadDb, viewerId: number, { page, limit }: Paging) {
+  // Whom the viewer follows, less those muted or suspended (a block has removed the follow).
   const authors = db
     .select({ uid: follows.followingId })
     .from(follows)
-    .where(eq(follows.followerId, viewerId))
+    .where(and(eq(follows.followerId, viewerId), unmuted(viewerId, follows.followingId), authorShownTo(viewerId, follows.followingId)))
     .unionAll(db.select({ uid: users.id }).from(users).where(eq(users.id, viewerId)))
     .as('authors')
   const depth = page * limit + 1
@@ -209,16 +223,16 @@ export function selectComments(db: ReadDb) {
   return db.select(commentColumns()).from(comments).innerJoin(users, eq(users.id, comments.userId))
 }
 
-/** A post's comments, oldest first (`comments_post_created_idx`). */
-export function commentsQuery(db: ReadDb, postId: number | Placeholder, limit: number | Placeholder, offset: number | Placeholder) {
+/** A post's comments as `viewer` sees them (none by an author a block or a suspension hides), oldest first (`comments_post_created_idx`). */
+export function commentsQuery(db: ReadDb, postId: number | Placeholder, viewer: number | Placeholder, limit: number | Placeholder, offset: number | Placeholder) {
   return selectComments(db)
-    .where(eq(comments.postId, postId))
+    .where(and(eq(comments.postId, postId), authorVisibleTo(viewer)))
     .orderBy(asc(comments.createdAt), asc(comments.id))
     .limit(limit)
     .offset(offset)
 }
 
-const commentsPage = prepared((db) => commentsQuery(db, sql.placeholder('post'), sql.placeholder('limit'), sql.placeholder('offset')).prepare())
+const commentsPage = prepared((db) => commentsQuery(db, sql.placeholder('post'), sql.placeholder('viewer'), sql.placeholder('limit'), sql.placeholder('offset')).prepare())
 
 export function visiblePostQuery(db: ReadDb, postId: number | Placeholder, viewer: number | Placeholder) {
   return selectPostsFor(db, viewer)
@@ -305,7 +319,7 @@ export async function getFeed(dbs: Readers, viewerId: number, paging: Paging) {
 }
 
 export async function getPostsByUser(db: ReadDb, ref: number | string, viewerId: number | null, paging: Paging) {
-  const author = await findUser(db, ref)
+  const author = await findVisibleUser(db, ref, viewerId)
   const { items, page, has_more } = pageOf(await byUserQuery(db, author.id, viewerId, paging), paging, toPost)
   return { posts: items, page, has_more }
 }
@@ -317,7 +331,7 @@ export async function getPostsByUser(db: ReadDb, ref: number | string, viewerId:
 export async function getPostDetail(dbs: Readers, viewerId: number | null, input: PostDetail) {
   const post = await loadVisiblePost(dbs.reads, input.post_id, viewerId)
   const { page, limit } = input
-  const rows = await commentsPage(readerForPage(dbs, input)).all({ post: post.id, limit: limit + 1, offset: (page - 1) * limit })
+  const rows = await commentsPage(readerForPage(dbs, input)).all({ post: post.id, viewer: viewerKey(viewerId), limit: limit + 1, offset: (page - 1) * limit })
   const { items, has_more } = pageOf(rows, input, toComment)
   return { post: toPost(post), comments: items, page, has_more }
 }

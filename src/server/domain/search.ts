@@ -6,6 +6,7 @@ import { prepared } from '../db/prepared.js'
 import { likes, posts, users } from '../db/schema.js'
 import { hashtagSearchQuery, prefixEnd } from './hashtags.js'
 import { postColumns, toPost } from './posts.js'
+import { authorShownTo, authorVisibleTo } from './relations.js'
 import { toUserSummary, userSummaryColumns } from './users.js'
 
 /**
@@ -44,7 +45,7 @@ function userSearchSelect(db: ReadDb, p: { lower: Param; end: Param; fts: Param 
   return db
     .select(userSummaryColumns(p.viewer))
     .from(users)
-    .where(inArray(users.id, sql`(${byPrefix}${byWords})`))
+    .where(and(inArray(users.id, sql`(${byPrefix}${byWords})`), authorVisibleTo(p.viewer ?? 0)))
     .orderBy(desc(sql`${usernameLower} = ${p.lower}`), desc(sql`${usernameLower} >= ${p.lower} and ${usernameLower} < ${p.end}`), desc(users.followersCount), asc(users.id))
     .limit(p.limit)
 }
@@ -140,7 +141,7 @@ export async function searchUsers(scans: ReadDb, q: string, viewerId: number | n
 }
 
 /**
- * Public posts by id, as `viewerId` sees them (author, `user_liked`): selectPosts' joins, here
+ * Public posts by id, as `viewerId` sees them (author, `user_liked`; none whose author a block or a suspension hides): selectPosts' joins, here
  * with the viewer and the ids (a JSON array) as placeholders so the query is prepared once. Primary-key
  * lookups of a page, for `reads`.
  */
@@ -150,7 +151,7 @@ const publicPostsByIds = prepared((db) =>
     .from(posts)
     .innerJoin(users, eq(users.id, posts.userId))
     .leftJoin(likes, and(eq(likes.postId, posts.id), eq(likes.userId, sql.placeholder('viewer'))))
-    .where(and(sql`${posts.id} in (select value from json_each(${sql.placeholder('ids')}))`, eq(posts.isPublic, true)))
+    .where(and(sql`${posts.id} in (select value from json_each(${sql.placeholder('ids')}))`, eq(posts.isPublic, true), authorShownTo(sql.placeholder('viewer'), posts.userId)))
     .prepare(),
 )
 

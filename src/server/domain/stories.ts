@@ -11,6 +11,7 @@ import { prepared } from '../db/prepared.js'
 import { follows, stories, storyViews, uploads, users } from '../db/schema.js'
 import { assertOwnUpload } from '../uploads/references.js'
 import { notify } from './notifications.js'
+import { authorVisibleTo, unmuted } from './relations.js'
 import { formatDateTime, toStory } from './views.js'
 
 type UserRow = typeof users.$inferSelect
@@ -50,7 +51,10 @@ export async function createStory(db: Db, author: UserRow, input: StoryCreate, n
   return toStory(story, author)
 }
 
-/** Active stories of `viewer` and of whom they follow, oldest first; values or placeholders. */
+/**
+ * Active stories of `viewer` and of whom they follow, oldest first, less those of accounts the
+ * viewer muted or that are suspended (a block removed the follow); values or placeholders.
+ */
 function storyFeedSelect(db: ReadDb, viewer: number | Placeholder, now: number | Placeholder) {
   const followed = db.select({ id: follows.followingId }).from(follows).where(eq(follows.followerId, viewer))
   return db
@@ -65,7 +69,12 @@ function storyFeedSelect(db: ReadDb, viewer: number | Placeholder, now: number |
     })
     .from(stories)
     .innerJoin(users, eq(users.id, stories.userId))
-    .where(and(or(eq(stories.userId, viewer), inArray(stories.userId, followed)), gt(stories.expiresAt, now)))
+    .where(
+      and(
+        or(eq(stories.userId, viewer), and(inArray(stories.userId, followed), unmuted(viewer, stories.userId), authorVisibleTo(viewer))),
+        gt(stories.expiresAt, now),
+      ),
+    )
     .orderBy(asc(stories.createdAt), asc(stories.id))
 }
 
@@ -112,8 +121,8 @@ export async function storyFeed(db: ReadDb, viewerId: number, now: Date): Promis
 }
 
 /**
- * Opens a story: 404 when it does not exist, has expired, or is a followers-only story the
- * caller may not see. A viewer other than the author is recorded once (the story_views primary
+ * Opens a story: 404 when it does not exist, has expired, is a followers-only story the caller
+ * may not see, or a block or a suspension hides its author from the caller. A viewer other than the author is recorded once (the story_views primary
  * key); only a new view row raises `views_count` and notifies the author, in one transaction.
  */
 export async function viewStory(db: Db, viewer: UserRow, storyId: number, now: Date): Promise<Story> {
@@ -126,7 +135,7 @@ export async function viewStory(db: Db, viewer: UserRow, storyId: number, now: D
       })
       .from(stories)
       .innerJoin(users, eq(users.id, stories.userId))
-      .where(and(eq(stories.id, storyId), gt(stories.expiresAt, now.getTime())))
+      .where(and(eq(stories.id, storyId), gt(stories.expiresAt, now.getTime()), authorVisibleTo(viewer.id)))
       .limit(1)
     const isAuthor = found?.story.userId === viewer.id
     // A story the caller may not see answers exactly like one that does not exist, so its existence does not leak.

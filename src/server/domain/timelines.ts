@@ -29,7 +29,8 @@ import { eq, sql, type Placeholder, type SQL } from 'drizzle-orm'
 import { DEFAULTS } from '../config.js'
 import type { ReadDb, Tx } from '../db/client.js'
 import { prepared } from '../db/prepared.js'
-import { follows, posts, timelineFanout, timelineFloors, timelinePulledAuthors, timelines } from '../db/schema.js'
+import { follows, mutes, posts, timelineFanout, timelineFloors, timelinePulledAuthors, timelines, users } from '../db/schema.js'
+import { notSuspended } from './relations.js'
 
 /** Newest entries a timeline keeps (migration 0003's backfill uses the same number). */
 export const TIMELINE_CAP = 800
@@ -90,16 +91,19 @@ export async function fanOutPost(tx: Tx, post: { id: number; userId: number; cre
  * (`follows` is WITHOUT ROWID, so its indexes carry the primary key).
  */
 export function fanOutRecipients(authorId: number, pulled: boolean): SQL {
+  // Followers who muted the author are skipped: the set of them is read once (mutes_muted_idx), not probed per follower.
   return pulled
     ? sql`select ${authorId} as uid`
-    : sql`select follower_id as uid from ${follows} where following_id = ${authorId} union all select ${authorId}`
+    : sql`select follower_id as uid from ${follows} where following_id = ${authorId}
+        and follower_id not in (select muter_id from ${mutes} where muted_id = ${authorId})
+      union all select ${authorId}`
 }
 
 /**
  * After `followerId` started following `followeeId` (same transaction): the followee's newest
  * posts above the follower's floor enter the timeline, at most TIMELINE_CAP of them; if the
- * followee has more, the floor rises to where they were cut. Nothing for a pulled followee: its
- * posts are read at feed time. Lean raw statements, as everything under the write lock: the pulled
+ * followee has more, the floor rises to where they were cut. Nothing for a pulled followee (its
+ * posts are read at feed time) nor a muted one (an unmute backfills). Lean raw statements, as everything under the write lock: the pulled
  * check and the floor are subqueries of the insert, and the trim runs only when the timeline grew.
  */
 export async function backfillTimeline(tx: Tx, followerId: number, followeeId: number): Promise<void> {
@@ -108,6 +112,7 @@ export async function backfillTimeline(tx: Tx, followerId: number, followeeId: n
     select created_at, id from ${posts}
     where user_id = ${followeeId} and created_at > ${floor}
       and not exists (select 1 from ${timelinePulledAuthors} where user_id = ${followeeId})
+      and not exists (select 1 from ${mutes} where muter_id = ${followerId} and muted_id = ${followeeId})
     order by created_at desc, id desc`
   const inserted = await tx.run(sql`
     insert into ${timelines} (user_id, created_at, post_id)
@@ -135,6 +140,26 @@ export function pruneTimelineQuery(followerId: number, followeeId: number) {
     delete from ${timelines} where ${timelines.userId} = ${followerId} and (${timelines.createdAt}, ${timelines.postId}) in (
       select p.created_at, p.id from ${posts} p where p.user_id = ${followeeId}
         and p.created_at >= (select min(t.created_at) from ${timelines} t where t.user_id = ${followerId}))`
+}
+
+/**
+ * Whether a followed author's posts stay out of `viewer`'s feed at read time: muted by the viewer
+ * or suspended. Both are sets read once per statement (the viewer's mutes, a range of their
+ * primary key; the suspended accounts, users_suspended_idx), not probed per row. A block needs no
+ * test here: it removed the follow.
+ */
+function hiddenFromFeed(viewer: number | Placeholder, author: SQL): SQL {
+  return sql`${author} not in (select muted_id from ${mutes} where muter_id = ${viewer}) and ${notSuspended(author)}`
+}
+
+/**
+ * The timeline entry's post is not by a suspended account. Timelines hold post ids only, so this
+ * reads the post's author (a primary-key probe), but only while some account is suspended: the
+ * first test is a subquery of no row value, evaluated once per statement.
+ */
+function noSuspendedAuthor(postId: SQL): SQL {
+  return sql`(not exists (select 1 from ${users} where suspended_at is not null)
+    or exists (select 1 from ${posts} sp where sp.id = ${postId} and ${notSuspended(sql`sp.user_id`)}))`
 }
 
 /** The fan-out cursor (fanout.ts): every post with an id at or below it is in its timelines. */
@@ -176,12 +201,13 @@ export function pendingIdsQuery(viewerId: number | Placeholder, depth: number | 
     select created_at, post_id from (
       select p.created_at as created_at, p.id as post_id from ${posts} p
       where p.id > ${fanoutCursor} and p.created_at >= ${bound}
-        and (p.user_id = ${viewerId} or exists (select 1 from ${follows} f where f.follower_id = ${viewerId} and f.following_id = p.user_id))
+        and (p.user_id = ${viewerId} or (exists (select 1 from ${follows} f where f.follower_id = ${viewerId} and f.following_id = p.user_id)
+          and ${hiddenFromFeed(viewerId, sql`p.user_id`)}))
       limit case when ${span} between 1 and ${FEW_PENDING} then -1 else 0 end)
     union all
     select created_at, post_id from (
       select p.created_at as created_at, p.id as post_id from (
-        select f.following_id as uid from ${follows} f where f.follower_id = ${viewerId}
+        select f.following_id as uid from ${follows} f where f.follower_id = ${viewerId} and ${hiddenFromFeed(viewerId, sql`f.following_id`)}
         union all select ${viewerId}) a
       cross join ${posts} p on p.user_id = a.uid and p.created_at >= ${bound} and p.id > ${fanoutCursor}
       limit case when ${span} > ${FEW_PENDING} then -1 else 0 end)`
@@ -201,12 +227,12 @@ export function timelineIdsQuery(db: ReadDb, viewerId: number | Placeholder, dep
   const merged = sql`
     select created_at, post_id from (
       select created_at, post_id from ${timelines}
-      where user_id = ${viewerId}
+      where user_id = ${viewerId} and ${noSuspendedAuthor(sql`post_id`)}
       order by created_at desc, post_id desc limit ${depth})
     union
     select created_at, post_id from (
       select p.created_at as created_at, p.id as post_id from ${timelinePulledAuthors} pa
-      cross join ${follows} f on f.follower_id = ${viewerId} and f.following_id = pa.user_id
+      cross join ${follows} f on f.follower_id = ${viewerId} and f.following_id = pa.user_id and ${hiddenFromFeed(viewerId, sql`pa.user_id`)}
       join ${posts} p on p.id in (
         select p2.id from ${posts} p2 where p2.user_id = pa.user_id and p2.created_at >= ${pageBound(viewerId, depth)}
         order by p2.created_at desc, p2.id desc limit ${depth}))

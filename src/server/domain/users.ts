@@ -1,11 +1,12 @@
 import { TRPCError } from '@trpc/server'
-import { eq, sql, type Placeholder } from 'drizzle-orm'
+import { and, eq, sql, type Placeholder } from 'drizzle-orm'
 import type { UpdateProfile } from '../../shared/schemas/users.js'
 import type { UserProfile, UserSummary } from '../../shared/types.js'
 import { writeTransaction, type Db, type ReadDb } from '../db/client.js'
 import { prepared } from '../db/prepared.js'
 import { assertOwnUpload } from '../uploads/references.js'
 import { follows, stories, users } from '../db/schema.js'
+import { authorVisibleTo } from './relations.js'
 import { toProfile } from './views.js'
 
 type UserRow = typeof users.$inferSelect
@@ -29,6 +30,19 @@ export async function findUser(db: ReadDb, ref: number | string): Promise<UserRo
   return user
 }
 
+const visibleUserById = prepared((db) => db.select().from(users).where(and(idIs(), authorVisibleTo(sql.placeholder('viewer')))).limit(1).prepare())
+const visibleUserByName = prepared((db) => db.select().from(users).where(and(usernameIs(), authorVisibleTo(sql.placeholder('viewer')))).limit(1).prepare())
+
+/**
+ * findUser as `viewerId` may see it: a user who blocked the viewer or whom the viewer blocked, or
+ * a suspended account, answers 404 exactly like one that does not exist (relations.ts).
+ */
+export async function findVisibleUser(db: ReadDb, ref: number | string, viewerId: number | null): Promise<UserRow> {
+  const user = await (typeof ref === 'number' ? visibleUserById(db) : visibleUserByName(db)).get({ ...refParams(ref), viewer: viewerId ?? 0 })
+  if (!user) throw new TRPCError({ code: 'NOT_FOUND', message: 'User not found' })
+  return user
+}
+
 /**
  * A user row with what a profile adds to it, in the same query: the active stories (a range of
  * `stories_user_expires_idx`) and whether the `viewer` placeholder follows them (the follows
@@ -42,12 +56,13 @@ const profileColumns = () => ({
   isFollowing: sql<boolean>`("users"."id" <> ${sql.placeholder('viewer')} and exists (select 1 from ${follows} as f where f.follower_id = ${sql.placeholder('viewer')} and f.following_id = "users"."id"))`.mapWith(Boolean),
 })
 
-const profileById = prepared((db) => db.select(profileColumns()).from(users).where(idIs()).limit(1).prepare())
-const profileByName = prepared((db) => db.select(profileColumns()).from(users).where(usernameIs()).limit(1).prepare())
+const profileById = prepared((db) => db.select(profileColumns()).from(users).where(and(idIs(), authorVisibleTo(sql.placeholder('viewer')))).limit(1).prepare())
+const profileByName = prepared((db) => db.select(profileColumns()).from(users).where(and(usernameIs(), authorVisibleTo(sql.placeholder('viewer')))).limit(1).prepare())
 
 /**
- * The profile of the user `ref` names (404 when there is none) with its live counts, and whether
- * `viewerId` follows it: one prepared query, as a profile is among the most requested answers.
+ * The profile of the user `ref` names with its live counts, and whether `viewerId` follows it:
+ * one prepared query, as a profile is among the most requested answers. 404 when there is none,
+ * or when a block or a suspension hides it from the viewer (relations.ts).
  */
 export async function loadProfile(db: ReadDb, ref: number | string, viewerId: number | null, now: Date): Promise<UserProfile> {
   const row = await (typeof ref === 'number' ? profileById(db) : profileByName(db)).get({ ...refParams(ref), viewer: viewerId ?? 0, now: now.getTime() })
@@ -110,5 +125,6 @@ export async function updateProfile(db: Db, userId: number, input: UpdateProfile
 export async function setVerified(db: Db, username: string, verified: boolean, now: Date): Promise<UserProfile> {
   const user = await findUser(db, username)
   await db.update(users).set({ isVerified: verified }).where(eq(users.id, user.id))
-  return loadProfile(db, user.id, null, now)
+  // As the user sees it: a suspended account is hidden from everyone else, operators included.
+  return loadProfile(db, user.id, user.id, now)
 }
