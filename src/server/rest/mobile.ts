@@ -19,6 +19,12 @@ export const mobileRoutes: Route[] = [
   { method: 'DELETE', path: '/user/unfollow/:user_id', procedure: 'users.unfollow', input: ({ params }) => params, message: 'Unfollowed' },
   { method: 'GET', path: '/user/followers/:user_id', procedure: 'users.followers' },
   { method: 'GET', path: '/user/following/:user_id', procedure: 'users.following' },
+  { method: 'POST', path: '/user/block/:user_id', procedure: 'users.block', input: ({ params }) => params, message: 'Blocked' },
+  { method: 'DELETE', path: '/user/unblock/:user_id', procedure: 'users.unblock', input: ({ params }) => params, message: 'Unblocked' },
+  { method: 'GET', path: '/user/blocked', procedure: 'users.blocked', input: ({ query }) => query },
+  { method: 'POST', path: '/user/mute/:user_id', procedure: 'users.mute', input: ({ params }) => params, message: 'Muted' },
+  { method: 'DELETE', path: '/user/unmute/:user_id', procedure: 'users.unmute', input: ({ params }) => params, message: 'Unmuted' },
+  { method: 'GET', path: '/user/muted', procedure: 'users.muted', input: ({ query }) => query },
 
   // posts
   { method: 'GET', path: '/posts/feed', procedure: 'posts.feed', input: ({ query }) => query },

@@ -1,5 +1,7 @@
+import { paginationInput } from '../../shared/schemas/common.js'
 import { followInput, followListInput, profileInput, updateProfileInput } from '../../shared/schemas/users.js'
 import { follow, listFollows, unfollow } from '../domain/follows.js'
+import { blockUser, listRelations, muteUser, unblockUser, unmuteUser } from '../domain/relations.js'
 import { loadProfile, updateProfile } from '../domain/users.js'
 import { authedProcedure, optionalAuthProcedure, router } from '../trpc.js'
 
@@ -27,4 +29,24 @@ export const usersRouter = router({
   following: optionalAuthProcedure
     .input(followListInput)
     .query(({ ctx, input }) => listFollows(ctx.services, 'following', input.user_id, ctx.user?.id ?? null, input)),
+
+  block: authedProcedure
+    .input(followInput)
+    .mutation(({ ctx, input }) => blockUser(ctx.services.db, ctx.services.reads, ctx.user.id, input.user_id, ctx.services.clock())),
+
+  unblock: authedProcedure
+    .input(followInput)
+    .mutation(({ ctx, input }) => unblockUser(ctx.services.db, ctx.services.reads, ctx.user.id, input.user_id)),
+
+  blocked: authedProcedure.input(paginationInput).query(({ ctx, input }) => listRelations(ctx.services, 'blocked', ctx.user.id, input)),
+
+  mute: authedProcedure
+    .input(followInput)
+    .mutation(({ ctx, input }) => muteUser(ctx.services.db, ctx.services.reads, ctx.user.id, input.user_id, ctx.services.clock())),
+
+  unmute: authedProcedure
+    .input(followInput)
+    .mutation(({ ctx, input }) => unmuteUser(ctx.services.db, ctx.services.reads, ctx.user.id, input.user_id)),
+
+  muted: authedProcedure.input(paginationInput).query(({ ctx, input }) => listRelations(ctx.services, 'muted', ctx.user.id, input)),
 })
