@@ -65,7 +65,9 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket) {
         ? [408, 'Request Timeout', 'The request did not arrive in time']
         : [400, 'Bad Request', 'The request is not valid HTTP']
   const body = JSON.stringify(errorEnvelope(message))
-  socket.end(`HTTP/1.1 ${status} ${text}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`)
+  // An answer to HEAD has no body, even one written here past node's response object (a client would read it as a next answer).
+  const head = (error as { rawPacket?: Buffer }).rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD '
+  socket.end(`HTTP/1.1 ${status} ${text}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${head ? '' : body}`)
 }
 
 /** Builds the HTTP server: /trpc, /api/mobile, /api, /uploads and /health on one port (decisions §1). */

@@ -109,7 +109,7 @@ test('a stalled body is cut with 408 after PLAZA_REQUEST_TIMEOUT_MS, and the ser
   await server.close()
 })
 
-test('malformed HTTP is answered 400 in the envelope and the connection closed', async () => {
+test('malformed HTTP is answered 400 (431 for huge headers) in the envelope, without a body to HEAD, and the connection closed', async () => {
   const server = await startTestServer()
   const res = await rawRequest(server.url, 'GET /health HTTP/1.1\r\nhost: x\r\nbad header line\r\n\r\n')
   assert.is(res.status, 400)
@@ -117,6 +117,10 @@ test('malformed HTTP is answered 400 in the envelope and the connection closed',
   const huge = await rawRequest(server.url, `GET /health HTTP/1.1\r\nhost: x\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`)
   assert.is(huge.status, 431)
   assert.ok(isEnvelope(huge.json))
+  // HEAD gets the same answer without its body: a client reads nothing after the headers of a HEAD answer.
+  const hugeHead = await rawRequest(server.url, `HEAD /health HTTP/1.1\r\nhost: x\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`)
+  assert.is(hugeHead.status, 431)
+  assert.is(hugeHead.body, '')
   assert.is((await server.request('GET', '/health')).status, 200)
   await server.close()
 })
