@@ -9,6 +9,7 @@ import { readerForPage } from './page-depth.js'
 import type { Paging } from './posts.js'
 import { backfillTimeline, pruneTimeline } from './timelines.js'
 import { findUser, loadProfile, toUserSummary, userSummaryColumns } from './users.js'
+import { withMedia } from './media.js'
 
 async function target(reads: ReadDb, followerId: number, ref: number | string) {
   const user = await findUser(reads, ref)
@@ -121,5 +122,5 @@ export async function listFollows(
   const user = await findUser(dbs.reads, ref)
   const page = (which === 'followers' ? followersPage : followingPage)(readerForPage(dbs, paging))
   const rows = await page.all({ user: user.id, viewer: viewerId ?? 0, limit: paging.limit + 1, offset: (paging.page - 1) * paging.limit })
-  return { users: rows.slice(0, paging.limit).map(toUserSummary), page: paging.page, has_more: rows.length > paging.limit }
+  return { users: await withMedia(dbs.reads, rows.slice(0, paging.limit).map(toUserSummary)), page: paging.page, has_more: rows.length > paging.limit }
 }

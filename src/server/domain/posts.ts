@@ -9,6 +9,7 @@ import { comments, follows, likes, posts, users } from '../db/schema.js'
 import { assertOwnUpload } from '../uploads/references.js'
 import { attachHashtags, extractHashtags } from './hashtags.js'
 import type { Fanout } from './fanout.js'
+import { attachMedia, mediaInfo, mediaPaths, withMedia, withMediaOne, type Bare } from './media.js'
 import { timelineFeedIds } from './timelines.js'
 import { readerForPage } from './page-depth.js'
 import { findUser } from './users.js'
@@ -54,7 +55,7 @@ export interface PostRow {
   userLiked: boolean
 }
 
-export function toPost(row: PostRow): Post {
+export function toPost(row: PostRow): Bare<Post> {
   return {
     id: row.id,
     content: row.content,
@@ -191,7 +192,7 @@ export interface CommentRow {
   isVerified: boolean
 }
 
-export function toComment(row: CommentRow): Comment {
+export function toComment(row: CommentRow): Bare<Comment> {
   return {
     id: row.id,
     content: row.content,
@@ -278,7 +279,7 @@ export async function createPost(db: Db, authorId: number, input: CreatePost, no
     })
   })
   fanout.notify()
-  return created
+  return withMediaOne(db, created)
 }
 
 /**
@@ -301,13 +302,13 @@ export async function getFeed(dbs: Readers, viewerId: number, paging: Paging) {
     }
   }
   const { items, has_more } = pageOf(rows ?? (await directFeedQuery(dbs.scans, viewerId, paging)), paging, toPost)
-  return { posts: items, page, has_more }
+  return { posts: await withMedia(dbs.reads, items), page, has_more }
 }
 
 export async function getPostsByUser(db: ReadDb, ref: number | string, viewerId: number | null, paging: Paging) {
   const author = await findUser(db, ref)
   const { items, page, has_more } = pageOf(await byUserQuery(db, author.id, viewerId, paging), paging, toPost)
-  return { posts: items, page, has_more }
+  return { posts: await withMedia(db, items), page, has_more }
 }
 
 /**
@@ -319,5 +320,8 @@ export async function getPostDetail(dbs: Readers, viewerId: number | null, input
   const { page, limit } = input
   const rows = await commentsPage(readerForPage(dbs, input)).all({ post: post.id, limit: limit + 1, offset: (page - 1) * limit })
   const { items, has_more } = pageOf(rows, input, toComment)
-  return { post: toPost(post), comments: items, page, has_more }
+  // The post and its comments share one media lookup.
+  const shown = toPost(post)
+  const media = await mediaInfo(dbs.reads, mediaPaths([shown, ...items]))
+  return { post: attachMedia(media, shown), comments: items.map((comment) => attachMedia(media, comment)), page, has_more }
 }
