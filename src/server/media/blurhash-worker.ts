@@ -1,6 +1,6 @@
-/** The BlurHash encoder's thread: its DCT runs in JavaScript, so it stays off the event loop (blurhash.ts). */
+/** The BlurHash encoder's thread: the encoder is JavaScript, so it stays off the event loop (blurhash.ts). */
 import { parentPort } from 'node:worker_threads'
-import { encode } from 'blurhash'
+import { encodeBlurhash } from './blurhash-encode.js'
 
 const port = parentPort
 if (!port) throw new Error('blurhash-worker.ts runs as a worker thread')
@@ -16,7 +16,7 @@ export interface BlurhashRequest {
 
 port.on('message', ({ id, pixels, width, height, componentsX, componentsY }: BlurhashRequest) => {
   try {
-    const hash = encode(new Uint8ClampedArray(pixels.buffer, pixels.byteOffset, pixels.byteLength), width, height, componentsX, componentsY)
+    const hash = encodeBlurhash(pixels, width, height, componentsX, componentsY)
     port.postMessage({ id, hash })
   } catch (error) {
     port.postMessage({ id, error: String((error as Error)?.message ?? error) })

@@ -1,8 +1,8 @@
 /**
- * BlurHash placeholders (woltapp's encoder), computed once per stored image so that apps can show
- * a blurred preview before the image loads. sharp downscales the stored image on libuv's pool; the
- * encoder's DCT is plain JavaScript (about half a millisecond per image), so it runs on a worker
- * thread of its own rather than on the event loop. Callers hold a media queue slot meanwhile.
+ * BlurHash placeholders, computed once per stored image so that apps can show a blurred preview
+ * before the image loads. sharp downscales the stored image on libuv's pool; the encoder
+ * (blurhash-encode.ts) is plain JavaScript (about half a millisecond per image), so it runs on a
+ * worker thread of its own rather than on the event loop. Callers hold a media queue slot meanwhile.
  */
 import { Worker } from 'node:worker_threads'
 import sharp from 'sharp'
