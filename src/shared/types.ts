@@ -1,6 +1,15 @@
 /** The data shapes of the social API (spec + decisions §2). Dates are `YYYY-MM-DD HH:MM:SS` UTC strings. */
 
-export interface SessionUser {
+/**
+ * What an app needs to lay out the image of field `F` before it loads: `F_width`, `F_height` and
+ * `F_blurhash`, recorded at upload; all null when the field is empty or the file predates them.
+ */
+export type ImageMeta<F extends string> = { [K in `${F}_width` | `${F}_height`]: number | null } & { [K in `${F}_blurhash`]: string | null }
+
+/** A story's media: `media_*` as ImageMeta (a video's BlurHash is its poster's), and a video's poster frame path (else null). */
+export type StoryMedia = ImageMeta<'media'> & { poster_url: string | null }
+
+export interface SessionUser extends ImageMeta<'avatar'> {
   id: number
   username: string
   email: string
@@ -14,7 +23,7 @@ export interface Session {
   user: SessionUser
 }
 
-export interface UserProfile {
+export interface UserProfile extends ImageMeta<'avatar'> {
   id: number
   username: string
   full_name: string
@@ -28,7 +37,7 @@ export interface UserProfile {
   is_following: boolean
 }
 
-export interface UserSummary {
+export interface UserSummary extends ImageMeta<'avatar'> {
   id: number
   username: string
   full_name: string
@@ -37,7 +46,7 @@ export interface UserSummary {
   is_following: boolean
 }
 
-export interface Post {
+export interface Post extends ImageMeta<'image'>, ImageMeta<'avatar'> {
   id: number
   content: string
   image: string
@@ -53,7 +62,7 @@ export interface Post {
   is_verified: boolean
 }
 
-export interface Comment {
+export interface Comment extends ImageMeta<'image'>, ImageMeta<'avatar'> {
   id: number
   content: string
   image: string
@@ -65,7 +74,7 @@ export interface Comment {
   is_verified: boolean
 }
 
-export interface Story {
+export interface Story extends StoryMedia, ImageMeta<'avatar'> {
   id: number
   content_type: 'text' | 'image' | 'video'
   media_url: string
@@ -86,7 +95,7 @@ export interface Story {
   avatar: string
 }
 
-export interface StoryFeedGroup {
+export interface StoryFeedGroup extends ImageMeta<'avatar'> {
   user_id: number
   username: string
   full_name: string
@@ -99,7 +108,7 @@ export interface StoryFeedGroup {
 
 export type NotificationType = 'like' | 'comment' | 'follow' | 'story_view'
 
-export interface Notification {
+export interface Notification extends ImageMeta<'actor_avatar'>, ImageMeta<'post_image'> {
   id: number
   type: NotificationType
   is_read: boolean
@@ -124,6 +133,11 @@ export interface UploadResult {
   url: string
   path: string
   filename: string
+  /** The stored image's pixels; for a video, its size as shown (rotation applied). */
+  width: number
+  height: number
+  /** A BlurHash of the stored image; for a video, of its poster frame. */
+  blurhash: string
   /** Videos only: the first frame as a JPEG, recorded as its own upload next to the video. */
   poster_url?: string
   poster_path?: string

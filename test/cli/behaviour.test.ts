@@ -5,6 +5,7 @@
  */
 import { readFileSync, rmSync, statSync } from 'node:fs'
 import path from 'node:path'
+import { isBlurhashValid } from 'blurhash'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { registerUser, startTestServer, tempDir, type TestServer } from '../helpers/server.js'
@@ -152,6 +153,18 @@ test('remote uploads: multipart to the server, the url printed; avatar upload se
   assert.match(comment.image, /^uploads\/comments\//)
   const detail = await server.request('GET', `/api/mobile/posts/detail/${post.id}`)
   assert.equal(detail.body.data.comments[0], comment)
+})
+
+test('upload --json answers width, height and a BlurHash, remote and embedded alike (the embedded encoder thread lets the command exit)', async () => {
+  const frank = shell({ url: server.url })
+  cleanup.push(frank.configHome)
+  await frank.json(['social', 'register', '-u', 'frank', '-e', 'frank@example.com', '--password-stdin'], { input: PASSWORD })
+  for (const [who, name] of [[frank, 'remote'], [embedded, 'embedded']] as const) {
+    const png = await writePng(who.configHome, 'wide.png', 300, 100)
+    const result = await who.json(['social', 'upload', 'post', png])
+    assert.equal([result.width, result.height], [300, 100], name)
+    assert.ok(isBlurhashValid(result.blurhash).result, `${name}: ${result.blurhash}`)
+  }
 })
 
 test('profile update changes only the given fields; --remove-avatar clears the avatar', async () => {

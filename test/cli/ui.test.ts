@@ -14,6 +14,9 @@ const post: Post = {
   id: 7,
   content: 'Tea at four #wonderland #tea_party',
   image: 'uploads/posts/abcdefgh1234.png',
+  image_width: 640,
+  image_height: 480,
+  image_blurhash: 'LEHV6nWB2yk8pyo0adR*.7kCMdnj',
   is_public: true,
   likes_count: 3,
   comments_count: 1,
@@ -23,6 +26,9 @@ const post: Post = {
   username: 'alice',
   full_name: 'Alice Liddell',
   avatar: '',
+  avatar_width: null,
+  avatar_height: null,
+  avatar_blurhash: null,
   is_verified: true,
 }
 
@@ -35,10 +41,16 @@ const notification: Notification = {
   actor_username: 'bob',
   actor_full_name: '',
   actor_avatar: '',
+  actor_avatar_width: null,
+  actor_avatar_height: null,
+  actor_avatar_blurhash: null,
   actor_is_verified: false,
   post_id: 7,
   post_content: 'Tea at four',
   post_image: null,
+  post_image_width: null,
+  post_image_height: null,
+  post_image_blurhash: null,
   story_id: null,
 }
 

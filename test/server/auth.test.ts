@@ -25,7 +25,8 @@ auth('register answers 201 with a Session and logs in at once', async ({ server 
   const session = res.body.data
   assert.match(session.token, /^plz_[A-Za-z0-9_-]{43}$/)
   assert.is(session.expires_at, '2026-03-31 12:00:00')
-  assert.equal(session.user, { id: session.user.id, username: 'Alice_1', email: 'Alice@Example.com', full_name: 'Alice A', avatar: '' })
+  const noAvatar = { avatar_width: null, avatar_height: null, avatar_blurhash: null }
+  assert.equal(session.user, { id: session.user.id, username: 'Alice_1', email: 'Alice@Example.com', full_name: 'Alice A', avatar: '', ...noAvatar })
 
   const profile = await server.request('GET', '/api/mobile/user/profile', { token: session.token })
   assert.is(profile.status, 200)
@@ -35,6 +36,7 @@ auth('register answers 201 with a Session and logs in at once', async ({ server 
     full_name: 'Alice A',
     bio: '',
     avatar: '',
+    ...noAvatar,
     is_verified: false,
     followers_count: 0,
     following_count: 0,

@@ -13,6 +13,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { loadConfig } from '../../src/server/config.js'
 import { createPost, directFeedQuery, pageOf, toPost } from '../../src/server/domain/posts.js'
+import { withMedia } from '../../src/server/domain/media.js'
 import { silentLogger, type Logger } from '../../src/server/logger.js'
 import { createServices } from '../../src/server/services.js'
 import { manualClock, registerUser, startTestServer, tempDir, type TestServer } from '../helpers/server.js'
@@ -57,7 +58,7 @@ async function assertFeedsExact(users: User[], pagings: Array<[number, number]>,
       const res = await server.request('GET', `/api/mobile/posts/feed?page=${page}&limit=${limit}`, { token: user.token })
       const paging = { page, limit }
       const { items, has_more } = pageOf(await directFeedQuery(server.services.db, user.id, paging), paging, toPost)
-      assert.equal(res.body.data, { posts: items, page, has_more }, `${context}: user ${user.id} page ${page} limit ${limit}`)
+      assert.equal(res.body.data, { posts: await withMedia(server.services.db, items), page, has_more }, `${context}: user ${user.id} page ${page} limit ${limit}`)
     }
   }
 }

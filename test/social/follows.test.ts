@@ -83,6 +83,9 @@ test('followers and following lists: UserSummary, newest first, paged, is_follow
     username: fans[2].username,
     full_name: `Name ${fans[2].username}`,
     avatar: '',
+    avatar_width: null,
+    avatar_height: null,
+    avatar_blurhash: null,
     is_verified: false,
     is_following: true,
   })

@@ -47,12 +47,17 @@ test('the list has every Notification field, newest first; fields that do not ap
   const { notifications, page, has_more } = res.body.data
   assert.is(page, 1)
   assert.is(has_more, false)
-  const actor = (u: User) => ({ actor_id: u.id, actor_username: u.username, actor_full_name: `Name ${u.username}`, actor_avatar: '', actor_is_verified: false })
-  const noPost = { post_id: null, post_content: null, post_image: null }
+  const actor = (u: User) => ({
+    actor_id: u.id, actor_username: u.username, actor_full_name: `Name ${u.username}`, actor_avatar: '',
+    actor_avatar_width: null, actor_avatar_height: null, actor_avatar_blurhash: null, actor_is_verified: false,
+  })
+  // The photo was recorded without metadata (seeded), so its siblings are null too.
+  const postImage = { post_image_width: null, post_image_height: null, post_image_blurhash: null }
+  const noPost = { post_id: null, post_content: null, post_image: null, ...postImage }
   assert.equal(notifications, [
     { id: notifications[0].id, type: 'story_view', is_read: false, created_at: '2026-04-01 09:00:03', ...actor(carol), ...noPost, story_id: storyId },
-    { id: notifications[1].id, type: 'comment', is_read: false, created_at: '2026-04-01 09:00:02', ...actor(bob), post_id: postId, post_content: 'sunset #beach', post_image: photo, story_id: null },
-    { id: notifications[2].id, type: 'like', is_read: false, created_at: '2026-04-01 09:00:01', ...actor(carol), post_id: postId, post_content: 'sunset #beach', post_image: photo, story_id: null },
+    { id: notifications[1].id, type: 'comment', is_read: false, created_at: '2026-04-01 09:00:02', ...actor(bob), post_id: postId, post_content: 'sunset #beach', post_image: photo, ...postImage, story_id: null },
+    { id: notifications[2].id, type: 'like', is_read: false, created_at: '2026-04-01 09:00:01', ...actor(carol), post_id: postId, post_content: 'sunset #beach', post_image: photo, ...postImage, story_id: null },
     { id: notifications[3].id, type: 'follow', is_read: false, created_at: '2026-04-01 09:00:00', ...actor(bob), ...noPost, story_id: null },
   ])
   assert.ok(notifications[0].id > notifications[1].id && notifications[1].id > notifications[2].id)

@@ -38,6 +38,10 @@ test('a text story is created with the spec fields, documented defaults and a 24
     id: story.id,
     content_type: 'text',
     media_url: '',
+    media_width: null,
+    media_height: null,
+    media_blurhash: null,
+    poster_url: null,
     text_content: 'Good morning',
     background_color: '#FF8800',
     text_color: '#FFFFFF',
@@ -53,6 +57,9 @@ test('a text story is created with the spec fields, documented defaults and a 24
     username: alice.username,
     full_name: `Name ${alice.username}`,
     avatar: '',
+    avatar_width: null,
+    avatar_height: null,
+    avatar_blurhash: null,
   })
   const all = await createStory(server, alice, {
     content_type: 'text',
@@ -206,10 +213,11 @@ test('the feed groups active stories by author: own group first, then newest; fo
   const res = await feed(server, me)
   assert.is(res.status, 200)
   assert.is(res.body.status, 'success')
+  const noAvatar = { avatar_width: null, avatar_height: null, avatar_blurhash: null }
   assert.equal(res.body.data, [
-    { user_id: me.id, username: me.username, full_name: `Name ${me.username}`, avatar: '', is_verified: false, story_count: 1, story_ids: [mine], latest_story: '2026-03-01 00:00:00' },
-    { user_id: bob.id, username: bob.username, full_name: `Name ${bob.username}`, avatar: '', is_verified: false, story_count: 2, story_ids: [bob1, bob2], latest_story: '2026-03-01 03:00:00' },
-    { user_id: carol.id, username: carol.username, full_name: `Name ${carol.username}`, avatar: '', is_verified: false, story_count: 1, story_ids: [carol1], latest_story: '2026-03-01 02:00:00' },
+    { user_id: me.id, username: me.username, full_name: `Name ${me.username}`, avatar: '', ...noAvatar, is_verified: false, story_count: 1, story_ids: [mine], latest_story: '2026-03-01 00:00:00' },
+    { user_id: bob.id, username: bob.username, full_name: `Name ${bob.username}`, avatar: '', ...noAvatar, is_verified: false, story_count: 2, story_ids: [bob1, bob2], latest_story: '2026-03-01 03:00:00' },
+    { user_id: carol.id, username: carol.username, full_name: `Name ${carol.username}`, avatar: '', ...noAvatar, is_verified: false, story_count: 1, story_ids: [carol1], latest_story: '2026-03-01 02:00:00' },
   ])
 
   // Someone who follows nobody and has no stories sees an empty array, not an error.

@@ -8,6 +8,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createPost, directFeedQuery, pageOf, toPost } from '../../src/server/domain/posts.js'
+import { withMedia } from '../../src/server/domain/media.js'
 import { TIMELINE_CAP } from '../../src/server/domain/timelines.js'
 import { manualClock, registerUser, startTestServer, type TestServer } from '../helpers/server.js'
 import { fanoutProgress, followUser, holdFanout, post, rawClient, timelineIdsOf, unfollowUser } from './helpers.js'
@@ -45,7 +46,7 @@ async function feed(user: User, page: number, limit: number) {
 async function expectedFeed(user: User, page: number, limit: number) {
   const paging = { page, limit }
   const { items, has_more } = pageOf(await directFeedQuery(server.services.db, user.id, paging), paging, toPost)
-  return { posts: items, page, has_more }
+  return { posts: await withMedia(server.services.db, items), page, has_more }
 }
 
 async function assertFeedsExact(users: User[], pagings: Array<[number, number]>, context: string) {

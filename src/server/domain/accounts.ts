@@ -5,12 +5,13 @@ import type { LoginInput, RegisterInput } from '../../shared/schemas/auth.js'
 import type { Session } from '../../shared/types.js'
 import { decoyHash, hashPassword, verifyPassword } from '../auth/passwords.js'
 import { issueSession, revokeSession, type AuthUser } from '../auth/sessions.js'
-import { writeTransaction, type Db } from '../db/client.js'
+import { writeTransaction, type Db, type Tx } from '../db/client.js'
 import { users } from '../db/schema.js'
+import { withMediaOne } from './media.js'
 import { toSessionUser } from './views.js'
 
-function sessionOf(user: AuthUser, issued: { token: string; expiresAt: number }): Session {
-  return { token: issued.token, expires_at: formatDateTime(issued.expiresAt), user: toSessionUser(user) }
+async function sessionOf(db: Db | Tx, user: AuthUser, issued: { token: string; expiresAt: number }): Promise<Session> {
+  return { token: issued.token, expires_at: formatDateTime(issued.expiresAt), user: await withMediaOne(db, toSessionUser(user)) }
 }
 
 /** Which unique index a failed insert ran into, if any (the message also quotes the SQL, so match index names). */
@@ -31,7 +32,7 @@ export async function registerAccount(db: Db, input: Required<RegisterInput>, no
         .insert(users)
         .values({ username: input.username, email: input.email, fullName: input.full_name, passwordHash, createdAt: now.getTime() })
         .returning()
-      return sessionOf(user, await issueSession(tx, user.id, now))
+      return sessionOf(tx, user, await issueSession(tx, user.id, now))
     })
   } catch (error) {
     const field = uniqueViolation(error)
@@ -52,7 +53,7 @@ export async function logIn(db: Db, input: Required<LoginInput>, now: Date): Pro
     .limit(1)
   const ok = await verifyPassword(input.password, user?.passwordHash ?? (await decoyHash))
   if (!user || !ok) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Invalid email or password' })
-  return sessionOf(user, await issueSession(db, user.id, now))
+  return sessionOf(db, user, await issueSession(db, user.id, now))
 }
 
 export async function logOut(db: Db, sessionId: number, now: Date): Promise<null> {
@@ -64,6 +65,6 @@ export async function logOut(db: Db, sessionId: number, now: Date): Promise<null
 export async function refreshSession(db: Db, user: AuthUser, sessionId: number, now: Date): Promise<Session> {
   return writeTransaction(db, async (tx) => {
     if (!(await revokeSession(tx, sessionId, now))) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Invalid or expired token' })
-    return sessionOf(user, await issueSession(tx, user.id, now))
+    return sessionOf(tx, user, await issueSession(tx, user.id, now))
   })
 }

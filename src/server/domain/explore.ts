@@ -11,6 +11,7 @@ import { posts } from '../db/schema.js'
 import { prepared } from '../db/prepared.js'
 import { idInList, selectPostsFor, toPost, type Paging, type Readers } from './posts.js'
 import { authorShownTo } from './relations.js'
+import { withMedia } from './media.js'
 
 /** How many of the newest public posts explore ranks: bounds the ranking's work whatever the table size. */
 export const EXPLORE_WINDOW = 1000
@@ -126,5 +127,5 @@ export async function getExplore(dbs: Readers, viewerId: number | null, now: Dat
     const row = byId.get(id)
     return row ? [toPost(row)] : []
   })
-  return { posts: items, page, has_more: ids.length > page * limit }
+  return { posts: await withMedia(dbs.reads, items), page, has_more: ids.length > page * limit }
 }

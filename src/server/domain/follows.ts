@@ -10,6 +10,7 @@ import type { Paging } from './posts.js'
 import { backfillTimeline, pruneTimeline } from './timelines.js'
 import { authorVisibleTo } from './relations.js'
 import { findVisibleUser, loadProfile, toUserSummary, userSummaryColumns } from './users.js'
+import { withMedia } from './media.js'
 
 /** Whom a follow or unfollow names: a user the caller may see (a block either way or a suspension answers 404). */
 async function target(reads: ReadDb, followerId: number, ref: number | string) {
@@ -126,5 +127,5 @@ export async function listFollows(
   const user = await findVisibleUser(dbs.reads, ref, viewerId)
   const page = (which === 'followers' ? followersPage : followingPage)(readerForPage(dbs, paging))
   const rows = await page.all({ user: user.id, viewer: viewerId ?? 0, limit: paging.limit + 1, offset: (paging.page - 1) * paging.limit })
-  return { users: rows.slice(0, paging.limit).map(toUserSummary), page: paging.page, has_more: rows.length > paging.limit }
+  return { users: await withMedia(dbs.reads, rows.slice(0, paging.limit).map(toUserSummary)), page: paging.page, has_more: rows.length > paging.limit }
 }

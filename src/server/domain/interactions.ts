@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm'
 import type { Comment } from '../../shared/types.js'
 import { writeTransaction, type Db, type Tx } from '../db/client.js'
 import { assertOwnUpload } from '../uploads/references.js'
+import { withMediaOne } from './media.js'
 import { notify } from './notifications.js'
 import { toComment, visibleTo } from './posts.js'
 
@@ -78,7 +79,7 @@ export async function commentOnPost(
   input: { post_id: number; content: string; image?: string },
   now: Date,
 ): Promise<Comment> {
-  return writeTransaction(db, async (tx) => {
+  const created = await writeTransaction(db, async (tx) => {
     const post = await visiblePost(tx, input.post_id, userId)
     if (input.image) await assertOwnUpload(tx, userId, input.image)
     const image = input.image ?? ''
@@ -100,4 +101,5 @@ export async function commentOnPost(
       isVerified: Boolean(author[3]),
     })
   })
+  return withMediaOne(db, created)
 }

@@ -4,6 +4,7 @@ import type { Notification, NotificationType } from '../../shared/types.js'
 import { writeTransaction, type Db, type ReadDb, type Tx } from '../db/client.js'
 import { prepared } from '../db/prepared.js'
 import { notifications, posts, users } from '../db/schema.js'
+import { withMedia } from './media.js'
 import { readerForPage } from './page-depth.js'
 import { authorVisibleTo, unblocked } from './relations.js'
 import { toNotification } from './views.js'
@@ -99,7 +100,7 @@ export async function listNotifications(
   const { page, limit, unreadOnly } = options
   const query = (unreadOnly ? unreadPage : allPage)(readerForPage(dbs, options))
   const rows = await query.all({ user: userId, limit: limit + 1, offset: (page - 1) * limit })
-  return { notifications: rows.slice(0, limit).map(toNotification), page, has_more: rows.length > limit }
+  return { notifications: await withMedia(dbs.reads, rows.slice(0, limit).map(toNotification)), page, has_more: rows.length > limit }
 }
 
 /** How many of the caller's notifications are unread (served by the partial unread index). */

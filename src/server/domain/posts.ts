@@ -9,6 +9,7 @@ import { comments, follows, likes, posts, users } from '../db/schema.js'
 import { assertOwnUpload } from '../uploads/references.js'
 import { attachHashtags, extractHashtags } from './hashtags.js'
 import type { Fanout } from './fanout.js'
+import { attachMedia, mediaInfo, mediaPaths, withMedia, withMediaOne, type Bare } from './media.js'
 import { timelineFeedIds } from './timelines.js'
 import { readerForPage } from './page-depth.js'
 import { authorShownTo, authorVisibleTo, unmuted } from './relations.js'
@@ -55,7 +56,7 @@ export interface PostRow {
   userLiked: boolean
 }
 
-export function toPost(row: PostRow): Post {
+export function toPost(row: PostRow): Bare<Post> {
   return {
     id: row.id,
     content: row.content,
@@ -205,7 +206,7 @@ export interface CommentRow {
   isVerified: boolean
 }
 
-export function toComment(row: CommentRow): Comment {
+export function toComment(row: CommentRow): Bare<Comment> {
   return {
     id: row.id,
     content: row.content,
@@ -292,7 +293,7 @@ export async function createPost(db: Db, authorId: number, input: CreatePost, no
     })
   })
   fanout.notify()
-  return created
+  return withMediaOne(db, created)
 }
 
 /**
@@ -315,13 +316,13 @@ export async function getFeed(dbs: Readers, viewerId: number, paging: Paging) {
     }
   }
   const { items, has_more } = pageOf(rows ?? (await directFeedQuery(dbs.scans, viewerId, paging)), paging, toPost)
-  return { posts: items, page, has_more }
+  return { posts: await withMedia(dbs.reads, items), page, has_more }
 }
 
 export async function getPostsByUser(db: ReadDb, ref: number | string, viewerId: number | null, paging: Paging) {
   const author = await findVisibleUser(db, ref, viewerId)
   const { items, page, has_more } = pageOf(await byUserQuery(db, author.id, viewerId, paging), paging, toPost)
-  return { posts: items, page, has_more }
+  return { posts: await withMedia(db, items), page, has_more }
 }
 
 /**
@@ -333,5 +334,8 @@ export async function getPostDetail(dbs: Readers, viewerId: number | null, input
   const { page, limit } = input
   const rows = await commentsPage(readerForPage(dbs, input)).all({ post: post.id, viewer: viewerKey(viewerId), limit: limit + 1, offset: (page - 1) * limit })
   const { items, has_more } = pageOf(rows, input, toComment)
-  return { post: toPost(post), comments: items, page, has_more }
+  // The post and its comments share one media lookup.
+  const shown = toPost(post)
+  const media = await mediaInfo(dbs.reads, mediaPaths([shown, ...items]))
+  return { post: attachMedia(media, shown), comments: items.map((comment) => attachMedia(media, comment)), page, has_more }
 }

@@ -20,6 +20,7 @@ import { writeTransaction, type Db, type ReadDb } from '../db/client.js'
 import { prepared } from '../db/prepared.js'
 import { blocks, mutes, users } from '../db/schema.js'
 import { removeFollow } from './follows.js'
+import { withMedia } from './media.js'
 import { readerForPage } from './page-depth.js'
 import type { Paging } from './posts.js'
 import { backfillTimeline, pruneTimeline } from './timelines.js'
@@ -168,5 +169,5 @@ export async function listRelations(
 ): Promise<{ users: UserSummary[]; page: number; has_more: boolean }> {
   const query = (which === 'blocked' ? blockedPage : mutedPage)(readerForPage(dbs, paging))
   const rows = await query.all({ owner: ownerId, limit: paging.limit + 1, offset: (paging.page - 1) * paging.limit })
-  return { users: rows.slice(0, paging.limit).map(toUserSummary), page: paging.page, has_more: rows.length > paging.limit }
+  return { users: await withMedia(dbs.reads, rows.slice(0, paging.limit).map(toUserSummary)), page: paging.page, has_more: rows.length > paging.limit }
 }

@@ -8,6 +8,7 @@ import { hashtagSearchQuery, prefixEnd } from './hashtags.js'
 import { postColumns, toPost } from './posts.js'
 import { authorShownTo, authorVisibleTo } from './relations.js'
 import { toUserSummary, userSummaryColumns } from './users.js'
+import { withMedia } from './media.js'
 
 /**
  * The FTS5 tables of migration 0001_search (external content, kept in sync by triggers). Declared
@@ -137,7 +138,7 @@ export async function searchUsers(scans: ReadDb, q: string, viewerId: number | n
   const fts = toFtsQuery(q)
   const params = { lower, end: prefixEnd(lower), viewer: viewerId ?? 0, limit }
   const rows = await (fts === null ? usersByPrefix(scans).all(params) : usersByPrefixOrWords(scans).all({ ...params, fts }))
-  return { users: rows.map(toUserSummary) }
+  return { users: await withMedia(scans, rows.map(toUserSummary)) }
 }
 
 /**
@@ -173,7 +174,7 @@ export async function searchPosts(
   if (ids.length === 0) return { posts: [] }
   const rows = await publicPostsByIds(dbs.reads).all({ viewer: viewerId ?? 0, ids: JSON.stringify(ids) })
   const byId = new Map(rows.map((row) => [row.id, row]))
-  return { posts: ids.flatMap((id) => (byId.has(id) ? [toPost(byId.get(id)!)] : [])) }
+  return { posts: await withMedia(dbs.reads, ids.flatMap((id) => (byId.has(id) ? [toPost(byId.get(id)!)] : []))) }
 }
 
 /** Hashtags starting with q, with their counts (up to SEARCH_CACHE_TTL_MS old); scans, as its cost grows with the tags sharing the prefix. */

@@ -10,6 +10,7 @@ import { writeTransaction, type Db, type ReadDb, type Tx } from '../db/client.js
 import { prepared } from '../db/prepared.js'
 import { follows, stories, storyViews, uploads, users } from '../db/schema.js'
 import { assertOwnUpload } from '../uploads/references.js'
+import { withMedia, withMediaOne, type Bare } from './media.js'
 import { notify } from './notifications.js'
 import { authorVisibleTo, unmuted } from './relations.js'
 import { formatDateTime, toStory } from './views.js'
@@ -48,7 +49,7 @@ export async function createStory(db: Db, author: UserRow, input: StoryCreate, n
       })
       .returning(),
   )
-  return toStory(story, author)
+  return withMediaOne(db, toStory(story, author))
 }
 
 /**
@@ -93,7 +94,7 @@ const storyFeedRows = prepared((db) => storyFeedSelect(db, sql.placeholder('view
  */
 export async function storyFeed(db: ReadDb, viewerId: number, now: Date): Promise<StoryFeedGroup[]> {
   const rows = await storyFeedRows(db).all({ viewer: viewerId, now: now.getTime() })
-  const groups = new Map<number, StoryFeedGroup & { latest: number }>()
+  const groups = new Map<number, Bare<StoryFeedGroup> & { latest: number }>()
   for (const row of rows) {
     let group = groups.get(row.userId)
     if (!group) {
@@ -115,9 +116,10 @@ export async function storyFeed(db: ReadDb, viewerId: number, now: Date): Promis
     group.story_ids.push(row.id)
     group.latest = row.createdAt
   }
-  return [...groups.values()]
+  const sorted = [...groups.values()]
     .sort((a, b) => Number(b.user_id === viewerId) - Number(a.user_id === viewerId) || b.latest - a.latest || b.user_id - a.user_id)
     .map(({ latest, ...group }) => ({ ...group, latest_story: formatDateTime(latest) }))
+  return withMedia(db, sorted)
 }
 
 /**
@@ -126,7 +128,7 @@ export async function storyFeed(db: ReadDb, viewerId: number, now: Date): Promis
  * key); only a new view row raises `views_count` and notifies the author, in one transaction.
  */
 export async function viewStory(db: Db, viewer: UserRow, storyId: number, now: Date): Promise<Story> {
-  return writeTransaction(db, async (tx) => {
+  const viewed = await writeTransaction(db, async (tx) => {
     const [found] = await tx
       .select({
         story: stories,
@@ -160,4 +162,5 @@ export async function viewStory(db: Db, viewer: UserRow, storyId: number, now: D
     await notify(tx, { userId: story.userId, actorId: viewer.id, type: 'story_view', storyId: story.id }, now)
     return toStory({ ...story, viewsCount: counted.viewsCount }, author)
   })
+  return withMediaOne(db, viewed)
 }

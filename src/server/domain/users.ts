@@ -7,6 +7,7 @@ import { prepared } from '../db/prepared.js'
 import { assertOwnUpload } from '../uploads/references.js'
 import { follows, stories, users } from '../db/schema.js'
 import { authorVisibleTo } from './relations.js'
+import { withMediaOne, type Bare } from './media.js'
 import { toProfile } from './views.js'
 
 type UserRow = typeof users.$inferSelect
@@ -67,7 +68,7 @@ const profileByName = prepared((db) => db.select(profileColumns()).from(users).w
 export async function loadProfile(db: ReadDb, ref: number | string, viewerId: number | null, now: Date): Promise<UserProfile> {
   const row = await (typeof ref === 'number' ? profileById(db) : profileByName(db)).get({ ...refParams(ref), viewer: viewerId ?? 0, now: now.getTime() })
   if (!row) throw new TRPCError({ code: 'NOT_FOUND', message: 'User not found' })
-  return toProfile(row.user, row)
+  return withMediaOne(db, toProfile(row.user, row))
 }
 
 /** A row of a user list: the user and whether the caller follows them. */
@@ -80,7 +81,7 @@ export interface UserSummaryRow {
   isFollowing: boolean
 }
 
-export function toUserSummary(row: UserSummaryRow): UserSummary {
+export function toUserSummary(row: UserSummaryRow): Bare<UserSummary> {
   return {
     id: row.id,
     username: row.username,

@@ -4,14 +4,15 @@ import type { SessionUser, UserProfile } from '../../shared/types.js'
 import type { users } from '../db/schema.js'
 import type { Notification, NotificationType, Story } from '../../shared/types.js'
 import type { stories } from '../db/schema.js'
+import type { Bare } from './media.js'
 
 type UserRow = typeof users.$inferSelect
 
-export function toSessionUser(user: UserRow): SessionUser {
+export function toSessionUser(user: UserRow): Bare<SessionUser> {
   return { id: user.id, username: user.username, email: user.email, full_name: user.fullName, avatar: user.avatar }
 }
 
-export function toProfile(user: UserRow, extra: { isFollowing: boolean; activeStories: number }): UserProfile {
+export function toProfile(user: UserRow, extra: { isFollowing: boolean; activeStories: number }): Bare<UserProfile> {
   return {
     id: user.id,
     username: user.username,
@@ -32,7 +33,7 @@ export { formatDateTime }
 type StoryRow = typeof stories.$inferSelect
 type Author = Pick<UserRow, 'username' | 'fullName' | 'avatar'>
 
-export function toStory(story: StoryRow, author: Author): Story {
+export function toStory(story: StoryRow, author: Author): Bare<Story> {
   return {
     id: story.id,
     content_type: story.contentType,
@@ -72,7 +73,7 @@ export interface NotificationRow {
   storyId: number | null
 }
 
-export function toNotification(row: NotificationRow): Notification {
+export function toNotification(row: NotificationRow): Bare<Notification> {
   return {
     id: row.id,
     type: row.type,

@@ -3,7 +3,8 @@
  * stored is a clean file of known size whatever the client sent (decisions §4).
  */
 import { TRPCError } from '@trpc/server'
-import sharp, { type Metadata } from 'sharp'
+import sharp, { type Metadata, type OutputInfo } from 'sharp'
+import { blurhashOf } from './blurhash.js'
 
 // Parallelism comes from the media queue (one image per slot, slots ≈ cores - 1): libvips
 // spreading each image over every core as well would take the core that logins and requests need.
@@ -39,6 +40,8 @@ export interface ProcessedImage {
   height: number
   /** Frames kept (1 for a still image). */
   pages: number
+  /** The BlurHash of the stored result (its first frame). */
+  blurhash: string
 }
 
 const OUTPUT: Record<ImageFormat, { mime: string; ext: ProcessedImage['ext'] }> = {
@@ -122,14 +125,30 @@ export async function processImage(input: Buffer, format: ImageFormat, options: 
       image = image.gif({ effort: 7 })
       break
   }
+  let encoded: { data: Buffer; info: OutputInfo }
   try {
-    const { data, info } = await image.timeout({ seconds: PROCESS_TIMEOUT_SECONDS }).toBuffer({ resolveWithObject: true })
-    const pages = info.pages ?? 1
-    return { data, format: output, ...OUTPUT[output], width: info.width, height: info.pageHeight ?? info.height, pages }
+    encoded = await image.timeout({ seconds: PROCESS_TIMEOUT_SECONDS }).toBuffer({ resolveWithObject: true })
   } catch (error) {
     if (/timeout/i.test((error as Error)?.message ?? '')) {
       throw new TRPCError({ code: 'PAYLOAD_TOO_LARGE', message: `The image took more than ${PROCESS_TIMEOUT_SECONDS} s to process; send a smaller one` })
     }
     throw unreadable()
   }
+  const { data, info } = encoded
+  // From the result, so the placeholder matches what is served (upright, cropped).
+  const blurhash = await blurhashOf(data)
+  return { data, format: output, ...OUTPUT[output], width: info.width, height: info.pageHeight ?? info.height, pages: info.pages ?? 1, blurhash }
+}
+
+/**
+ * A video's poster from its first frame (a lossless PNG from ffmpeg): encoded like an uploaded
+ * JPEG (longest side at most `maxSide`, mozjpeg quality 82, no metadata), with its BlurHash.
+ */
+export async function encodePoster(frame: Buffer, maxSide: number): Promise<ProcessedImage> {
+  const { data, info } = await sharp(frame, { failOn: 'error' })
+    .resize(maxSide, maxSide, { fit: 'inside', withoutEnlargement: true })
+    .jpeg({ quality: 82, mozjpeg: true })
+    .timeout({ seconds: PROCESS_TIMEOUT_SECONDS })
+    .toBuffer({ resolveWithObject: true })
+  return { data, format: 'jpeg', ...OUTPUT.jpeg, width: info.width, height: info.height, pages: 1, blurhash: await blurhashOf(data) }
 }

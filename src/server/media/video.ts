@@ -2,8 +2,8 @@
  * Story video with ffmpeg (the static binary of @ffmpeg-installer/ffmpeg): the file must parse as
  * the container it claims to be and hold a video stream; it is re-muxed (streams copied, never
  * re-encoded) without any metadata, so a phone's GPS position, device and title tags are gone,
- * and its first frame becomes a JPEG poster. ffmpeg runs as a child process through the media
- * queue, on a temporary copy of the upload that is always removed.
+ * and its first frame becomes a JPEG poster (with a BlurHash). ffmpeg runs as a child process
+ * through the media queue, on a temporary copy of the upload that is always removed.
  */
 import { spawn } from 'node:child_process'
 import { createWriteStream } from 'node:fs'
@@ -14,6 +14,7 @@ import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { TRPCError } from '@trpc/server'
 import sharp from 'sharp'
+import { encodePoster, type ProcessedImage } from './images.js'
 import type { MediaQueue } from './queue.js'
 
 export type VideoContainer = 'mp4' | 'webm'
@@ -28,7 +29,11 @@ const STDERR_LIMIT = 8 * 1024
 export interface NormalisedVideo {
   /** The re-muxed file, inside a temporary folder that is removed once `use` settles. */
   videoPath: string
-  poster: { data: Buffer; width: number; height: number }
+  /** The video's size as shown (rotation applied): that of its first frame. */
+  width: number
+  height: number
+  /** The first frame as a JPEG, with its BlurHash. */
+  poster: ProcessedImage
 }
 
 const notVideo = () => new TRPCError({ code: 'BAD_REQUEST', message: 'The file could not be read as a video: send an MP4, MOV or WebM file' })
@@ -40,16 +45,17 @@ const CONTAINERS: Record<VideoContainer, { demuxer: string; muxer: string[]; nam
   webm: { demuxer: 'matroska', muxer: ['-f', 'webm'], name: 'WebM' },
 }
 
-function ffmpegArgs(container: VideoContainer, input: string, video: string, poster: string): string[] {
+function ffmpegArgs(container: VideoContainer, input: string, video: string, frame: string): string[] {
   const { demuxer, muxer } = CONTAINERS[container]
-  const scale = `scale=w='min(${POSTER_MAX_SIDE},iw)':h='min(${POSTER_MAX_SIDE},ih)':force_original_aspect_ratio=decrease`
   return [
     ['-nostdin', '-hide_banner', '-loglevel', 'error', '-y'],
     ['-protocol_whitelist', 'file', '-f', demuxer, '-i', input],
     // The first video and first audio stream only: data, subtitle and timecode tracks and chapters are dropped,
     // and with them any metadata (global, per stream) the phone wrote. Rotation is side data and survives.
     ['-map', '0:v:0', '-map', '0:a:0?', '-c', 'copy', '-map_metadata', '-1', '-map_metadata:s', '-1', '-map_chapters', '-1', ...muxer, video],
-    ['-map', '0:v:0', '-frames:v', '1', '-vf', scale, '-map_metadata', '-1', '-f', 'image2', '-c:v', 'mjpeg', '-q:v', '3', poster],
+    // The first frame at full size (rotation applied), losslessly: its size is the video's as shown, and
+    // sharp makes the poster from it like any uploaded image.
+    ['-map', '0:v:0', '-frames:v', '1', '-map_metadata', '-1', '-f', 'image2', '-c:v', 'png', '-compression_level', '1', frame],
   ].flat()
 }
 
@@ -106,21 +112,21 @@ export async function normaliseVideo<T>(
   try {
     const input = path.join(dir, 'input')
     const videoPath = path.join(dir, `video.${container}`)
-    const posterPath = path.join(dir, 'poster.jpg')
+    const framePath = path.join(dir, 'frame.png')
     await pipeline(Readable.from(source), createWriteStream(input))
     const timeoutMs = options.timeoutMs ?? VIDEO_TIMEOUT_MS
-    const poster = await options.queue.run(async () => {
-      const run = await runFfmpeg(ffmpegArgs(container, input, videoPath, posterPath), timeoutMs)
+    const normalised = await options.queue.run(async () => {
+      const run = await runFfmpeg(ffmpegArgs(container, input, videoPath, framePath), timeoutMs)
       if (run.timedOut) throw new TRPCError({ code: 'PAYLOAD_TOO_LARGE', message: `The video took more than ${timeoutMs / 1000} s to process; send a shorter one` })
       if (run.code !== 0) throw refusal(container, run.stderr)
-      // No poster means no frame could be decoded: a video stream in name only.
-      const data = await readFile(posterPath).catch(() => null)
-      if (!data) throw notVideo()
-      const meta = await sharp(data).metadata()
-      if (meta.format !== 'jpeg' || !meta.width || !meta.height) throw notVideo()
-      return { data, width: meta.width, height: meta.height }
+      // No frame means none could be decoded: a video stream in name only.
+      const frame = await readFile(framePath).catch(() => null)
+      if (!frame) throw notVideo()
+      const meta = await sharp(frame).metadata().catch(() => null)
+      if (meta?.format !== 'png' || !meta.width || !meta.height) throw notVideo()
+      return { videoPath, width: meta.width, height: meta.height, poster: await encodePoster(frame, POSTER_MAX_SIDE) }
     })
-    return await use({ videoPath, poster })
+    return await use(normalised)
   } finally {
     await rm(dir, { recursive: true, force: true })
   }

@@ -107,7 +107,7 @@ export async function saveUpload(services: Services, input: SaveUploadInput): Pr
       }
       const square = kind === 'avatars'
       const image = await queue.run(() => processImage(Buffer.concat(chunks), media.format, { maxSide: square ? AVATAR_SIDE : IMAGE_MAX_SIDE, square }))
-      return await storeFile(services, {
+      const stored = await storeFile(services, {
         kind,
         userId: input.userId,
         body: image.data,
@@ -115,31 +115,39 @@ export async function saveUpload(services: Services, input: SaveUploadInput): Pr
         mime: image.mime,
         width: image.width,
         height: image.height,
+        blurhash: image.blurhash,
         origin: input.origin,
       })
+      return { ...stored, width: image.width, height: image.height, blurhash: image.blurhash }
     }
     if (media.kind === 'video' && kind === 'stories') {
       // The size limit is enforced while the video streams to its temporary file.
-      return await normaliseVideo(everything(), media.ext, { queue }, async ({ videoPath, poster }) => {
+      return await normaliseVideo(everything(), media.ext, { queue }, async ({ videoPath, width, height, poster }) => {
         const still = await storeFile(services, {
           kind,
           userId: input.userId,
           body: poster.data,
-          ext: 'jpg',
-          mime: 'image/jpeg',
+          ext: poster.ext,
+          mime: poster.mime,
           width: poster.width,
           height: poster.height,
+          blurhash: poster.blurhash,
           origin: input.origin,
         })
+        // The video's row carries its poster's BlurHash and path, so lists answer both from this one row.
         const video = await storeFile(services, {
           kind,
           userId: input.userId,
           body: createReadStream(videoPath),
           ext: media.ext,
           mime: media.mime,
+          width,
+          height,
+          blurhash: poster.blurhash,
+          poster: still.path,
           origin: input.origin,
         })
-        return { ...video, poster_url: still.url, poster_path: still.path }
+        return { ...video, width, height, blurhash: poster.blurhash, poster_url: still.url, poster_path: still.path }
       })
     }
     throw unsupported(kind, media.mime)
@@ -159,7 +167,17 @@ export interface StoreFileInput {
   mime: string
   width?: number | null
   height?: number | null
+  blurhash?: string | null
+  /** A video's poster frame: the path of its own recorded upload. */
+  poster?: string | null
   origin: string
+}
+
+/** Where a stored file is served. */
+export interface StoredFile {
+  url: string
+  path: string
+  filename: string
 }
 
 /**
@@ -168,7 +186,7 @@ export interface StoreFileInput {
  * then recorded, then moved into place: a crash between the steps leaves a staged file that the
  * start-up sweep commits (recorded) or removes (not recorded), never an unrecorded file.
  */
-export async function storeFile(services: Services, input: StoreFileInput): Promise<UploadResult> {
+export async function storeFile(services: Services, input: StoreFileInput): Promise<StoredFile> {
   const filename = newFileName(input.ext)
   const path = `uploads/${input.kind}/${filename}`
   const staged = await services.storage.stage(path, input.body)
@@ -182,6 +200,8 @@ export async function storeFile(services: Services, input: StoreFileInput): Prom
         size: staged.size,
         width: input.width ?? null,
         height: input.height ?? null,
+        blurhash: input.blurhash ?? null,
+        poster: input.poster ?? null,
         createdAt: services.clock().getTime(),
       })
       if (input.kind === 'avatars' && input.userId !== null) {

@@ -1,0 +1,100 @@
+/**
+ * Image metadata on the objects that show images (issue 13): each image field gets its width,
+ * height and BlurHash as siblings (`image_width`, `avatar_blurhash`, ...; a story's `media_url`
+ * gets `media_*` and its video's `poster_url`), read from what the upload recorded. A page is
+ * mapped first, then `withMedia` looks up every path on it in one prepared query on the unique
+ * `uploads_path_idx`, so a list costs one extra indexed query per page, whatever its length.
+ */
+import { sql } from 'drizzle-orm'
+import type { ImageMeta, StoryMedia } from '../../shared/types.js'
+import { prepared, type AnyDb } from '../db/prepared.js'
+import { uploads } from '../db/schema.js'
+
+/** The image fields of the API's objects and the prefix of their siblings. */
+const IMAGE_FIELDS = { image: 'image', avatar: 'avatar', actor_avatar: 'actor_avatar', post_image: 'post_image', media_url: 'media' } as const
+type ImageField = keyof typeof IMAGE_FIELDS
+type Prefix = (typeof IMAGE_FIELDS)[ImageField]
+
+/** Every sibling key withMedia adds. */
+export type MediaKey = `${Prefix}_${'width' | 'height' | 'blurhash'}` | 'poster_url'
+
+/** An API object as its mapping builds it, before withMedia adds its image metadata. */
+export type Bare<T> = Omit<T, MediaKey>
+
+type If<T, F extends string, R> = F extends keyof T ? R : unknown
+
+/** `T` with the siblings of each image field it has. */
+export type WithMedia<T> = T &
+  If<T, 'image', ImageMeta<'image'>> &
+  If<T, 'avatar', ImageMeta<'avatar'>> &
+  If<T, 'actor_avatar', ImageMeta<'actor_avatar'>> &
+  If<T, 'post_image', ImageMeta<'post_image'>> &
+  If<T, 'media_url', StoryMedia>
+
+/** What the uploads table recorded of one stored file. */
+export interface MediaInfo {
+  width: number | null
+  height: number | null
+  blurhash: string | null
+  poster: string | null
+}
+
+export type MediaMap = ReadonlyMap<string, MediaInfo>
+
+/** The paths as a JSON array: one prepared statement whatever the page's length. */
+const uploadsByPaths = prepared((db) =>
+  db
+    .select({ path: uploads.path, width: uploads.width, height: uploads.height, blurhash: uploads.blurhash, poster: uploads.poster })
+    .from(uploads)
+    .where(sql`${uploads.path} in (select value from json_each(${sql.placeholder('paths')}))`)
+    .prepare(),
+)
+
+/** The recorded metadata of each path that names an upload; no query at all when there is no path. */
+export async function mediaInfo(db: AnyDb, paths: Iterable<string>): Promise<MediaMap> {
+  const wanted = [...new Set(paths)].filter((path) => path !== '')
+  if (wanted.length === 0) return new Map()
+  const rows = await uploadsByPaths(db).all({ paths: JSON.stringify(wanted) })
+  return new Map(rows.map(({ path, ...info }) => [path, info]))
+}
+
+/** Every image path the objects show, for one mediaInfo lookup. */
+export function mediaPaths(items: readonly object[]): string[] {
+  const paths: string[] = []
+  for (const item of items) {
+    for (const [key, value] of Object.entries(item)) {
+      if (Object.hasOwn(IMAGE_FIELDS, key) && typeof value === 'string' && value !== '') paths.push(value)
+    }
+  }
+  return paths
+}
+
+/**
+ * A copy of `item` with each image field's siblings placed right after it: null when the field
+ * is empty or its file has nothing recorded (uploaded before metadata was kept).
+ */
+export function attachMedia<T extends object>(media: MediaMap, item: T): WithMedia<T> {
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(item)) {
+    out[key] = value
+    if (!Object.hasOwn(IMAGE_FIELDS, key)) continue
+    const prefix = IMAGE_FIELDS[key as ImageField]
+    const info = typeof value === 'string' && value !== '' ? media.get(value) : undefined
+    out[`${prefix}_width`] = info?.width ?? null
+    out[`${prefix}_height`] = info?.height ?? null
+    out[`${prefix}_blurhash`] = info?.blurhash ?? null
+    if (key === 'media_url') out.poster_url = info?.poster ?? null
+  }
+  return out as WithMedia<T>
+}
+
+/** The objects of one page with their image metadata: one indexed query for the whole page. */
+export async function withMedia<T extends object>(db: AnyDb, items: readonly T[]): Promise<WithMedia<T>[]> {
+  const media = await mediaInfo(db, mediaPaths(items))
+  return items.map((item) => attachMedia(media, item))
+}
+
+/** withMedia for a single object (a detail, a created post, a profile). */
+export async function withMediaOne<T extends object>(db: AnyDb, item: T): Promise<WithMedia<T>> {
+  return (await withMedia(db, [item]))[0]
+}
