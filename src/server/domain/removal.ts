@@ -12,7 +12,7 @@
  * Statements are lean `sql`, as everywhere under the write lock; raw results are read by index.
  */
 import { TRPCError } from '@trpc/server'
-import { sql } from 'drizzle-orm'
+import { sql, type SQL } from 'drizzle-orm'
 import { verifyPassword } from '../auth/passwords.js'
 import { writeTransaction, type Tx } from '../db/client.js'
 import type { Services } from '../services.js'
@@ -33,6 +33,26 @@ export async function deleteFiles(services: Services, keys: string[]): Promise<v
   )
 }
 
+/** Whether a row of `owner` names `path`: index ranges of the owner's posts, comments, stories and uploads. */
+export function uploadReferencedQuery(owner: number, path: string): SQL {
+  return sql`
+    select exists (select 1 from posts where user_id = ${owner} and image = ${path})
+        or exists (select 1 from comments where user_id = ${owner} and image = ${path})
+        or exists (select 1 from stories where user_id = ${owner} and media_url = ${path})
+        or exists (select 1 from users where id = ${owner} and avatar = ${path})
+        or exists (select 1 from uploads where user_id = ${owner} and poster = ${path})`
+}
+
+/**
+ * A post's rows in home timelines. A timeline holds a post only if its owner follows the author
+ * (unfollow prunes), so these are primary-key probes over the author's followers and the author.
+ */
+export function postTimelineRowsQuery(post: { id: number; authorId: number; createdAt: number }): SQL {
+  return sql`
+    delete from timelines where user_id in (select follower_id from follows where following_id = ${post.authorId} union all select ${post.authorId})
+      and created_at = ${post.createdAt} and post_id = ${post.id}`
+}
+
 /**
  * Drops the uploads rows of `paths` that no row references any more and answers their storage
  * keys (a video's poster frame too, once its video goes). Only the owner of an upload can
@@ -47,13 +67,7 @@ export async function releaseUploads(tx: Tx, paths: Iterable<string>): Promise<s
     const [upload] = await tx.values<[number, number | null, string | null]>(sql`select id, user_id, poster from uploads where path = ${path}`)
     // No row: not an upload (nothing to free). No owner: a generated file, which expires by itself.
     if (!upload || upload[1] === null) continue
-    const owner = upload[1]
-    const [found] = await tx.values<[number]>(sql`
-      select exists (select 1 from posts where user_id = ${owner} and image = ${path})
-          or exists (select 1 from comments where user_id = ${owner} and image = ${path})
-          or exists (select 1 from stories where user_id = ${owner} and media_url = ${path})
-          or exists (select 1 from users where id = ${owner} and avatar = ${path})
-          or exists (select 1 from uploads where user_id = ${owner} and poster = ${path})`)
+    const [found] = await tx.values<[number]>(uploadReferencedQuery(upload[1], path))
     if (found[0]) continue
     await tx.run(sql`delete from uploads where id = ${upload[0]}`)
     released.push(path)
@@ -81,12 +95,9 @@ async function removePost(tx: Tx, post: { id: number; authorId: number; createdA
   await tx.run(sql`delete from notifications where user_id = ${authorId} and post_id = ${id}`)
   await tx.run(sql`delete from likes where post_id = ${id}`)
   await tx.run(sql`delete from comments where post_id = ${id}`)
-  // A timeline holds a post only if its owner follows the author (unfollow prunes), so these are
-  // primary-key probes. A post still pending fan-out is in none yet, and the fan-out reads
-  // pending posts from `posts`, so once this commits it can never write this one.
-  await tx.run(sql`
-    delete from timelines where user_id in (select follower_id from follows where following_id = ${authorId} union all select ${authorId})
-      and created_at = ${createdAt} and post_id = ${id}`)
+  // A post still pending fan-out is in no timeline yet, and the fan-out reads pending posts from
+  // `posts` in its own write transaction, so once this commits it can never write this one.
+  await tx.run(postTimelineRowsQuery(post))
   await tx.run(sql`delete from posts where id = ${id}`)
   await tx.run(sql`update users set posts_count = posts_count - 1 where id = ${authorId}`)
   return [postRow[0], ...comments.map((row) => row[1])]
