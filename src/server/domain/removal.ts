@@ -4,7 +4,7 @@
  * posts, profiles and hashtags exact, and only then (after commit) deletes the files that no row
  * references any more, so a failed transaction never leaves a row pointing at a missing file.
  *
- * The moderation engineer's "remove" action calls these with `{ moderator }`: the ownership and
+ * Moderation's "remove" action calls these with `{ moderator }`: the ownership and
  * visibility rules are skipped (404 only when the target does not exist), and open reports about
  * the target are left for the caller, which resolves them in its own record. A user's own
  * deletion (`{ userId }`) deletes the open reports about it: they would point at nothing.
@@ -25,7 +25,7 @@ export type Remover = { userId: number } | { moderator: string }
 const notFound = (what: string) => new TRPCError({ code: 'NOT_FOUND', message: `${what} not found` })
 
 /** Deletes storage keys after the transaction that released them committed; a failure is logged, never thrown. */
-export async function deleteFiles(services: Services, keys: string[]): Promise<void> {
+async function deleteFiles(services: Services, keys: string[]): Promise<void> {
   await Promise.all(
     keys.map((key) =>
       services.storage.delete(key).catch((error) => services.logger.error('deleting a released file failed', { key, error: String(error) })),
@@ -33,7 +33,7 @@ export async function deleteFiles(services: Services, keys: string[]): Promise<v
   )
 }
 
-/** Whether a row of `owner` names `path`: index ranges of the owner's posts, comments, stories and uploads. */
+/** Whether a row of `owner` names `path`: index ranges of the owner's posts, comments, stories and uploads (exported for its query plan). */
 export function uploadReferencedQuery(owner: number, path: string): SQL {
   return sql`
     select exists (select 1 from posts where user_id = ${owner} and image = ${path})
@@ -45,7 +45,8 @@ export function uploadReferencedQuery(owner: number, path: string): SQL {
 
 /**
  * A post's rows in home timelines. A timeline holds a post only if its owner follows the author
- * (unfollow prunes), so these are primary-key probes over the author's followers and the author.
+ * (unfollow prunes), so these are primary-key probes over the author's followers and the author
+ * (exported for its query plan).
  */
 export function postTimelineRowsQuery(post: { id: number; authorId: number; createdAt: number }): SQL {
   return sql`
@@ -59,7 +60,7 @@ export function postTimelineRowsQuery(post: { id: number; authorId: number; crea
  * reference it (references.ts checks that at every write), so the check reads the owner's own
  * rows only: index ranges of their posts, comments and stories, never a whole table.
  */
-export async function releaseUploads(tx: Tx, paths: Iterable<string>): Promise<string[]> {
+async function releaseUploads(tx: Tx, paths: Iterable<string>): Promise<string[]> {
   const released: string[] = []
   const pending = [...new Set([...paths].filter((path) => path !== ''))]
   while (pending.length > 0) {
