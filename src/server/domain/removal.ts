@@ -13,11 +13,11 @@
  */
 import { TRPCError } from '@trpc/server'
 import { sql, type SQL } from 'drizzle-orm'
-import { verifyPassword } from '../auth/passwords.js'
 import { writeTransaction, type Tx } from '../db/client.js'
 import type { Services } from '../services.js'
 import { detachHashtags } from './hashtags.js'
 import { visibleTo } from './posts.js'
+import { assertPassword } from './sessions.js'
 
 /** Who deletes: a user (ownership rules apply) or a moderator (by name, for the record). */
 export type Remover = { userId: number } | { moderator: string }
@@ -185,7 +185,7 @@ export async function deleteStory(services: Services, storyId: number, by: Remov
 export async function deleteAccount(services: Services, userId: number, password: string): Promise<void> {
   const [user] = await services.db.values<[string]>(sql`select password_hash from users where id = ${userId}`)
   if (!user) throw notFound('User')
-  if (!(await verifyPassword(password, user[0]))) throw new TRPCError({ code: 'FORBIDDEN', message: 'Wrong password' })
+  await assertPassword(user[0], password)
   const released = await writeTransaction(services.db, async (tx) => {
     const u = userId
     const ownPosts = sql`select id from posts where user_id = ${u}`
