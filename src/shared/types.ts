@@ -23,6 +23,17 @@ export interface Session {
   user: SessionUser
 }
 
+/** One of the caller's live sessions (GET /auth/sessions); never its token or hash. */
+export interface SessionInfo {
+  id: number
+  user_agent: string
+  created_at: string
+  /** When its token was last presented, to about a minute. */
+  last_used_at: string | null
+  /** The session making this request. */
+  current: boolean
+}
+
 export interface UserProfile extends ImageMeta<'avatar'> {
   id: number
   username: string
@@ -55,6 +66,8 @@ export interface Post extends ImageMeta<'image'>, ImageMeta<'avatar'> {
   comments_count: number
   user_liked: boolean
   created_at: string
+  /** When the author last edited the post; null when never. */
+  edited_at: string | null
   user_id: number
   username: string
   full_name: string

@@ -11,6 +11,8 @@ export const mobileRoutes: Route[] = [
   { method: 'POST', path: '/auth/login', procedure: 'auth.login', message: 'Login successful' },
   { method: 'POST', path: '/auth/logout', procedure: 'auth.logout', input: () => undefined, message: 'Logged out' },
   { method: 'POST', path: '/auth/refresh', procedure: 'auth.refresh', input: () => undefined, message: 'Token refreshed' },
+  { method: 'GET', path: '/auth/sessions', procedure: 'auth.sessions', input: () => undefined },
+  { method: 'DELETE', path: '/auth/sessions/:id', procedure: 'auth.revokeSession', input: ({ params }) => params, message: 'Session revoked' },
 
   // users
   { method: 'GET', path: '/user/profile/:user_id?', procedure: 'users.profile', input: ({ params }) => params },
@@ -25,6 +27,8 @@ export const mobileRoutes: Route[] = [
   { method: 'POST', path: '/user/mute/:user_id', procedure: 'users.mute', input: ({ params }) => params, message: 'Muted' },
   { method: 'DELETE', path: '/user/unmute/:user_id', procedure: 'users.unmute', input: ({ params }) => params, message: 'Unmuted' },
   { method: 'GET', path: '/user/muted', procedure: 'users.muted', input: ({ query }) => query },
+  { method: 'PUT', path: '/user/password', procedure: 'users.changePassword', input: ({ body }) => body, message: 'Password changed' },
+  { method: 'DELETE', path: '/user/account', procedure: 'users.deleteAccount', input: ({ body }) => body, deleteWithBody: true, message: 'Account deleted' },
 
   // posts
   { method: 'GET', path: '/posts/feed', procedure: 'posts.feed', input: ({ query }) => query },
@@ -32,16 +36,20 @@ export const mobileRoutes: Route[] = [
   { method: 'GET', path: '/posts/detail/:post_id', procedure: 'posts.detail' },
   { method: 'POST', path: '/posts/create', procedure: 'posts.create', input: ({ body }) => body, status: 201, message: 'Post created' },
   { method: 'GET', path: '/posts/user/:user_id', procedure: 'posts.byUser' },
+  { method: 'DELETE', path: '/posts/:post_id', procedure: 'posts.delete', input: ({ params }) => params, message: 'Post deleted' },
+  { method: 'PUT', path: '/posts/:post_id', procedure: 'posts.edit', input: ({ body, params }) => ({ ...body, ...params }), message: 'Post updated' },
 
   // interactions
   { method: 'POST', path: '/interactions/like/:post_id', procedure: 'interactions.like', input: ({ params }) => params, message: 'Post liked' },
   { method: 'DELETE', path: '/interactions/unlike/:post_id', procedure: 'interactions.unlike', input: ({ params }) => params, message: 'Post unliked' },
   { method: 'POST', path: '/interactions/comment/:post_id', procedure: 'interactions.comment', input: ({ body, params }) => ({ ...body, ...params }), status: 201, message: 'Comment added' },
+  { method: 'DELETE', path: '/interactions/comment/:comment_id', procedure: 'interactions.deleteComment', input: ({ params }) => params, message: 'Comment deleted' },
 
   // stories
   { method: 'GET', path: '/stories/feed', procedure: 'stories.feed', input: () => undefined },
   { method: 'GET', path: '/stories/view/:story_id', procedure: 'stories.view', input: ({ params }) => params },
   { method: 'POST', path: '/stories/create', procedure: 'stories.create', input: ({ body }) => body, status: 201, message: 'Story created' },
+  { method: 'DELETE', path: '/stories/:story_id', procedure: 'stories.delete', input: ({ params }) => params, message: 'Story deleted' },
 
   // search (GET /search/posts is an extra path; the others are the spec's)
   { method: 'GET', path: '/search/all', procedure: 'search.all', input: ({ query }) => query },

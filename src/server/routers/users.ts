@@ -2,6 +2,9 @@ import { paginationInput } from '../../shared/schemas/common.js'
 import { followInput, followListInput, profileInput, updateProfileInput } from '../../shared/schemas/users.js'
 import { follow, listFollows, unfollow } from '../domain/follows.js'
 import { blockUser, listRelations, muteUser, unblockUser, unmuteUser } from '../domain/relations.js'
+import { changePasswordInput, deleteAccountInput } from '../../shared/schemas/auth.js'
+import { deleteAccount } from '../domain/removal.js'
+import { changePassword } from '../domain/sessions.js'
 import { loadProfile, updateProfile } from '../domain/users.js'
 import { authedProcedure, optionalAuthProcedure, router } from '../trpc.js'
 
@@ -49,4 +52,18 @@ export const usersRouter = router({
     .mutation(({ ctx, input }) => unmuteUser(ctx.services.db, ctx.services.reads, ctx.user.id, input.user_id)),
 
   muted: authedProcedure.input(paginationInput).query(({ ctx, input }) => listRelations(ctx.services, 'muted', ctx.user.id, input)),
+
+  /** Counted in the `auth` class: each call checks a password. */
+  changePassword: authedProcedure
+    .meta({ rateLimit: 'auth' })
+    .input(changePasswordInput)
+    .mutation(({ ctx, input }) => changePassword(ctx.services.db, ctx.user, ctx.sessionId, input, ctx.services.clock())),
+
+  deleteAccount: authedProcedure
+    .meta({ rateLimit: 'auth' })
+    .input(deleteAccountInput)
+    .mutation(async ({ ctx, input }) => {
+      await deleteAccount(ctx.services, ctx.user.id, input.password)
+      return null
+    }),
 })
