@@ -77,10 +77,10 @@ export async function openEventStream(url: string, options: { token?: string; la
     onRetry: (ms) => (stream.retry = ms),
   })
   const decoder = new TextDecoder()
-  const body = response.body
+  const reader = response.body.getReader()
   stream.ended = (async () => {
     try {
-      for await (const chunk of body) parser.feed(decoder.decode(chunk, { stream: true }))
+      for (let read = await reader.read(); !read.done; read = await reader.read()) parser.feed(decoder.decode(read.value, { stream: true }))
     } catch {
       // Aborted by close(), or cut by the server.
     }
