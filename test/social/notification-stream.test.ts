@@ -9,10 +9,11 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { sql } from 'drizzle-orm'
 import { writeTransaction } from '../../src/server/db/client.js'
+import { newestIdOfUserQuery, newestIdQuery, rawUnreadQuery, recipientsQuery } from '../../src/server/domain/notification-feed.js'
 import { runCli } from '../helpers/cli.js'
 import { registerUser, startTestServer, type TestServer } from '../helpers/server.js'
 import { openEventStream, type EventStream } from '../helpers/sse.js'
-import { API, comment, createPost, follow, like, type User } from './stories-notifications-fixtures.js'
+import { API, comment, createPost, follow, like, queryPlan, type User } from './stories-notifications-fixtures.js'
 
 const STREAM = `${API}/notifications/stream`
 
@@ -258,6 +259,27 @@ test('a client whose socket buffer stays full is disconnected rather than buffer
     const stream = await open(server, alice)
     assert.is(stream.status, 200)
     stream.close()
+  } finally {
+    await server.close()
+  }
+})
+
+test("the poller's queries are index lookups and ranges, never scans", async () => {
+  const { server, alice, bob } = await setup()
+  try {
+    const db = server.services.db
+    const plans = {
+      newest: await queryPlan(server, newestIdQuery(db)),
+      newestOfUser: await queryPlan(server, newestIdOfUserQuery(db, alice.id)),
+      recipients: await queryPlan(server, recipientsQuery(db, 10, 20)),
+      unread: await queryPlan(server, rawUnreadQuery(db, [alice.id, bob.id])),
+    }
+    // max(id) of the whole table: SQLite reads the last entry of the primary key.
+    assert.match(plans.newest, /^SEARCH notifications$/, plans.newest)
+    assert.match(plans.newestOfUser, /SEARCH notifications USING COVERING INDEX notifications_user_page_idx \(user_id=\?\)/, plans.newestOfUser)
+    assert.match(plans.recipients, /SEARCH notifications USING INTEGER PRIMARY KEY \(rowid>\? AND rowid<\?\)/, plans.recipients)
+    assert.match(plans.unread, /SEARCH notifications USING (COVERING )?INDEX notifications_user_unread_idx \(user_id=\?\)/, plans.unread)
+    for (const plan of Object.values(plans)) assert.not.match(plan, /SCAN notifications$/m, plan)
   } finally {
     await server.close()
   }

@@ -20,7 +20,7 @@
  * (the client resumes with Last-Event-ID). So a slow client costs one socket buffer, never a queue.
  */
 import { TRPCError } from '@trpc/server'
-import { and, count, eq, gt, inArray, lte, max, sql } from 'drizzle-orm'
+import { and, count, eq, gt, inArray, lte, max, sql, type Placeholder } from 'drizzle-orm'
 import type { Notification } from '../../shared/types.js'
 import type { StreamConfig } from '../config.js'
 import type { ReadDb } from '../db/client.js'
@@ -71,19 +71,25 @@ const BATCH = 100
 /** Users per unread-count query (well under SQLite's bound-parameter limit). */
 const UNREAD_CHUNK = 500
 
-const newestId = prepared((db) => db.select({ id: max(notifications.id) }).from(notifications).prepare())
-/** Served by `notifications_user_page_idx` (user_id, id): the last entry of the user's range. */
-const newestIdOfUser = prepared((db) =>
-  db.select({ id: max(notifications.id) }).from(notifications).where(eq(notifications.userId, sql.placeholder('user'))).prepare(),
-)
-/** A range of the primary key: the rows that arrived since the last poll. */
-const recipientsBetween = prepared((db) =>
+/** The newest notification id: the last entry of the primary key. */
+export const newestIdQuery = (db: ReadDb) => db.select({ id: max(notifications.id) }).from(notifications)
+/** The user's newest notification id: the last entry of their range of `notifications_user_page_idx` (user_id, id). */
+export const newestIdOfUserQuery = (db: ReadDb, userId: number | Placeholder) =>
+  db.select({ id: max(notifications.id) }).from(notifications).where(eq(notifications.userId, userId))
+/** Who the rows that arrived since the last poll are for: a range of the primary key. */
+export const recipientsQuery = (db: ReadDb, from: number | Placeholder, to: number | Placeholder) =>
+  db.selectDistinct({ userId: notifications.userId }).from(notifications).where(and(gt(notifications.id, from), lte(notifications.id, to)))
+/** Raw unread counts of several users: the partial unread index, one range per user. */
+export const rawUnreadQuery = (db: ReadDb, userIds: number[]) =>
   db
-    .selectDistinct({ userId: notifications.userId })
+    .select({ userId: notifications.userId, count: count() })
     .from(notifications)
-    .where(and(gt(notifications.id, sql.placeholder('from')), lte(notifications.id, sql.placeholder('to'))))
-    .prepare(),
-)
+    .where(and(inArray(notifications.userId, userIds), sql`${notifications.isRead} = 0`))
+    .groupBy(notifications.userId)
+
+const newestId = prepared((db) => newestIdQuery(db).prepare())
+const newestIdOfUser = prepared((db) => newestIdOfUserQuery(db, sql.placeholder('user')).prepare())
+const recipientsBetween = prepared((db) => recipientsQuery(db, sql.placeholder('from'), sql.placeholder('to')).prepare())
 
 /**
  * Raw unread counts of many users in one query (the partial unread index), only to notice that a
@@ -93,11 +99,7 @@ const recipientsBetween = prepared((db) =>
 async function rawUnreadCounts(db: ReadDb, userIds: number[]): Promise<Map<number, number>> {
   const counts = new Map<number, number>(userIds.map((id) => [id, 0]))
   for (let i = 0; i < userIds.length; i += UNREAD_CHUNK) {
-    const rows = await db
-      .select({ userId: notifications.userId, count: count() })
-      .from(notifications)
-      .where(and(inArray(notifications.userId, userIds.slice(i, i + UNREAD_CHUNK)), sql`${notifications.isRead} = 0`))
-      .groupBy(notifications.userId)
+    const rows = await rawUnreadQuery(db, userIds.slice(i, i + UNREAD_CHUNK))
     for (const row of rows) counts.set(row.userId, row.count)
   }
   return counts
