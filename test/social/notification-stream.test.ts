@@ -10,8 +10,8 @@ import * as assert from 'uvu/assert'
 import { sql } from 'drizzle-orm'
 import { writeTransaction } from '../../src/server/db/client.js'
 import { newestIdOfUserQuery, newestIdQuery, rawUnreadQuery, recipientsQuery } from '../../src/server/domain/notification-feed.js'
-import { runCli } from '../helpers/cli.js'
-import { registerUser, startTestServer, type TestServer } from '../helpers/server.js'
+import { runCli, startServe } from '../helpers/cli.js'
+import { registerUser, startTestServer, tempDir, type TestServer } from '../helpers/server.js'
 import { openEventStream, type EventStream } from '../helpers/sse.js'
 import { API, comment, createPost, follow, like, queryPlan, type User } from './stories-notifications-fixtures.js'
 
@@ -261,6 +261,38 @@ test('a client whose socket buffer stays full is disconnected rather than buffer
     stream.close()
   } finally {
     await server.close()
+  }
+})
+
+test('plaza serve --workers 2: streams on either worker get a like written through either; SIGTERM ends every stream and all exit 0', async () => {
+  const { child, url, exited } = await startServe(['--port', '0', '--data-dir', tempDir(), '--workers', '2', '--no-rate-limits'])
+  try {
+    const call = async (method: string, path: string, token?: string, body?: unknown) => {
+      const res = await fetch(url + API + path, {
+        method,
+        headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      })
+      return (await res.json()).data
+    }
+    const account = async (name: string) => {
+      const data = await call('POST', '/auth/register', undefined, { username: name, email: `${name}@example.com`, password: 'correct horse' })
+      return { token: data.token as string, id: data.user.id as number }
+    }
+    const alice = await account('workers_alice')
+    const bob = await account('workers_bob')
+    const postId = (await call('POST', '/posts/create', alice.token, { content: 'two workers' })).id as number
+    // Successive connections go to alternate workers: the two streams live in different processes.
+    const streams = [await openEventStream(url + STREAM, { token: alice.token }), await openEventStream(url + STREAM, { token: alice.token })]
+    await Promise.all(streams.map(connected))
+    await call('POST', `/interactions/like/${postId}`, bob.token)
+    await Promise.all(streams.map((stream) => stream.waitFor(() => stream.notifications().length === 1, 'the like on every stream')))
+    for (const stream of streams) assert.is(stream.notifications()[0].actor_id, bob.id)
+    child.kill('SIGTERM')
+    await Promise.all(streams.map((stream) => stream.ended))
+    assert.is(await exited, 0)
+  } finally {
+    child.kill('SIGKILL')
   }
 })
 
