@@ -165,6 +165,8 @@ export function createApp(services: Services): App {
     },
     async close() {
       closing = true
+      // Event streams never finish on their own: end them, so the server can close (clients resume with Last-Event-ID).
+      services.notificationFeed.close()
       await new Promise<void>((resolve) => {
         server.close(() => resolve())
         server.closeIdleConnections()

@@ -47,8 +47,28 @@ export interface ServerConfig {
   fanoutMaxFollowers: number
   /** Generated files together are kept under this many bytes; the oldest are evicted first. */
   generatedMaxBytes: number
+  /** Live notification streams (GET /notifications/stream): caps and timings. */
+  streams: StreamConfig
   /** The environment the configuration was read from; feature modules (chat providers) read their own variables from it. */
   env: NodeJS.ProcessEnv
+}
+
+/** Live notification streams: how many may be open, and how often they are fed, checked and kept alive. */
+export interface StreamConfig {
+  /** Open streams per user in this process (`PLAZA_STREAMS_PER_USER`); more are refused with 429. */
+  perUser: number
+  /** Open streams in this process (`PLAZA_STREAMS_MAX`); more are refused with 429. */
+  total: number
+  /** An SSE comment this often keeps proxies and NATs from closing an idle stream (`PLAZA_STREAM_HEARTBEAT`). */
+  heartbeatMs: number
+  /** How often the process's one poller looks for new notifications while streams are open (`PLAZA_STREAM_POLL`). */
+  pollMs: number
+  /** How often unread counts are re-checked, for reads marked by any process (`PLAZA_STREAM_UNREAD_CHECK`). */
+  unreadCheckMs: number
+  /** A client whose socket buffer stays full this long is disconnected (`PLAZA_STREAM_STALL`). */
+  stallMs: number
+  /** The `retry:` hint: how long a client waits before reconnecting (`PLAZA_STREAM_RETRY`). */
+  retryMs: number
 }
 
 export const DEFAULTS = {
@@ -61,6 +81,7 @@ export const DEFAULTS = {
   generatedTtlMs: 24 * 3600_000,
   generatedMaxBytes: 1024 * 1024 * 1024,
   fanoutMaxFollowers: 10_000,
+  streams: { perUser: 5, total: 1000, heartbeatMs: 15_000, pollMs: 250, unreadCheckMs: 1000, stallMs: 30_000, retryMs: 3000 },
 } as const
 
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug'
@@ -185,6 +206,25 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
     generatedTtlMs: parseDuration('PLAZA_GENERATED_TTL', env.PLAZA_GENERATED_TTL, DEFAULTS.generatedTtlMs, 's'),
     fanoutMaxFollowers: parsePositiveInt('PLAZA_FANOUT_MAX_FOLLOWERS', env.PLAZA_FANOUT_MAX_FOLLOWERS, DEFAULTS.fanoutMaxFollowers),
     generatedMaxBytes: parseBytes('PLAZA_GENERATED_MAX_BYTES', env.PLAZA_GENERATED_MAX_BYTES, DEFAULTS.generatedMaxBytes),
+    streams: parseStreamConfig(env),
     env,
+  }
+}
+
+/** `PLAZA_STREAM*`: the live notification streams' caps and timings (durations as `parseDuration` reads them). */
+function parseStreamConfig(env: NodeJS.ProcessEnv): StreamConfig {
+  const d = DEFAULTS.streams
+  const positive = (name: string, value: number) => {
+    if (value <= 0) throw new ConfigError(`${name} must be more than 0`)
+    return value
+  }
+  return {
+    perUser: parsePositiveInt('PLAZA_STREAMS_PER_USER', env.PLAZA_STREAMS_PER_USER, d.perUser),
+    total: parsePositiveInt('PLAZA_STREAMS_MAX', env.PLAZA_STREAMS_MAX, d.total),
+    heartbeatMs: positive('PLAZA_STREAM_HEARTBEAT', parseDuration('PLAZA_STREAM_HEARTBEAT', env.PLAZA_STREAM_HEARTBEAT, d.heartbeatMs)),
+    pollMs: positive('PLAZA_STREAM_POLL', parseDuration('PLAZA_STREAM_POLL', env.PLAZA_STREAM_POLL, d.pollMs)),
+    unreadCheckMs: positive('PLAZA_STREAM_UNREAD_CHECK', parseDuration('PLAZA_STREAM_UNREAD_CHECK', env.PLAZA_STREAM_UNREAD_CHECK, d.unreadCheckMs)),
+    stallMs: positive('PLAZA_STREAM_STALL', parseDuration('PLAZA_STREAM_STALL', env.PLAZA_STREAM_STALL, d.stallMs)),
+    retryMs: positive('PLAZA_STREAM_RETRY', parseDuration('PLAZA_STREAM_RETRY', env.PLAZA_STREAM_RETRY, d.retryMs)),
   }
 }

@@ -3,6 +3,7 @@ import { createCodeImageService, type CodeImageService } from './codeimage/servi
 import { openDatabase, type Db, type ReadDb } from './db/client.js'
 import { ConfigError, type ServerConfig } from './config.js'
 import { startFanout, type Fanout } from './domain/fanout.js'
+import { createNotificationFeed, type NotificationFeed } from './domain/notification-feed.js'
 import { createLogger, type Logger } from './logger.js'
 import { RateLimiter } from './rate-limit.js'
 import { startMaintenance } from './uploads/generated.js'
@@ -50,6 +51,8 @@ export interface Services {
    * the background while the process serves (`maintenance`), and on close for an embedded command.
    */
   fanout: Fanout
+  /** Live notification streams: the process's one poller and its subscribers (domain/notification-feed.ts); idle until one opens. */
+  notificationFeed: NotificationFeed
   close(): Promise<void>
 }
 
@@ -123,7 +126,9 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
     chat,
     codeimage,
     fanout,
+    notificationFeed: createNotificationFeed({ reads: database.reads, logger, limits: config.streams }),
     async close() {
+      services.notificationFeed.close()
       await fanout.close()
       await stopMaintenance?.()
       await database.close()

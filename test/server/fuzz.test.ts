@@ -226,6 +226,11 @@ function send(url: string, method: string, headers: Record<string, string>, body
     // An explicit length: without one node:http sends a GET or DELETE body unframed, which is the client's bug, not the server's.
     const length = body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }
     const req = http.request(url, { method, headers: { ...headers, ...length }, agent: keepAlive }, (res) => {
+      // An event stream that opened (GET /notifications/stream) never ends: its status and type are the answer.
+      if (String(res.headers['content-type']).startsWith('text/event-stream')) {
+        res.destroy()
+        return resolve({ status: res.statusCode!, type: String(res.headers['content-type']), text: '' })
+      }
       const chunks: Buffer[] = []
       res.on('data', (chunk) => chunks.push(chunk))
       res.on('end', () => resolve({ status: res.statusCode!, type: String(res.headers['content-type'] ?? ''), text: Buffer.concat(chunks).toString('utf8') }))
@@ -260,6 +265,7 @@ test(`fuzz: ${REQUESTS} seeded requests over every route: no 5xx, no answer outs
       { method: 'GET', path: '/trpc/users.profile,posts.feed', kind: 'trpc' },
       { method: 'GET', path: '/health', kind: 'rest' },
       { method: 'GET', path: '/uploads/posts/:name', kind: 'rest' },
+      { method: 'GET', path: '/api/mobile/notifications/stream?last_event_id=:id', kind: 'rest' },
       { method: 'GET', path: '/nowhere/:x', kind: 'rest' },
     ]
     const rng = prng(SEED)

@@ -1,5 +1,5 @@
 import { TRPCError } from '@trpc/server'
-import { and, count, desc, eq, sql, type Placeholder, type SQL } from 'drizzle-orm'
+import { and, asc, count, desc, eq, gt, sql, type Placeholder, type SQL } from 'drizzle-orm'
 import type { Notification, NotificationType } from '../../shared/types.js'
 import { writeTransaction, type Db, type ReadDb, type Tx } from '../db/client.js'
 import { prepared } from '../db/prepared.js'
@@ -46,8 +46,11 @@ function ownedBy(userId: number | Placeholder, unreadOnly: boolean): SQL {
 
 type Param = number | Placeholder
 
-/** One page of the caller's notifications with its actor and post joined; values or placeholders. */
-function notificationSelect(db: ReadDb, userId: Param, unreadOnly: boolean, limit: Param, offset: Param) {
+/**
+ * One page of the caller's notifications with its actor and post joined; values or placeholders.
+ * With `after`, those past that id, oldest first (the live stream's catch-up), through the same joins and filters.
+ */
+function notificationSelect(db: ReadDb, userId: Param, unreadOnly: boolean, limit: Param, offset: Param, after?: Param) {
   return db
     .select({
       id: notifications.id,
@@ -67,8 +70,8 @@ function notificationSelect(db: ReadDb, userId: Param, unreadOnly: boolean, limi
     .from(notifications)
     .innerJoin(users, eq(users.id, notifications.actorId))
     .leftJoin(posts, eq(posts.id, notifications.postId))
-    .where(and(ownedBy(userId, unreadOnly), authorVisibleTo(userId)))
-    .orderBy(desc(notifications.id))
+    .where(and(ownedBy(userId, unreadOnly), authorVisibleTo(userId), after === undefined ? undefined : gt(notifications.id, after)))
+    .orderBy(after === undefined ? desc(notifications.id) : asc(notifications.id))
     .limit(limit)
     .offset(offset)
 }
@@ -101,6 +104,18 @@ export async function listNotifications(
   const query = (unreadOnly ? unreadPage : allPage)(readerForPage(dbs, options))
   const rows = await query.all({ user: userId, limit: limit + 1, offset: (page - 1) * limit })
   return { notifications: await withMedia(dbs.reads, rows.slice(0, limit).map(toNotification)), page, has_more: rows.length > limit }
+}
+
+const afterPage = prepared((db) => notificationSelect(db, sql.placeholder('user'), false, sql.placeholder('limit'), 0, sql.placeholder('after')).prepare())
+
+/**
+ * The caller's notifications with an id past `afterId`, oldest first, at most `limit`: in the list's
+ * shape, so the live stream (notification-feed.ts) shows what the list shows. One range of
+ * `notifications_user_page_idx` (user_id, id).
+ */
+export async function notificationsAfter(db: ReadDb, userId: number, afterId: number, limit: number): Promise<Notification[]> {
+  const rows = await afterPage(db).all({ user: userId, after: afterId, limit })
+  return withMedia(db, rows.map(toNotification))
 }
 
 /** How many of the caller's notifications are unread (served by the partial unread index). */

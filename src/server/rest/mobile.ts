@@ -3,6 +3,7 @@
  * each row reads like the spec's endpoint table, then names the procedure that serves it.
  */
 import type { Route } from './adapter.js'
+import { handleNotificationStream } from './notification-stream.js'
 import { handleUpload } from './uploads.js'
 
 export const mobileRoutes: Route[] = [
@@ -61,6 +62,8 @@ export const mobileRoutes: Route[] = [
   { method: 'GET', path: '/notifications/list', procedure: 'notifications.list', input: ({ query }) => query },
   { method: 'GET', path: '/notifications/count', procedure: 'notifications.count', input: () => undefined },
   { method: 'PUT', path: '/notifications/mark_read/:notification_id?', procedure: 'notifications.markRead', input: ({ params }) => params },
+  // Server-Sent Events: notifications as they arrive (Last-Event-ID resumes)
+  { method: 'GET', path: '/notifications/stream', handle: handleNotificationStream },
 
   // uploads: multipart with the file in field `file` (POST /upload/comment is an extra path)
   { method: 'POST', path: '/upload/avatar', handle: handleUpload('avatars') },
