@@ -100,4 +100,20 @@ test('the post lookup of detail, like and comment uses primary keys only', async
   assert.ok(plan.some((line) => line.includes('SEARCH posts USING INTEGER PRIMARY KEY')), plan.join('\n'))
 })
 
+test('every foreign key has an index led by its child column, so deleting a parent row never scans the child table', async () => {
+  const raw = rawClient(server)
+  const keys = await raw.execute(`select m.name as tbl, f."from" as col from sqlite_master m join pragma_foreign_key_list(m.name) f where m.type = 'table'`)
+  const unindexed: string[] = []
+  for (const { tbl, col } of keys.rows) {
+    // The first column of any index (a WITHOUT ROWID table's primary key is one too), partial ones included: col = ? implies col is not null.
+    const leads = await raw.execute({
+      sql: `select 1 from pragma_index_list(?) l join pragma_index_info(l.name) i where i.seqno = 0 and i.name = ?`,
+      args: [String(tbl), String(col)],
+    })
+    if (leads.rows.length === 0) unindexed.push(`${tbl}.${col}`)
+  }
+  assert.equal(unindexed, [])
+  assert.ok(keys.rows.length >= 20, `${keys.rows.length} foreign keys checked`)
+})
+
 test.run()

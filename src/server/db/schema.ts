@@ -185,7 +185,7 @@ export const storyViews = sqliteTable(
       .references(() => users.id, { onDelete: 'cascade' }),
     createdAt: integer('created_at').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.storyId, t.viewerId] })],
+  (t) => [primaryKey({ columns: [t.storyId, t.viewerId] }), index('story_views_viewer_idx').on(t.viewerId)],
 )
 
 export const notifications = sqliteTable(
@@ -209,6 +209,15 @@ export const notifications = sqliteTable(
     // Every column a page shows, so a page is one index range (migration 0007).
     index('notifications_user_page_idx').on(t.userId, t.id, t.actorId, t.type, t.isRead, t.createdAt, t.postId, t.storyId),
     index('notifications_user_unread_idx').on(t.userId).where(sql`${t.isRead} = 0`),
+    // The child keys of the foreign keys (migration 0009): deleting a post, a story or an account
+    // finds its notifications here, not by scanning the table. Partial where most rows have none.
+    index('notifications_post_idx')
+      .on(t.postId)
+      .where(sql`${t.postId} is not null`),
+    index('notifications_story_idx')
+      .on(t.storyId)
+      .where(sql`${t.storyId} is not null`),
+    index('notifications_actor_idx').on(t.actorId),
   ],
 )
 
@@ -371,6 +380,7 @@ export const reports = sqliteTable(
     index('reports_status_idx').on(t.status, t.id),
     index('reports_target_idx').on(t.targetType, t.targetId),
     index('reports_target_user_idx').on(t.targetUserId),
+    index('reports_reporter_idx').on(t.reporterId),
   ],
 )
 
