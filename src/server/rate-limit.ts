@@ -63,7 +63,7 @@ export class RateLimiter {
   async #sweep(now: number) {
     if (this.#lastSweep !== null && now - this.#lastSweep < SWEEP_INTERVAL_MS) return
     this.#lastSweep = now
-    const longest = Math.max(this.limits.auth.windowMs, this.limits.upload.windowMs, this.limits.default.windowMs)
+    const longest = Math.max(...Object.values(this.limits).map((rule) => rule.windowMs))
     await this.db.delete(rateLimits).where(lt(rateLimits.windowStart, now - longest))
   }
 }

@@ -128,3 +128,14 @@ export interface UploadResult {
   poster_url?: string
   poster_path?: string
 }
+
+/** A user's report as its reporter sees it (POST /reports). */
+export interface Report {
+  id: number
+  target_type: 'post' | 'comment' | 'story' | 'user'
+  target_id: number
+  reason: string
+  note: string
+  status: 'open' | 'resolved'
+  created_at: string
+}

@@ -48,6 +48,9 @@ export const mobileRoutes: Route[] = [
   { method: 'GET', path: '/notifications/count', procedure: 'notifications.count', input: () => undefined },
   { method: 'PUT', path: '/notifications/mark_read/:notification_id?', procedure: 'notifications.markRead', input: ({ params }) => params },
 
+  // reports (issue 13; not in the spec)
+  { method: 'POST', path: '/reports', procedure: 'reports.create', input: ({ body }) => body, status: 201, message: 'Report submitted' },
+
   // uploads: multipart with the file in field `file` (POST /upload/comment is an extra path)
   { method: 'POST', path: '/upload/avatar', handle: handleUpload('avatars') },
   { method: 'POST', path: '/upload/post', handle: handleUpload('posts') },
