@@ -1,5 +1,5 @@
 import { initTRPC, TRPCError } from '@trpc/server'
-import { resolveSession, type AuthUser } from './auth/sessions.js'
+import { assertNotSuspended, resolveSession, type AuthUser } from './auth/sessions.js'
 import { RateLimitedError, toPublicError } from './errors.js'
 import type { RateLimitClass } from './rate-limit.js'
 import type { Services } from './services.js'
@@ -70,6 +70,7 @@ async function authenticate(ctx: Context): Promise<{ user: AuthUser; sessionId: 
     await enforceRateLimit(ctx, 'auth', failedAuthKey(ctx))
     throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Invalid or expired token' })
   }
+  assertNotSuspended(session.user)
   return session
 }
 
