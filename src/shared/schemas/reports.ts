@@ -36,3 +36,14 @@ export const createReportInput = z.object({
 })
 export type CreateReportInput = z.input<typeof createReportInput>
 export type CreateReport = z.output<typeof createReportInput>
+
+/** Who acts (the operator's name, recorded with the action) and why, for the operator commands. */
+export const moderationByInput = z.object({
+  moderator: z
+    .string({ error: 'moderator is required' })
+    .trim()
+    .min(1, 'moderator must not be empty')
+    .max(100, 'moderator must be at most 100 characters'),
+  note,
+})
+export type ModerationBy = z.output<typeof moderationByInput>
