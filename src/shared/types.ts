@@ -46,6 +46,8 @@ export interface Post {
   comments_count: number
   user_liked: boolean
   created_at: string
+  /** When the author last edited the post; null when never. */
+  edited_at: string | null
   user_id: number
   username: string
   full_name: string

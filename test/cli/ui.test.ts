@@ -19,6 +19,7 @@ const post: Post = {
   comments_count: 1,
   user_liked: true,
   created_at: '2026-03-01 11:55:00',
+  edited_at: null,
   user_id: 1,
   username: 'alice',
   full_name: 'Alice Liddell',

@@ -1,4 +1,4 @@
-import { and, asc, desc, gt, gte, lt, sql } from 'drizzle-orm'
+import { and, asc, desc, gt, gte, lt, sql, type SQL } from 'drizzle-orm'
 import type { ReadDb, Tx } from '../db/client.js'
 import { hashtags, postHashtags } from '../db/schema.js'
 
@@ -31,6 +31,26 @@ export async function attachHashtags(tx: Tx, postId: number, tags: string[], isP
     insert into ${postHashtags} (post_id, hashtag_id)
     select ${postId}, id from ${hashtags} where tag in (select value from json_each(${list}))
     on conflict do nothing`)
+}
+
+/**
+ * Lowers `hashtags.posts_count` for the public posts of `postIds` (a subquery of ids) among their
+ * tags, unlinks them, and drops tags no post uses any more. Runs before the posts are deleted
+ * or edited (while `is_public` is still the one the counts were made with).
+ */
+export async function detachHashtags(tx: Tx, postIds: SQL): Promise<void> {
+  const tagIds = (await tx.values<[number]>(sql`select distinct hashtag_id from post_hashtags where post_id in (${postIds})`)).map((row) => row[0])
+  if (tagIds.length === 0) return
+  const tags = JSON.stringify(tagIds)
+  await tx.run(sql`
+    update hashtags set posts_count = posts_count - (
+      select count(*) from post_hashtags ph join posts p on p.id = ph.post_id
+      where ph.hashtag_id = hashtags.id and p.is_public = 1 and p.id in (${postIds}))
+    where id in (select value from json_each(${tags}))`)
+  await tx.run(sql`delete from post_hashtags where post_id in (${postIds})`)
+  await tx.run(sql`
+    delete from hashtags where id in (select value from json_each(${tags}))
+      and not exists (select 1 from post_hashtags where hashtag_id = hashtags.id)`)
 }
 
 /** The upper bound of a prefix range: every string starting with `prefix` sorts below it. */

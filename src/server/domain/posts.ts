@@ -29,6 +29,7 @@ export function postColumns() {
     likesCount: posts.likesCount,
     commentsCount: posts.commentsCount,
     createdAt: posts.createdAt,
+    editedAt: posts.editedAt,
     userId: posts.userId,
     username: users.username,
     fullName: users.fullName,
@@ -46,6 +47,7 @@ export interface PostRow {
   likesCount: number
   commentsCount: number
   createdAt: number
+  editedAt: number | null
   userId: number
   username: string
   fullName: string
@@ -64,6 +66,7 @@ export function toPost(row: PostRow): Post {
     comments_count: row.commentsCount,
     user_liked: Boolean(row.userLiked),
     created_at: formatDateTime(row.createdAt),
+    edited_at: row.editedAt === null ? null : formatDateTime(row.editedAt),
     user_id: row.userId,
     username: row.username,
     full_name: row.fullName,
@@ -269,6 +272,7 @@ export async function createPost(db: Db, authorId: number, input: CreatePost, no
       likesCount: 0,
       commentsCount: 0,
       createdAt,
+      editedAt: null,
       userId: authorId,
       username: author.username,
       fullName: author.full_name,

@@ -26,16 +26,20 @@ export const mobileRoutes: Route[] = [
   { method: 'GET', path: '/posts/detail/:post_id', procedure: 'posts.detail' },
   { method: 'POST', path: '/posts/create', procedure: 'posts.create', input: ({ body }) => body, status: 201, message: 'Post created' },
   { method: 'GET', path: '/posts/user/:user_id', procedure: 'posts.byUser' },
+  { method: 'DELETE', path: '/posts/:post_id', procedure: 'posts.delete', input: ({ params }) => params, message: 'Post deleted' },
+  { method: 'PUT', path: '/posts/:post_id', procedure: 'posts.edit', input: ({ body, params }) => ({ ...body, ...params }), message: 'Post updated' },
 
   // interactions
   { method: 'POST', path: '/interactions/like/:post_id', procedure: 'interactions.like', input: ({ params }) => params, message: 'Post liked' },
   { method: 'DELETE', path: '/interactions/unlike/:post_id', procedure: 'interactions.unlike', input: ({ params }) => params, message: 'Post unliked' },
   { method: 'POST', path: '/interactions/comment/:post_id', procedure: 'interactions.comment', input: ({ body, params }) => ({ ...body, ...params }), status: 201, message: 'Comment added' },
+  { method: 'DELETE', path: '/interactions/comment/:comment_id', procedure: 'interactions.deleteComment', input: ({ params }) => params, message: 'Comment deleted' },
 
   // stories
   { method: 'GET', path: '/stories/feed', procedure: 'stories.feed', input: () => undefined },
   { method: 'GET', path: '/stories/view/:story_id', procedure: 'stories.view', input: ({ params }) => params },
   { method: 'POST', path: '/stories/create', procedure: 'stories.create', input: ({ body }) => body, status: 201, message: 'Story created' },
+  { method: 'DELETE', path: '/stories/:story_id', procedure: 'stories.delete', input: ({ params }) => params, message: 'Story deleted' },
 
   // search (GET /search/posts is an extra path; the others are the spec's)
   { method: 'GET', path: '/search/all', procedure: 'search.all', input: ({ query }) => query },

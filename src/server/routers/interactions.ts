@@ -1,5 +1,6 @@
-import { commentInput, likeInput } from '../../shared/schemas/interactions.js'
+import { commentIdInput, commentInput, likeInput } from '../../shared/schemas/interactions.js'
 import { commentOnPost, likePost, unlikePost } from '../domain/interactions.js'
+import { deleteComment } from '../domain/removal.js'
 import { authedProcedure, router } from '../trpc.js'
 
 export const interactionsRouter = router({
@@ -12,4 +13,11 @@ export const interactionsRouter = router({
   comment: authedProcedure
     .input(commentInput)
     .mutation(({ ctx, input }) => commentOnPost(ctx.services.db, ctx.user.id, input, ctx.services.clock())),
+
+  deleteComment: authedProcedure
+    .input(commentIdInput)
+    .mutation(async ({ ctx, input }) => {
+      await deleteComment(ctx.services, input.comment_id, { userId: ctx.user.id })
+      return null
+    }),
 })

@@ -1,6 +1,8 @@
-import { createPostInput, feedInput, postDetailInput, postsByUserInput } from '../../shared/schemas/posts.js'
+import { createPostInput, editPostInput, feedInput, postDetailInput, postIdInput, postsByUserInput } from '../../shared/schemas/posts.js'
+import { editPost } from '../domain/edits.js'
 import { getExplore } from '../domain/explore.js'
 import { createPost, getFeed, getPostDetail, getPostsByUser } from '../domain/posts.js'
+import { deletePost } from '../domain/removal.js'
 import { authedProcedure, optionalAuthProcedure, router } from '../trpc.js'
 
 export const postsRouter = router({
@@ -23,4 +25,13 @@ export const postsRouter = router({
   byUser: optionalAuthProcedure
     .input(postsByUserInput)
     .query(({ ctx, input }) => getPostsByUser(ctx.services.reads, input.user_id, ctx.user?.id ?? null, input)),
+
+  delete: authedProcedure
+    .input(postIdInput)
+    .mutation(async ({ ctx, input }) => {
+      await deletePost(ctx.services, input.post_id, { userId: ctx.user.id })
+      return null
+    }),
+
+  edit: authedProcedure.input(editPostInput).mutation(({ ctx, input }) => editPost(ctx.services, ctx.user.id, input)),
 })

@@ -1,4 +1,5 @@
-import { storyCreateInput, storyViewInput } from '../../shared/schemas/stories.js'
+import { storyCreateInput, storyIdInput, storyViewInput } from '../../shared/schemas/stories.js'
+import { deleteStory } from '../domain/removal.js'
 import { createStory, storyFeed, viewStory } from '../domain/stories.js'
 import { authedProcedure, router } from '../trpc.js'
 
@@ -13,4 +14,11 @@ export const storiesRouter = router({
   view: authedProcedure
     .input(storyViewInput)
     .mutation(({ ctx, input }) => viewStory(ctx.services.db, ctx.user, input.story_id, ctx.services.clock())),
+
+  delete: authedProcedure
+    .input(storyIdInput)
+    .mutation(async ({ ctx, input }) => {
+      await deleteStory(ctx.services, input.story_id, { userId: ctx.user.id })
+      return null
+    }),
 })

@@ -15,3 +15,5 @@ export const commentInput = z.object({
   image: optionalUploadPath(['comments']),
 })
 export type CommentInput = z.input<typeof commentInput>
+
+export const commentIdInput = z.object({ comment_id: id('comment_id') })

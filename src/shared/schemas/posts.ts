@@ -23,6 +23,21 @@ export type FeedInput = z.input<typeof feedInput>
 
 export const postIdInput = z.object({ post_id: id('post_id') })
 
+/** An edit changes the text, the visibility or both; the image stays (a new image is a new post). */
+export const editPostInput = z
+  .object({
+    post_id: id('post_id'),
+    content: z
+      .string({ error: 'content must be a string' })
+      .trim()
+      .max(TEXT_LIMITS.post, `content must be at most ${TEXT_LIMITS.post} characters`)
+      .optional(),
+    is_public: z.boolean({ error: 'is_public must be true or false' }).optional(),
+  })
+  .refine((edit) => edit.content !== undefined || edit.is_public !== undefined, { message: 'give content or is_public to change' })
+export type EditPostInput = z.input<typeof editPostInput>
+export type EditPost = z.output<typeof editPostInput>
+
 /** Detail pages its comments like every other list (oldest first). */
 export const postDetailInput = z.object({ post_id: id('post_id'), ...pagination })
 export type PostDetailInput = z.input<typeof postDetailInput>

@@ -88,3 +88,5 @@ export type StoryCreate = z.output<typeof storyCreateInput>
 
 export const storyViewInput = z.object({ story_id: id('story_id') })
 export type StoryViewInput = z.input<typeof storyViewInput>
+
+export const storyIdInput = z.object({ story_id: id('story_id') })

@@ -1,0 +1,161 @@
+/**
+ * Deleting content: a post, a comment, a story (and, below, a whole account). Each runs in one
+ * write transaction that removes the rows that hang off the target, keeps every counter shown on
+ * posts, profiles and hashtags exact, and only then (after commit) deletes the files that no row
+ * references any more, so a failed transaction never leaves a row pointing at a missing file.
+ *
+ * The moderation engineer's "remove" action calls these with `{ moderator }`: the ownership and
+ * visibility rules are skipped (404 only when the target does not exist), and open reports about
+ * the target are left for the caller, which resolves them in its own record. A user's own
+ * deletion (`{ userId }`) deletes the open reports about it: they would point at nothing.
+ *
+ * Statements are lean `sql`, as everywhere under the write lock; raw results are read by index.
+ */
+import { TRPCError } from '@trpc/server'
+import { sql } from 'drizzle-orm'
+import { writeTransaction, type Tx } from '../db/client.js'
+import type { Services } from '../services.js'
+import { detachHashtags } from './hashtags.js'
+import { visibleTo } from './posts.js'
+
+/** Who deletes: a user (ownership rules apply) or a moderator (by name, for the record). */
+export type Remover = { userId: number } | { moderator: string }
+
+const notFound = (what: string) => new TRPCError({ code: 'NOT_FOUND', message: `${what} not found` })
+
+/** Deletes storage keys after the transaction that released them committed; a failure is logged, never thrown. */
+export async function deleteFiles(services: Services, keys: string[]): Promise<void> {
+  await Promise.all(
+    keys.map((key) =>
+      services.storage.delete(key).catch((error) => services.logger.error('deleting a released file failed', { key, error: String(error) })),
+    ),
+  )
+}
+
+/**
+ * Drops the uploads rows of `paths` that no row references any more and answers their storage
+ * keys (a video's poster frame too, once its video goes). Only the owner of an upload can
+ * reference it (references.ts checks that at every write), so the check reads the owner's own
+ * rows only: index ranges of their posts, comments and stories, never a whole table.
+ */
+export async function releaseUploads(tx: Tx, paths: Iterable<string>): Promise<string[]> {
+  const released: string[] = []
+  const pending = [...new Set([...paths].filter((path) => path !== ''))]
+  while (pending.length > 0) {
+    const path = pending.pop()!
+    const [upload] = await tx.values<[number, number | null, string | null]>(sql`select id, user_id, poster from uploads where path = ${path}`)
+    // No row: not an upload (nothing to free). No owner: a generated file, which expires by itself.
+    if (!upload || upload[1] === null) continue
+    const owner = upload[1]
+    const [found] = await tx.values<[number]>(sql`
+      select exists (select 1 from posts where user_id = ${owner} and image = ${path})
+          or exists (select 1 from comments where user_id = ${owner} and image = ${path})
+          or exists (select 1 from stories where user_id = ${owner} and media_url = ${path})
+          or exists (select 1 from users where id = ${owner} and avatar = ${path})
+          or exists (select 1 from uploads where user_id = ${owner} and poster = ${path})`)
+    if (found[0]) continue
+    await tx.run(sql`delete from uploads where id = ${upload[0]}`)
+    released.push(path)
+    if (upload[2]) pending.push(upload[2])
+  }
+  return released
+}
+
+/**
+ * Removes one post and everything that hangs off it (no ownership check: the callers do that).
+ * Answers the paths its image and its comments' images were at, to release once the rows are gone.
+ */
+async function removePost(tx: Tx, post: { id: number; authorId: number; createdAt: number }, dropReports: boolean): Promise<string[]> {
+  const { id, authorId, createdAt } = post
+  const comments = await tx.values<[number, string]>(sql`select id, image from comments where post_id = ${id}`)
+  const [postRow] = await tx.values<[string]>(sql`select image from posts where id = ${id}`)
+  if (dropReports) {
+    const commentIds = JSON.stringify(comments.map((row) => row[0]))
+    await tx.run(sql`
+      delete from reports where status = 'open' and ((target_type = 'post' and target_id = ${id})
+        or (target_type = 'comment' and target_id in (select value from json_each(${commentIds}))))`)
+  }
+  await detachHashtags(tx, sql`select ${id}`)
+  // Like and comment notifications go to the post's author: a range of the recipient's index.
+  await tx.run(sql`delete from notifications where user_id = ${authorId} and post_id = ${id}`)
+  await tx.run(sql`delete from likes where post_id = ${id}`)
+  await tx.run(sql`delete from comments where post_id = ${id}`)
+  // A timeline holds a post only if its owner follows the author (unfollow prunes), so these are
+  // primary-key probes. A post still pending fan-out is in none yet, and the fan-out reads
+  // pending posts from `posts`, so once this commits it can never write this one.
+  await tx.run(sql`
+    delete from timelines where user_id in (select follower_id from follows where following_id = ${authorId} union all select ${authorId})
+      and created_at = ${createdAt} and post_id = ${id}`)
+  await tx.run(sql`delete from posts where id = ${id}`)
+  await tx.run(sql`update users set posts_count = posts_count - 1 where id = ${authorId}`)
+  return [postRow[0], ...comments.map((row) => row[1])]
+}
+
+/** Deletes a post (author only for a user: 403 when they can see it, 404 when they cannot or it does not exist). */
+export async function deletePost(services: Services, postId: number, by: Remover): Promise<void> {
+  const released = await writeTransaction(services.db, async (tx) => {
+    const visible = 'userId' in by ? visibleTo(by.userId) : sql`1`
+    const [row] = await tx.values<[number, number, number]>(sql`select user_id, created_at, (${visible}) from posts where id = ${postId}`)
+    if (!row || !row[2]) throw notFound('Post')
+    if ('userId' in by && row[0] !== by.userId) throw new TRPCError({ code: 'FORBIDDEN', message: 'You can only delete your own posts' })
+    const paths = await removePost(tx, { id: postId, authorId: row[0], createdAt: row[1] }, 'userId' in by)
+    return releaseUploads(tx, paths)
+  })
+  await deleteFiles(services, released)
+}
+
+/**
+ * Deletes a comment: its author or the post's author may (403 for anyone else who can see it; 404
+ * when the comment does not exist or its post is not visible to the caller).
+ */
+export async function deleteComment(services: Services, commentId: number, by: Remover): Promise<void> {
+  const released = await writeTransaction(services.db, async (tx) => {
+    const visible = 'userId' in by ? visibleTo(by.userId) : sql`1`
+    const [row] = await tx.values<[number, number, number, string, number, number]>(sql`
+      select c.user_id, c.post_id, c.created_at, c.image, posts.user_id, (${visible})
+      from comments c join posts on posts.id = c.post_id where c.id = ${commentId}`)
+    if (!row || !row[5]) throw notFound('Comment')
+    // Rows of raw statements are indexable but not iterable on every driver.
+    const commenterId = row[0], postId = row[1], createdAt = row[2], image = row[3], postAuthorId = row[4]
+    if ('userId' in by && by.userId !== commenterId && by.userId !== postAuthorId) {
+      throw new TRPCError({ code: 'FORBIDDEN', message: 'You can only delete your own comments or comments on your posts' })
+    }
+    if ('userId' in by) await tx.run(sql`delete from reports where status = 'open' and target_type = 'comment' and target_id = ${commentId}`)
+    await tx.run(sql`delete from comments where id = ${commentId}`)
+    await tx.run(sql`update posts set comments_count = comments_count - 1 where id = ${postId}`)
+    // Notifications name the post, not the comment: the one this comment caused is the post
+    // author's, by this actor, at this instant (one of them, should two share the millisecond).
+    await tx.run(sql`
+      delete from notifications where id = (
+        select id from notifications where user_id = ${postAuthorId} and actor_id = ${commenterId}
+          and type = 'comment' and post_id = ${postId} and created_at = ${createdAt} order by id limit 1)`)
+    return releaseUploads(tx, [image])
+  })
+  await deleteFiles(services, released)
+}
+
+/**
+ * Deletes a story: its author may, even once it expired; anyone else who can see it gets a 403,
+ * and a 404 when it does not exist, has expired or is a followers-only story they cannot see.
+ */
+export async function deleteStory(services: Services, storyId: number, by: Remover): Promise<void> {
+  const released = await writeTransaction(services.db, async (tx) => {
+    const viewer = 'userId' in by ? by.userId : 0
+    const [row] = await tx.values<[number, string, number]>(sql`
+      select user_id, media_url, expires_at > ${services.clock().getTime()}
+        and (privacy_type = 'public' or exists (select 1 from follows where follower_id = ${viewer} and following_id = stories.user_id))
+      from stories where id = ${storyId}`)
+    if (!row) throw notFound('Story')
+    const authorId = row[0], mediaUrl = row[1], visible = row[2]
+    if ('userId' in by && authorId !== by.userId) {
+      if (!visible) throw notFound('Story')
+      throw new TRPCError({ code: 'FORBIDDEN', message: 'You can only delete your own stories' })
+    }
+    if ('userId' in by) await tx.run(sql`delete from reports where status = 'open' and target_type = 'story' and target_id = ${storyId}`)
+    await tx.run(sql`delete from notifications where user_id = ${authorId} and story_id = ${storyId}`)
+    await tx.run(sql`delete from story_views where story_id = ${storyId}`)
+    await tx.run(sql`delete from stories where id = ${storyId}`)
+    return releaseUploads(tx, [mediaUrl])
+  })
+  await deleteFiles(services, released)
+}
