@@ -160,7 +160,7 @@ test('remove deletes the post for everyone (counters exact) and resolves every o
   assert.equal(search.body.data.hashtags.filter((h: any) => h.posts_count > 0), [])
 
   const reports = await adminJson(['reports'])
-  const byId = new Map(reports.map((r: any) => [r.id, r]))
+  const byId = new Map<number, any>(reports.map((r: any) => [r.id, r]))
   for (const id of [a, c, onComment]) assert.equal([byId.get(id).status, byId.get(id).resolution], ['resolved', 'remove'])
   assert.is(byId.get(onOther).status, 'open')
 })
