@@ -212,6 +212,27 @@ test('429 past the report class limit (per user, an hour by default), with Retry
   }
 })
 
+test("the sweep of ended windows keeps a report count for its hour while minute classes' rows go", async () => {
+  const sweepClock = manualClock()
+  const limited = await startTestServer({ clock: sweepClock.clock, rateLimits: DEFAULT_RATE_LIMITS })
+  try {
+    const limiter = limited.services.limiter!
+    const keys = async () => (await rawClient(limited).execute('select key from rate_limits order by key')).rows.map((row) => row.key)
+    await limiter.hit('report', 'user:1')
+    await limiter.hit('default', 'user:1')
+    sweepClock.advance(2 * 60_000)
+    await limiter.hit('default', 'user:2')
+    assert.equal(await keys(), ['default:user:2', 'report:user:1'])
+    for (let i = 0; i < 19; i++) await limiter.hit('report', 'user:1')
+    assert.is((await limiter.hit('report', 'user:1')).allowed, false, 'the 21st report in the hour is refused')
+    sweepClock.advance(3_600_000)
+    await limiter.hit('default', 'user:3')
+    assert.equal(await keys(), ['default:user:3'])
+  } finally {
+    await limited.close()
+  }
+})
+
 test('PLAZA_RATE_LIMITS reads report=N', async () => {
   const { parseRateLimits } = await import('../../src/server/config.js')
   const limits = parseRateLimits('report=5,default=200')
