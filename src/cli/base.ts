@@ -119,7 +119,7 @@ export abstract class PlazaCommand<T extends typeof Command> extends Command {
 
   /** The tRPC client, created on first use. */
   protected client(): Promise<PlazaClient> {
-    this.#client ??= createPlazaClient(this.target, () => this.token())
+    this.#client ??= createPlazaClient(this.target, () => this.token(), `plaza-cli/${this.config.version}`)
     return this.#client
   }
 

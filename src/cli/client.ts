@@ -50,7 +50,8 @@ export interface PlazaClient {
   close(): Promise<void>
 }
 
-export async function createPlazaClient(target: Target, getToken: () => string | null): Promise<PlazaClient> {
+/** `userAgent` names the CLI to the server, which shows it in the session list (`plaza social sessions`). */
+export async function createPlazaClient(target: Target, getToken: () => string | null, userAgent = 'plaza-cli'): Promise<PlazaClient> {
   if (target.kind === 'remote') {
     const trpc = createTRPCClient<AppRouter>({
       links: [
@@ -59,7 +60,7 @@ export async function createPlazaClient(target: Target, getToken: () => string |
           fetch: remoteFetch as never,
           headers: () => {
             const token = getToken()
-            return token ? { authorization: `Bearer ${token}` } : {}
+            return token ? { authorization: `Bearer ${token}`, 'user-agent': userAgent } : { 'user-agent': userAgent }
           },
         }),
       ],
@@ -83,7 +84,7 @@ export async function createPlazaClient(target: Target, getToken: () => string |
     links: [
       localLink({
         router: appRouter,
-        createContext: async () => ({ services, token: getToken(), clientAddress: 'local', origin }),
+        createContext: async () => ({ services, token: getToken(), clientAddress: 'local', origin, userAgent }),
       }),
     ],
   })

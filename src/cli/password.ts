@@ -49,3 +49,17 @@ export function promptPassword(prompt = 'Password: ', stdin: NodeJS.ReadStream =
 export async function readPassword(fromStdin: boolean, prompt?: string): Promise<string> {
   return fromStdin ? readPasswordFromStdin() : promptPassword(prompt)
 }
+
+/**
+ * Several passwords piped on stdin, one a line (`plaza social password --password-stdin` takes the
+ * current one, then the new one); a password may hold any character but a newline.
+ */
+export async function readPasswordsFromStdin(count: number, stdin: NodeJS.ReadStream = process.stdin): Promise<string[]> {
+  if (stdin.isTTY) throw new UsageError(`--password-stdin expects ${count} lines on a pipe, e.g. \`printf '%s\\n' "$OLD" "$NEW" | plaza social password --password-stdin\``)
+  const chunks: Buffer[] = []
+  for await (const chunk of stdin) chunks.push(Buffer.from(chunk))
+  const lines = Buffer.concat(chunks).toString('utf8').split(/\r?\n/)
+  if (lines.at(-1) === '') lines.pop()
+  if (lines.length !== count || lines.some((line) => line === '')) throw new UsageError(`expected ${count} non-empty lines on stdin, one password each`)
+  return lines
+}

@@ -67,5 +67,6 @@ export function createRequestContext(services: Services, req: IncomingMessage): 
     token: bearerToken(req),
     clientAddress: clientAddress(req, services.config.trustProxy),
     origin: requestOrigin(services, req),
+    userAgent: req.headers['user-agent'] ?? '',
   }
 }

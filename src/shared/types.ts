@@ -14,6 +14,17 @@ export interface Session {
   user: SessionUser
 }
 
+/** One of the caller's live sessions (GET /auth/sessions); never its token or hash. */
+export interface SessionInfo {
+  id: number
+  user_agent: string
+  created_at: string
+  /** When its token was last presented, to about a minute. */
+  last_used_at: string | null
+  /** The session making this request. */
+  current: boolean
+}
+
 export interface UserProfile {
   id: number
   username: string

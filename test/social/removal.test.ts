@@ -138,6 +138,17 @@ test('a post deleted while pending fan-out never enters a timeline', async () =>
   assert.not.ok(feed.body.data.posts.some((p: { id: number }) => p.id === pending!.id))
 })
 
+test('deleting the newest post, already fanned out, leaves the next post to be fanned out (ids are never reused)', async () => {
+  const newest = await post(server, alice.token, { content: 'newest' })
+  await server.services.fanout.drain()
+  assert.is((await fanoutProgress(server)).cursor, newest.id)
+  await deletePost(server.services, newest.id, { userId: alice.id })
+  const next = await post(server, alice.token, { content: 'next' })
+  assert.ok(next.id > newest.id)
+  await server.services.fanout.drain()
+  assert.ok((await timelineIdsOf(server, bob.id)).includes(next.id))
+})
+
 test('a moderator removes any post; a missing one is a 404', async () => {
   const target = await post(server, carol.token, { content: 'moderated' })
   await report(bob, 'post', target.id, carol.id)

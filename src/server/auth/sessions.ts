@@ -18,10 +18,21 @@ export interface IssuedSession {
   expiresAt: number
 }
 
-export async function issueSession(db: Db | Tx, userId: number, now: Date): Promise<IssuedSession> {
+/** A User-Agent longer than this is cut: it is shown in a list, and nothing needs more. */
+const USER_AGENT_MAX = 300
+
+/** Opens a session; `userAgent` is the client's, shown in the owner's session list. */
+export async function issueSession(db: Db | Tx, userId: number, now: Date, userAgent = ''): Promise<IssuedSession> {
   const token = TOKEN_PREFIX + randomBytes(32).toString('base64url')
   const expiresAt = now.getTime() + SESSION_TTL_MS
-  await db.insert(sessions).values({ userId, tokenHash: hashToken(token), createdAt: now.getTime(), expiresAt })
+  await db.insert(sessions).values({
+    userId,
+    tokenHash: hashToken(token),
+    createdAt: now.getTime(),
+    expiresAt,
+    userAgent: userAgent.slice(0, USER_AGENT_MAX),
+    lastUsedAt: now.getTime(),
+  })
   return { token, expiresAt }
 }
 
@@ -40,7 +51,7 @@ export function assertNotSuspended(user: Pick<AuthUser, 'suspendedAt'>): void {
 /** The live session with this token hash at `now`, and its user: one probe of `sessions_token_hash_idx` and one of the users key. */
 const liveSession = prepared((db) =>
   db
-    .select({ sessionId: sessions.id, user: users })
+    .select({ sessionId: sessions.id, lastUsedAt: sessions.lastUsedAt, user: users })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
     .where(and(eq(sessions.tokenHash, sql.placeholder('hash')), isNull(sessions.revokedAt), gt(sessions.expiresAt, sql.placeholder('now'))))
@@ -53,8 +64,28 @@ const liveSession = prepared((db) =>
  * so callers pass `services.reads` (a revocation or a new session is committed before its answer is
  * sent) and the query is prepared once rather than built each time.
  */
-export async function resolveSession(db: ReadDb, token: string, now: Date): Promise<{ sessionId: number; user: AuthUser } | null> {
+export async function resolveSession(
+  db: ReadDb,
+  token: string,
+  now: Date,
+): Promise<{ sessionId: number; lastUsedAt: number | null; user: AuthUser } | null> {
   return (await liveSession(db).get({ hash: hashToken(token), now: now.getTime() })) ?? null
+}
+
+/** `last_used_at` is kept to about this precision, so a busy session costs one write a minute, not one a request. */
+export const LAST_USED_PRECISION_MS = 60_000
+
+/**
+ * Records that a session was used, when the stored time is older than LAST_USED_PRECISION_MS (the
+ * resolved row says so without another read). The condition is repeated in the update, so
+ * processes sharing the database write it once between them.
+ */
+export async function touchSession(db: Db, session: { sessionId: number; lastUsedAt: number | null }, now: Date): Promise<void> {
+  const stale = now.getTime() - LAST_USED_PRECISION_MS
+  if (session.lastUsedAt !== null && session.lastUsedAt > stale) return
+  await db.run(sql`
+    update ${sessions} set last_used_at = ${now.getTime()}
+    where id = ${session.sessionId} and (last_used_at is null or last_used_at <= ${stale})`)
 }
 
 /** Revokes one session; returns false when it was already revoked (a concurrent logout or refresh won). */

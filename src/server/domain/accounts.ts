@@ -23,7 +23,7 @@ function uniqueViolation(error: unknown): 'username' | 'email' | null {
 }
 
 /** Creates the account and logs it in at once (decisions §2: register returns a Session). */
-export async function registerAccount(db: Db, input: Required<RegisterInput>, now: Date): Promise<Session> {
+export async function registerAccount(db: Db, input: Required<RegisterInput>, now: Date, userAgent = ''): Promise<Session> {
   const passwordHash = await hashPassword(input.password)
   try {
     return await writeTransaction(db, async (tx) => {
@@ -31,7 +31,7 @@ export async function registerAccount(db: Db, input: Required<RegisterInput>, no
         .insert(users)
         .values({ username: input.username, email: input.email, fullName: input.full_name, passwordHash, createdAt: now.getTime() })
         .returning()
-      return sessionOf(user, await issueSession(tx, user.id, now))
+      return sessionOf(user, await issueSession(tx, user.id, now, userAgent))
     })
   } catch (error) {
     const field = uniqueViolation(error)
@@ -42,7 +42,7 @@ export async function registerAccount(db: Db, input: Required<RegisterInput>, no
 }
 
 /** Checks the password of the account named by email (or username) and opens a new session. */
-export async function logIn(db: Db, input: Required<LoginInput>, now: Date): Promise<Session> {
+export async function logIn(db: Db, input: Required<LoginInput>, now: Date, userAgent = ''): Promise<Session> {
   const login = input.email.toLowerCase()
   const column = login.includes('@') ? users.email : users.username
   const [user] = await db
@@ -54,7 +54,7 @@ export async function logIn(db: Db, input: Required<LoginInput>, now: Date): Pro
   if (!user || !ok) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Invalid email or password' })
   // Only after the password: a guesser learns nothing about the account from the 403.
   assertNotSuspended(user)
-  return sessionOf(user, await issueSession(db, user.id, now))
+  return sessionOf(user, await issueSession(db, user.id, now, userAgent))
 }
 
 export async function logOut(db: Db, sessionId: number, now: Date): Promise<null> {
@@ -63,9 +63,9 @@ export async function logOut(db: Db, sessionId: number, now: Date): Promise<null
 }
 
 /** Replaces the caller's session with a new one; the old token stops working. */
-export async function refreshSession(db: Db, user: AuthUser, sessionId: number, now: Date): Promise<Session> {
+export async function refreshSession(db: Db, user: AuthUser, sessionId: number, now: Date, userAgent = ''): Promise<Session> {
   return writeTransaction(db, async (tx) => {
     if (!(await revokeSession(tx, sessionId, now))) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Invalid or expired token' })
-    return sessionOf(user, await issueSession(tx, user.id, now))
+    return sessionOf(user, await issueSession(tx, user.id, now, userAgent))
   })
 }

@@ -13,6 +13,7 @@
  */
 import { TRPCError } from '@trpc/server'
 import { sql } from 'drizzle-orm'
+import { verifyPassword } from '../auth/passwords.js'
 import { writeTransaction, type Tx } from '../db/client.js'
 import type { Services } from '../services.js'
 import { detachHashtags } from './hashtags.js'
@@ -156,6 +157,68 @@ export async function deleteStory(services: Services, storyId: number, by: Remov
     await tx.run(sql`delete from story_views where story_id = ${storyId}`)
     await tx.run(sql`delete from stories where id = ${storyId}`)
     return releaseUploads(tx, [mediaUrl])
+  })
+  await deleteFiles(services, released)
+}
+
+/**
+ * Erases an account after checking its password (403 when wrong): its posts (with everything
+ * that hangs off them), comments, likes, follows both ways, stories, story views, notifications
+ * (its own and those it caused), sessions, blocks and mutes both ways, reports by it or about it,
+ * uploads, timelines and rate-limit counters, then the user row, which frees the username and
+ * email. Every counter on other users' posts, profiles, stories and hashtags is corrected first,
+ * in the same transaction; the files go after commit. The moderation record (`moderation_actions`)
+ * stays: it is the operator's, and names the account by id only.
+ */
+export async function deleteAccount(services: Services, userId: number, password: string): Promise<void> {
+  const [user] = await services.db.values<[string]>(sql`select password_hash from users where id = ${userId}`)
+  if (!user) throw notFound('User')
+  if (!(await verifyPassword(password, user[0]))) throw new TRPCError({ code: 'FORBIDDEN', message: 'Wrong password' })
+  const released = await writeTransaction(services.db, async (tx) => {
+    const u = userId
+    const ownPosts = sql`select id from posts where user_id = ${u}`
+    const ownStories = sql`select id from stories where user_id = ${u}`
+    const files = (await tx.values<[string]>(sql`select path from uploads where user_id = ${u}`)).map((row) => row[0])
+    // Others' comments on this account's posts go with the posts; their images may then be free.
+    const othersImages = (await tx.values<[string]>(sql`
+      select image from comments where post_id in (${ownPosts}) and user_id <> ${u} and image <> ''`)).map((row) => row[0])
+
+    // Counters on what stays: each row of this account that counted toward them takes its one off.
+    await tx.run(sql`update posts set likes_count = likes_count - 1 where id in (select post_id from likes where user_id = ${u}) and user_id <> ${u}`)
+    await tx.run(sql`
+      update posts set comments_count = comments_count - (select count(*) from comments c where c.post_id = posts.id and c.user_id = ${u})
+      where id in (select post_id from comments where user_id = ${u}) and user_id <> ${u}`)
+    await tx.run(sql`update users set followers_count = followers_count - 1 where id in (select following_id from follows where follower_id = ${u})`)
+    await tx.run(sql`update users set following_count = following_count - 1 where id in (select follower_id from follows where following_id = ${u})`)
+    await tx.run(sql`update stories set views_count = views_count - 1 where id in (select story_id from story_views where viewer_id = ${u}) and user_id <> ${u}`)
+    await detachHashtags(tx, ownPosts)
+
+    // Timelines: its posts leave its followers' (a timeline holds a post only while its owner follows the author), then its own.
+    await tx.run(sql`delete from timelines where user_id in (select follower_id from follows where following_id = ${u}) and post_id in (${ownPosts})`)
+    await tx.run(sql`delete from timelines where user_id = ${u}`)
+    await tx.run(sql`delete from timeline_floors where user_id = ${u}`)
+    await tx.run(sql`delete from timeline_pulled_authors where user_id = ${u}`)
+
+    await tx.run(sql`delete from notifications where user_id = ${u}`)
+    await tx.run(sql`delete from notifications where actor_id = ${u}`)
+    await tx.run(sql`delete from likes where user_id = ${u}`)
+    await tx.run(sql`delete from likes where post_id in (${ownPosts})`)
+    await tx.run(sql`delete from comments where user_id = ${u}`)
+    await tx.run(sql`delete from comments where post_id in (${ownPosts})`)
+    await tx.run(sql`delete from story_views where viewer_id = ${u}`)
+    await tx.run(sql`delete from story_views where story_id in (${ownStories})`)
+    await tx.run(sql`delete from stories where user_id = ${u}`)
+    await tx.run(sql`delete from posts where user_id = ${u}`)
+    await tx.run(sql`delete from follows where follower_id = ${u}`)
+    await tx.run(sql`delete from follows where following_id = ${u}`)
+    await tx.run(sql`delete from blocks where blocker_id = ${u} or blocked_id = ${u}`)
+    await tx.run(sql`delete from mutes where muter_id = ${u} or muted_id = ${u}`)
+    await tx.run(sql`delete from reports where reporter_id = ${u} or target_user_id = ${u}`)
+    await tx.run(sql`delete from sessions where user_id = ${u}`)
+    await tx.run(sql`delete from uploads where user_id = ${u}`)
+    await tx.run(sql`delete from rate_limits where key like ${`%:user:${u}`}`)
+    await tx.run(sql`delete from users where id = ${u}`)
+    return [...files, ...(await releaseUploads(tx, othersImages))]
   })
   await deleteFiles(services, released)
 }

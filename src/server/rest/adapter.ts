@@ -45,6 +45,8 @@ export interface ProcedureRoute extends RouteBase {
   message?: string
   /** Largest JSON body accepted (default 1 MiB). */
   bodyLimit?: number
+  /** A DELETE that reads its JSON body (DELETE /user/account takes the password); other DELETEs ignore theirs. */
+  deleteWithBody?: boolean
 }
 
 export interface HandlerRoute extends RouteBase {
@@ -168,7 +170,8 @@ export function createRestHandler(routes: Route[]): RestHandler {
         await route.handle({ req, res, ctx, params, query })
         return true
       }
-      const body = method === 'GET' || method === 'DELETE' ? {} : await readJson(req, route.bodyLimit ?? JSON_BODY_LIMIT)
+      const bodyless = method === 'GET' || (method === 'DELETE' && !route.deleteWithBody)
+      const body = bodyless ? {} : await readJson(req, route.bodyLimit ?? JSON_BODY_LIMIT)
       if (body === null || typeof body !== 'object' || Array.isArray(body)) {
         throw new TRPCError({ code: 'BAD_REQUEST', message: 'Request body must be a JSON object' })
       }

@@ -11,6 +11,8 @@ export const mobileRoutes: Route[] = [
   { method: 'POST', path: '/auth/login', procedure: 'auth.login', message: 'Login successful' },
   { method: 'POST', path: '/auth/logout', procedure: 'auth.logout', input: () => undefined, message: 'Logged out' },
   { method: 'POST', path: '/auth/refresh', procedure: 'auth.refresh', input: () => undefined, message: 'Token refreshed' },
+  { method: 'GET', path: '/auth/sessions', procedure: 'auth.sessions', input: () => undefined },
+  { method: 'DELETE', path: '/auth/sessions/:id', procedure: 'auth.revokeSession', input: ({ params }) => params, message: 'Session revoked' },
 
   // users
   { method: 'GET', path: '/user/profile/:user_id?', procedure: 'users.profile', input: ({ params }) => params },
@@ -19,6 +21,8 @@ export const mobileRoutes: Route[] = [
   { method: 'DELETE', path: '/user/unfollow/:user_id', procedure: 'users.unfollow', input: ({ params }) => params, message: 'Unfollowed' },
   { method: 'GET', path: '/user/followers/:user_id', procedure: 'users.followers' },
   { method: 'GET', path: '/user/following/:user_id', procedure: 'users.following' },
+  { method: 'PUT', path: '/user/password', procedure: 'users.changePassword', input: ({ body }) => body, message: 'Password changed' },
+  { method: 'DELETE', path: '/user/account', procedure: 'users.deleteAccount', input: ({ body }) => body, deleteWithBody: true, message: 'Account deleted' },
 
   // posts
   { method: 'GET', path: '/posts/feed', procedure: 'posts.feed', input: ({ query }) => query },

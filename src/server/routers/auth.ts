@@ -1,17 +1,18 @@
-import { loginInput, registerInput } from '../../shared/schemas/auth.js'
+import { loginInput, registerInput, sessionIdInput } from '../../shared/schemas/auth.js'
 import { logIn, logOut, refreshSession, registerAccount } from '../domain/accounts.js'
+import { listSessions, revokeOwnSession } from '../domain/sessions.js'
 import { authedProcedure, publicProcedure, router } from '../trpc.js'
 
 export const authRouter = router({
   register: publicProcedure
     .meta({ rateLimit: 'auth' })
     .input(registerInput)
-    .mutation(({ ctx, input }) => registerAccount(ctx.services.db, input, ctx.services.clock())),
+    .mutation(({ ctx, input }) => registerAccount(ctx.services.db, input, ctx.services.clock(), ctx.userAgent)),
 
   login: publicProcedure
     .meta({ rateLimit: 'auth' })
     .input(loginInput)
-    .mutation(({ ctx, input }) => logIn(ctx.services.db, input, ctx.services.clock())),
+    .mutation(({ ctx, input }) => logIn(ctx.services.db, input, ctx.services.clock(), ctx.userAgent)),
 
   logout: authedProcedure
     .meta({ rateLimit: 'auth' })
@@ -19,5 +20,11 @@ export const authRouter = router({
 
   refresh: authedProcedure
     .meta({ rateLimit: 'auth' })
-    .mutation(({ ctx }) => refreshSession(ctx.services.db, ctx.user, ctx.sessionId, ctx.services.clock())),
+    .mutation(({ ctx }) => refreshSession(ctx.services.db, ctx.user, ctx.sessionId, ctx.services.clock(), ctx.userAgent)),
+
+  sessions: authedProcedure.query(({ ctx }) => listSessions(ctx.services.reads, ctx.user.id, ctx.sessionId, ctx.services.clock())),
+
+  revokeSession: authedProcedure
+    .input(sessionIdInput)
+    .mutation(({ ctx, input }) => revokeOwnSession(ctx.services.db, ctx.user.id, input.id, ctx.services.clock())),
 })

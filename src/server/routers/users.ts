@@ -1,5 +1,8 @@
+import { changePasswordInput, deleteAccountInput } from '../../shared/schemas/auth.js'
 import { followInput, followListInput, profileInput, updateProfileInput } from '../../shared/schemas/users.js'
 import { follow, listFollows, unfollow } from '../domain/follows.js'
+import { deleteAccount } from '../domain/removal.js'
+import { changePassword } from '../domain/sessions.js'
 import { loadProfile, updateProfile } from '../domain/users.js'
 import { authedProcedure, optionalAuthProcedure, router } from '../trpc.js'
 
@@ -27,4 +30,18 @@ export const usersRouter = router({
   following: optionalAuthProcedure
     .input(followListInput)
     .query(({ ctx, input }) => listFollows(ctx.services, 'following', input.user_id, ctx.user?.id ?? null, input)),
+
+  /** Counted in the `auth` class: each call checks a password. */
+  changePassword: authedProcedure
+    .meta({ rateLimit: 'auth' })
+    .input(changePasswordInput)
+    .mutation(({ ctx, input }) => changePassword(ctx.services.db, ctx.user, ctx.sessionId, input, ctx.services.clock())),
+
+  deleteAccount: authedProcedure
+    .meta({ rateLimit: 'auth' })
+    .input(deleteAccountInput)
+    .mutation(async ({ ctx, input }) => {
+      await deleteAccount(ctx.services, ctx.user.id, input.password)
+      return null
+    }),
 })

@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core'
-import type { Comment as CommentData } from '../../../shared/types.js'
-import { PlazaCommand } from '../../base.js'
+import type { Comment as CommentData } from '../../../../shared/types.js'
+import { PlazaCommand } from '../../../base.js'
 
 export default class Comment extends PlazaCommand<typeof Comment> {
   static override description = 'Comment on a post, optionally with an image.'

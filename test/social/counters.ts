@@ -1,0 +1,24 @@
+/** Every counter shown on posts, profiles, stories and hashtags, recounted from the rows it counts. */
+import type { TestServer } from '../helpers/server.js'
+import { rawClient } from './helpers.js'
+
+const RECOUNTS = {
+  'posts.likes_count': 'select id, likes_count as stored, (select count(*) from likes l where l.post_id = posts.id) as actual from posts',
+  'posts.comments_count': 'select id, comments_count as stored, (select count(*) from comments c where c.post_id = posts.id) as actual from posts',
+  'users.posts_count': 'select id, posts_count as stored, (select count(*) from posts p where p.user_id = users.id) as actual from users',
+  'users.followers_count': 'select id, followers_count as stored, (select count(*) from follows f where f.following_id = users.id) as actual from users',
+  'users.following_count': 'select id, following_count as stored, (select count(*) from follows f where f.follower_id = users.id) as actual from users',
+  'stories.views_count': 'select id, views_count as stored, (select count(*) from story_views v where v.story_id = stories.id) as actual from stories',
+  'hashtags.posts_count': `select id, posts_count as stored,
+    (select count(*) from post_hashtags ph join posts p on p.id = ph.post_id where ph.hashtag_id = hashtags.id and p.is_public = 1) as actual from hashtags`,
+}
+
+/** Each counter whose stored value differs from its recount, as `column #id: stored != actual`; empty when all are exact. */
+export async function counterDrift(server: TestServer): Promise<string[]> {
+  const drift: string[] = []
+  for (const [name, query] of Object.entries(RECOUNTS)) {
+    const result = await rawClient(server).execute(`select * from (${query}) where stored <> actual`)
+    for (const row of result.rows) drift.push(`${name} #${row.id}: ${row.stored} != ${row.actual}`)
+  }
+  return drift
+}
