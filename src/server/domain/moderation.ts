@@ -1,8 +1,9 @@
 /**
  * The operator's side of reports: listing them, resolving them (dismiss, remove, suspend),
  * suspending and unsuspending users directly, and the moderation record. Every action writes one
- * `moderation_actions` row in the transaction that makes its change. Served by the `plaza admin`
- * commands on the data directory; no API exposes them.
+ * `moderation_actions` row in the transaction that makes its change (for `remove`, in the one right
+ * after the deletion's own: see resolveReport). Served by the `plaza admin` commands on the data
+ * directory; no API exposes them.
  */
 import { TRPCError } from '@trpc/server'
 import { sql, type SQL } from 'drizzle-orm'
@@ -15,7 +16,7 @@ import { deleteComment, deletePost, deleteStory } from './removal.js'
 import { findUser } from './users.js'
 
 /** How much of the reported text a listing shows. */
-export const EXCERPT_LENGTH = 80
+const EXCERPT_LENGTH = 80
 
 type ReportRow = [number, ReportTargetType, number, number, string, string | null, number, string, string, string, 'open' | 'resolved', ReportEntry['resolution'], number, number | null]
 
@@ -62,7 +63,7 @@ function toReportEntry(row: ReportRow): ReportEntry {
   }
 }
 
-/** The reports list's query: newest first, open ones only on `reports_status_idx` (status, id), all of them on the primary key. */
+/** The reports list's query (exported for its query-plan test): newest first, open ones only on `reports_status_idx` (status, id), all of them on the primary key. */
 export function reportsQuery(options: { open: boolean; limit: number }): SQL {
   const where = options.open ? sql` where r.status = 'open'` : sql``
   return sql`${reportSelect}${where} order by r.id desc limit ${options.limit}`
@@ -98,7 +99,7 @@ function toModerationAction(row: ActionRow): ModerationAction {
   }
 }
 
-/** The moderation record's query: newest first on `moderation_actions_created_idx` (its entries end with the id). */
+/** The moderation record's query (exported for its query-plan test): newest first on `moderation_actions_created_idx` (its entries end with the id). */
 export function actionsQuery(limit: number): SQL {
   return sql`${actionSelect} order by a.created_at desc, a.id desc limit ${limit}`
 }
