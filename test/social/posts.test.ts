@@ -24,8 +24,9 @@ test('create answers 201 with the Post, public by default, and counts the post o
   assert.is(res.body.status, 'success')
   const created = res.body.data
   assert.equal(Object.keys(created).sort(), [
-    'avatar', 'comments_count', 'content', 'created_at', 'full_name', 'id', 'image', 'is_public', 'is_verified', 'likes_count', 'user_id', 'user_liked', 'username',
+    'avatar', 'comments_count', 'content', 'created_at', 'edited_at', 'full_name', 'id', 'image', 'is_public', 'is_verified', 'likes_count', 'user_id', 'user_liked', 'username',
   ])
+  assert.is(created.edited_at, null)
   assert.is(created.content, 'Hello #World')
   assert.is(created.image, image)
   assert.is(created.is_public, true)

@@ -1,7 +1,8 @@
 /** Deleting and editing posts, deleting comments and stories: who may, what goes with them, which counters and files follow. */
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { deleteComment, deletePost, deleteStory } from '../../src/server/domain/removal.js'
+import { SQLiteAsyncDialect } from 'drizzle-orm/sqlite-core'
+import { deleteComment, deletePost, deleteStory, postTimelineRowsQuery, uploadReferencedQuery } from '../../src/server/domain/removal.js'
 import { manualClock, registerUser, startTestServer, type RegisteredUser, type TestServer } from '../helpers/server.js'
 import { filesOnDisk, solidImage, upload } from '../uploads/fixtures.js'
 import { fanoutProgress, followUser, holdFanout, post, rawClient, timelineIdsOf } from './helpers.js'
@@ -299,6 +300,16 @@ test('an expired story: its author may still delete it, anyone else gets a 404',
   assert.is((await server.request('DELETE', `${API}/stories/${storyId}`, { token: bob.token })).status, 404)
   assert.is((await server.request('DELETE', `${API}/stories/${storyId}`, { token: alice.token })).status, 200)
   assert.is(await one('select count(*) from stories where id = ?', storyId), 0)
+})
+
+test('a deletion finds its timeline rows and the references to a file through indexes, never a scan of a whole table', async () => {
+  const dialect = new SQLiteAsyncDialect()
+  for (const statement of [postTimelineRowsQuery({ id: 1, authorId: alice.id, createdAt: 0 }), uploadReferencedQuery(alice.id, 'uploads/posts/x.jpg')]) {
+    const { sql, params } = dialect.sqlToQuery(statement)
+    const plan = (await rawClient(server).execute({ sql: `EXPLAIN QUERY PLAN ${sql}`, args: params as never })).rows.map((row) => String(row.detail))
+    assert.ok(plan.length > 0)
+    assert.not.ok(plan.some((step) => /^SCAN (timelines|posts|comments|stories|uploads|users|follows)\b/.test(step)), plan.join('\n'))
+  }
 })
 
 test.run()

@@ -73,7 +73,7 @@ export async function resolveSession(
 }
 
 /** `last_used_at` is kept to about this precision, so a busy session costs one write a minute, not one a request. */
-export const LAST_USED_PRECISION_MS = 60_000
+const LAST_USED_PRECISION_MS = 60_000
 
 /**
  * Records that a session was used, when the stored time is older than LAST_USED_PRECISION_MS (the

@@ -4,7 +4,7 @@
  * posts, profiles and hashtags exact, and only then (after commit) deletes the files that no row
  * references any more, so a failed transaction never leaves a row pointing at a missing file.
  *
- * The moderation engineer's "remove" action calls these with `{ moderator }`: the ownership and
+ * Moderation's "remove" action calls these with `{ moderator }`: the ownership and
  * visibility rules are skipped (404 only when the target does not exist), and open reports about
  * the target are left for the caller, which resolves them in its own record. A user's own
  * deletion (`{ userId }`) deletes the open reports about it: they would point at nothing.
@@ -12,12 +12,12 @@
  * Statements are lean `sql`, as everywhere under the write lock; raw results are read by index.
  */
 import { TRPCError } from '@trpc/server'
-import { sql } from 'drizzle-orm'
-import { verifyPassword } from '../auth/passwords.js'
+import { sql, type SQL } from 'drizzle-orm'
 import { writeTransaction, type Tx } from '../db/client.js'
 import type { Services } from '../services.js'
 import { detachHashtags } from './hashtags.js'
 import { visibleTo } from './posts.js'
+import { assertPassword } from './sessions.js'
 
 /** Who deletes: a user (ownership rules apply) or a moderator (by name, for the record). */
 export type Remover = { userId: number } | { moderator: string }
@@ -25,12 +25,33 @@ export type Remover = { userId: number } | { moderator: string }
 const notFound = (what: string) => new TRPCError({ code: 'NOT_FOUND', message: `${what} not found` })
 
 /** Deletes storage keys after the transaction that released them committed; a failure is logged, never thrown. */
-export async function deleteFiles(services: Services, keys: string[]): Promise<void> {
+async function deleteFiles(services: Services, keys: string[]): Promise<void> {
   await Promise.all(
     keys.map((key) =>
       services.storage.delete(key).catch((error) => services.logger.error('deleting a released file failed', { key, error: String(error) })),
     ),
   )
+}
+
+/** Whether a row of `owner` names `path`: index ranges of the owner's posts, comments, stories and uploads (exported for its query plan). */
+export function uploadReferencedQuery(owner: number, path: string): SQL {
+  return sql`
+    select exists (select 1 from posts where user_id = ${owner} and image = ${path})
+        or exists (select 1 from comments where user_id = ${owner} and image = ${path})
+        or exists (select 1 from stories where user_id = ${owner} and media_url = ${path})
+        or exists (select 1 from users where id = ${owner} and avatar = ${path})
+        or exists (select 1 from uploads where user_id = ${owner} and poster = ${path})`
+}
+
+/**
+ * A post's rows in home timelines. A timeline holds a post only if its owner follows the author
+ * (unfollow prunes), so these are primary-key probes over the author's followers and the author
+ * (exported for its query plan).
+ */
+export function postTimelineRowsQuery(post: { id: number; authorId: number; createdAt: number }): SQL {
+  return sql`
+    delete from timelines where user_id in (select follower_id from follows where following_id = ${post.authorId} union all select ${post.authorId})
+      and created_at = ${post.createdAt} and post_id = ${post.id}`
 }
 
 /**
@@ -39,7 +60,7 @@ export async function deleteFiles(services: Services, keys: string[]): Promise<v
  * reference it (references.ts checks that at every write), so the check reads the owner's own
  * rows only: index ranges of their posts, comments and stories, never a whole table.
  */
-export async function releaseUploads(tx: Tx, paths: Iterable<string>): Promise<string[]> {
+async function releaseUploads(tx: Tx, paths: Iterable<string>): Promise<string[]> {
   const released: string[] = []
   const pending = [...new Set([...paths].filter((path) => path !== ''))]
   while (pending.length > 0) {
@@ -47,13 +68,7 @@ export async function releaseUploads(tx: Tx, paths: Iterable<string>): Promise<s
     const [upload] = await tx.values<[number, number | null, string | null]>(sql`select id, user_id, poster from uploads where path = ${path}`)
     // No row: not an upload (nothing to free). No owner: a generated file, which expires by itself.
     if (!upload || upload[1] === null) continue
-    const owner = upload[1]
-    const [found] = await tx.values<[number]>(sql`
-      select exists (select 1 from posts where user_id = ${owner} and image = ${path})
-          or exists (select 1 from comments where user_id = ${owner} and image = ${path})
-          or exists (select 1 from stories where user_id = ${owner} and media_url = ${path})
-          or exists (select 1 from users where id = ${owner} and avatar = ${path})
-          or exists (select 1 from uploads where user_id = ${owner} and poster = ${path})`)
+    const [found] = await tx.values<[number]>(uploadReferencedQuery(upload[1], path))
     if (found[0]) continue
     await tx.run(sql`delete from uploads where id = ${upload[0]}`)
     released.push(path)
@@ -81,12 +96,9 @@ async function removePost(tx: Tx, post: { id: number; authorId: number; createdA
   await tx.run(sql`delete from notifications where user_id = ${authorId} and post_id = ${id}`)
   await tx.run(sql`delete from likes where post_id = ${id}`)
   await tx.run(sql`delete from comments where post_id = ${id}`)
-  // A timeline holds a post only if its owner follows the author (unfollow prunes), so these are
-  // primary-key probes. A post still pending fan-out is in none yet, and the fan-out reads
-  // pending posts from `posts`, so once this commits it can never write this one.
-  await tx.run(sql`
-    delete from timelines where user_id in (select follower_id from follows where following_id = ${authorId} union all select ${authorId})
-      and created_at = ${createdAt} and post_id = ${id}`)
+  // A post still pending fan-out is in no timeline yet, and the fan-out reads pending posts from
+  // `posts` in its own write transaction, so once this commits it can never write this one.
+  await tx.run(postTimelineRowsQuery(post))
   await tx.run(sql`delete from posts where id = ${id}`)
   await tx.run(sql`update users set posts_count = posts_count - 1 where id = ${authorId}`)
   return [postRow[0], ...comments.map((row) => row[1])]
@@ -173,7 +185,7 @@ export async function deleteStory(services: Services, storyId: number, by: Remov
 export async function deleteAccount(services: Services, userId: number, password: string): Promise<void> {
   const [user] = await services.db.values<[string]>(sql`select password_hash from users where id = ${userId}`)
   if (!user) throw notFound('User')
-  if (!(await verifyPassword(password, user[0]))) throw new TRPCError({ code: 'FORBIDDEN', message: 'Wrong password' })
+  await assertPassword(user[0], password)
   const released = await writeTransaction(services.db, async (tx) => {
     const u = userId
     const ownPosts = sql`select id from posts where user_id = ${u}`

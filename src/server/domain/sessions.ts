@@ -8,8 +8,8 @@ import type { AuthUser } from '../auth/sessions.js'
 import { writeTransaction, type Db, type ReadDb } from '../db/client.js'
 
 /** A wrong password on an authenticated call is a 403: the token is fine, the proof of identity is not. */
-export async function assertPassword(user: AuthUser, password: string): Promise<void> {
-  if (!(await verifyPassword(password, user.passwordHash))) throw new TRPCError({ code: 'FORBIDDEN', message: 'Wrong password' })
+export async function assertPassword(passwordHash: string, password: string): Promise<void> {
+  if (!(await verifyPassword(password, passwordHash))) throw new TRPCError({ code: 'FORBIDDEN', message: 'Wrong password' })
 }
 
 /** The caller's live sessions, newest first (a range of `sessions_user_idx`); tokens and hashes never leave the table. */
@@ -49,7 +49,7 @@ export async function changePassword(
   input: { current_password: string; new_password: string },
   now: Date,
 ): Promise<{ revoked_sessions: number }> {
-  await assertPassword(user, input.current_password)
+  await assertPassword(user.passwordHash, input.current_password)
   // scrypt runs before the write lock is taken, never under it.
   const passwordHash = await hashPassword(input.new_password)
   return writeTransaction(db, async (tx) => {
