@@ -35,9 +35,10 @@ export async function uploadFile(client: PlazaClient, token: string | null, rout
 
 async function uploadEmbedded(client: PlazaClient, token: string, route: UploadRoute, file: string, size: number, progress?: Progress): Promise<UploadResult> {
   const services = client.services!
-  const [{ saveUpload }, { resolveSession }] = await Promise.all([import('../server/uploads/pipeline.js'), import('../server/auth/sessions.js')])
+  const [{ saveUpload }, { resolveSession, assertNotSuspended }] = await Promise.all([import('../server/uploads/pipeline.js'), import('../server/auth/sessions.js')])
   const session = await resolveSession(services.db, token, services.clock())
   if (!session) throw new NeedsLoginError('Invalid or expired token (log in with `plaza social login`)')
+  assertNotSuspended(session.user)
   let sent = 0
   const source = createReadStream(file).on('data', (chunk) => {
     sent += chunk.length

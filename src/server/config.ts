@@ -11,12 +11,15 @@ export interface RateLimits {
   auth: RateLimitRule
   upload: RateLimitRule
   default: RateLimitRule
+  /** Reports (POST /reports) per user: an hour's window, as reporting is rare and abuse of it floods the moderators. */
+  report: RateLimitRule
 }
 
 export const DEFAULT_RATE_LIMITS: RateLimits = {
   auth: { max: 5, windowMs: 60_000 },
   upload: { max: 10, windowMs: 60_000 },
   default: { max: 100, windowMs: 60_000 },
+  report: { max: 20, windowMs: 3_600_000 },
 }
 
 export interface ServerConfig {
@@ -97,15 +100,16 @@ export type TrustProxy = { kind: 'none' } | { kind: 'hops'; hops: number } | { k
 export class ConfigError extends Error {}
 
 /**
- * Reads `PLAZA_RATE_LIMITS`: `off`, or overrides such as `auth=10,upload=20,default=300` (per minute).
+ * Reads `PLAZA_RATE_LIMITS`: `off`, or overrides such as `auth=10,upload=20,default=300` (requests per
+ * window of the class: a minute, an hour for `report`).
  */
 export function parseRateLimits(value: string | undefined): RateLimits | false {
   if (value === undefined || value.trim() === '') return DEFAULT_RATE_LIMITS
   if (/^(off|false|0|no)$/i.test(value.trim())) return false
   const limits: RateLimits = structuredClone(DEFAULT_RATE_LIMITS)
   for (const part of value.split(',')) {
-    const match = /^\s*(auth|upload|default)\s*=\s*(\d+)\s*$/.exec(part)
-    if (!match) throw new ConfigError(`PLAZA_RATE_LIMITS: cannot read "${part}" (use off, or e.g. auth=5,upload=10,default=100)`)
+    const match = /^\s*(auth|upload|default|report)\s*=\s*(\d+)\s*$/.exec(part)
+    if (!match) throw new ConfigError(`PLAZA_RATE_LIMITS: cannot read "${part}" (use off, or e.g. auth=5,upload=10,default=100,report=20)`)
     limits[match[1] as keyof RateLimits].max = Number(match[2])
   }
   return limits

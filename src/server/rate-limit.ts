@@ -1,4 +1,4 @@
-import { lt, sql } from 'drizzle-orm'
+import { and, lt, sql } from 'drizzle-orm'
 import type { RateLimits } from './config.js'
 import type { Db } from './db/client.js'
 import { rateLimits } from './db/schema.js'
@@ -63,7 +63,22 @@ export class RateLimiter {
   async #sweep(now: number) {
     if (this.#lastSweep !== null && now - this.#lastSweep < SWEEP_INTERVAL_MS) return
     this.#lastSweep = now
-    const longest = Math.max(this.limits.auth.windowMs, this.limits.upload.windowMs, this.limits.default.windowMs)
-    await this.db.delete(rateLimits).where(lt(rateLimits.windowStart, now - longest))
+    // Each class's rows once its own window has ended (a minute for most, an hour for reports): the
+    // shortest window bounds the range of rate_limits_window_idx, the key's class prefix picks the rest.
+    const rules = Object.entries(this.limits)
+    const shortest = Math.min(...rules.map(([, rule]) => rule.windowMs))
+    const longest = Math.max(...rules.map(([, rule]) => rule.windowMs))
+    const windowOfKey = sql.join(
+      rules.map(([kind, rule]) => sql`WHEN ${kind} THEN ${rule.windowMs}`),
+      sql` `,
+    )
+    await this.db
+      .delete(rateLimits)
+      .where(
+        and(
+          lt(rateLimits.windowStart, now - shortest),
+          sql`${rateLimits.windowStart} < ${now} - CASE substr(${rateLimits.key}, 1, instr(${rateLimits.key}, ':') - 1) ${windowOfKey} ELSE ${longest} END`,
+        ),
+      )
   }
 }

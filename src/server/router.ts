@@ -5,6 +5,7 @@ import { interactionsRouter } from './routers/interactions.js'
 import { searchRouter } from './routers/search.js'
 import { storiesRouter } from './routers/stories.js'
 import { notificationsRouter } from './routers/notifications.js'
+import { reportsRouter } from './routers/reports.js'
 import { lazy } from '@trpc/server'
 import { createCallerFactory, router } from './trpc.js'
 
@@ -16,6 +17,7 @@ export const appRouter = router({
   search: searchRouter,
   stories: storiesRouter,
   notifications: notificationsRouter,
+  reports: reportsRouter,
   // Loaded on first use: it pulls in the image pipeline (sharp), which most calls never need.
   codeimage: lazy(() => import('./routers/codeimage.js').then((m) => m.codeimageRouter)),
 })

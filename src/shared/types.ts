@@ -155,3 +155,48 @@ export interface UploadResult {
   poster_url?: string
   poster_path?: string
 }
+
+/** A user's report as its reporter sees it (POST /reports). */
+export interface Report {
+  id: number
+  target_type: 'post' | 'comment' | 'story' | 'user'
+  target_id: number
+  reason: string
+  note: string
+  status: 'open' | 'resolved'
+  created_at: string
+}
+
+/** A report as the operator lists it (`plaza admin reports`). */
+export interface ReportEntry {
+  id: number
+  target_type: 'post' | 'comment' | 'story' | 'user'
+  target_id: number
+  /** Whom the report is about: the content's author, or the reported user. */
+  target_user_id: number
+  target_username: string
+  /** The start of the reported text (`@username` for a user); null once the content is gone. */
+  excerpt: string | null
+  reporter_id: number
+  reporter_username: string
+  reason: string
+  note: string
+  status: 'open' | 'resolved'
+  resolution: 'dismiss' | 'remove' | 'suspend' | null
+  created_at: string
+  resolved_at: string | null
+}
+
+/** One row of the moderation record (`plaza admin actions`). */
+export interface ModerationAction {
+  id: number
+  moderator: string
+  action: 'dismiss' | 'remove' | 'suspend' | 'unsuspend'
+  report_id: number | null
+  target_type: 'post' | 'comment' | 'story' | 'user'
+  target_id: number
+  /** The user's name when the target is a user (and still exists). */
+  target_username: string | null
+  note: string
+  created_at: string
+}

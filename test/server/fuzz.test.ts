@@ -42,6 +42,7 @@ const FIELD_NAMES = [
   'background_color', 'privacy_type', 'avatar', 'code', 'language', 'theme', 'padding', 'scale', 'format', 'messages', 'model',
   'stream', 'temperature', 'max_tokens', 'page', 'limit', 'q', 'unread', 'user_id', 'post_id', 'lineNumbers', 'darkMode', 'title',
   'current_password', 'new_password', 'comment_id', 'story_id', 'id',
+  'target_type', 'target_id', 'reason', 'note',
 ]
 const QUERY_KEYS = ['page', 'limit', 'q', 'unread', 'type', 'input', 'batch', 'cursor']
 
@@ -62,6 +63,7 @@ function randomString(rng: Rng): string {
     () => 'user@example.com',
     () => 'correct horse',
     () => String(rng.int(1e6)),
+    () => rng.pick(['post', 'comment', 'story', 'user', 'spam', 'self_harm', 'other']),
   ])()
 }
 
@@ -165,7 +167,7 @@ function checkAnswer(sent: Sent, status: number, type: string, text: string): st
   if (sent.kind === 'openai' && status >= 400 && body?.error && typeof body.error.message === 'string') return null
   if (sent.kind === 'openai' && status < 300 && body?.object === 'chat.completion') return null
   // /api/chaty and /api/reasoning-70b answer the same unwrapped chat.completion on success (docs/chat.md).
-  if (/^\/api\/(chaty|reasoning-70b)$/.test(sent.path) && status < 300 && body?.object === 'chat.completion') return null
+  if (/^\/api\/(chaty|reasoning-70b)(\?|$)/.test(sent.path) && status < 300 && body?.object === 'chat.completion') return null
   if (sent.path.startsWith('/api/codeimage') && status === 200 && typeof body?.url === 'string') return null
   if (!envelope) return `${where}: not the envelope: ${text.slice(0, 200)}`
   if ((status >= 400) !== (body.status === 'error')) return `${where}: status ${body.status} with HTTP ${status}`
@@ -263,6 +265,8 @@ test(`fuzz: ${REQUESTS} seeded requests over every route: no 5xx, no answer outs
       ...targetsOf('/api', utilityRoutes),
       ...procedureTargets(),
       { method: 'GET', path: '/trpc/users.profile,posts.feed', kind: 'trpc' },
+      // POST /reports (also in mobileRoutes) a second time, so the seeded run sends it twice as often.
+      { method: 'POST', path: '/api/mobile/reports', kind: 'rest' },
       { method: 'GET', path: '/health', kind: 'rest' },
       { method: 'GET', path: '/uploads/posts/:name', kind: 'rest' },
       { method: 'GET', path: '/api/mobile/notifications/stream?last_event_id=:id', kind: 'rest' },

@@ -6,6 +6,7 @@
 import { sql } from 'drizzle-orm'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { suspendUser, unsuspendUser } from '../../src/server/domain/moderation.js'
 import { registerUser, startTestServer, type RegisteredUser, type TestServer } from '../helpers/server.js'
 import { followUser, post, timelineIdsOf } from './helpers.js'
 
@@ -231,6 +232,25 @@ test('block, unblock, mute and unmute: 401 without a token, 400 for oneself or a
       assert.is((await server.request('GET', `${API}/user/${list}`)).status, 401)
       assert.is((await server.request('GET', `${API}/user/${list}?page=0`, { token: alice.token })).status, 400)
     }
+  } finally {
+    await server.close()
+  }
+})
+
+test('a suspension marks the notifications the account caused read, so the unread count agrees with the list; unsuspending shows them again', async () => {
+  const net = await network()
+  const { server, alice, bob } = net
+  try {
+    const unread = async () => (await server.request('GET', `${API}/notifications/count`, { token: alice.token })).body.data.count
+    const listed = async () => (await server.request('GET', `${API}/notifications/list?limit=50`, { token: alice.token })).body.data.notifications as Array<{ actor_id: number }>
+    const fromBob = (await listed()).filter((n) => n.actor_id === bob.id).length
+    assert.ok(fromBob > 0)
+    const before = await unread()
+    await suspendUser(server.services.db, bob.id, { moderator: 'test', note: '' }, new Date())
+    assert.is(await unread(), before - fromBob)
+    assert.is((await listed()).filter((n) => n.actor_id === bob.id).length, 0)
+    await unsuspendUser(server.services.db, bob.id, { moderator: 'test', note: '' }, new Date())
+    assert.is((await listed()).filter((n) => n.actor_id === bob.id).length, fromBob)
   } finally {
     await server.close()
   }

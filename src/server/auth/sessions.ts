@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto'
+import { TRPCError } from '@trpc/server'
 import { and, eq, gt, isNull, sql } from 'drizzle-orm'
 import type { Db, ReadDb, Tx } from '../db/client.js'
 import { prepared } from '../db/prepared.js'
@@ -36,6 +37,16 @@ export async function issueSession(db: Db | Tx, userId: number, now: Date, userA
 }
 
 export type AuthUser = typeof users.$inferSelect
+
+export const SUSPENDED_MESSAGE = 'This account has been suspended'
+
+/**
+ * Refuses (403) a suspended user. Their sessions are kept, not revoked, so that `plaza admin
+ * unsuspend` restores access without making them log in again on every device.
+ */
+export function assertNotSuspended(user: Pick<AuthUser, 'suspendedAt'>): void {
+  if (user.suspendedAt !== null) throw new TRPCError({ code: 'FORBIDDEN', message: SUSPENDED_MESSAGE })
+}
 
 /** The live session with this token hash at `now`, and its user: one probe of `sessions_token_hash_idx` and one of the users key. */
 const liveSession = prepared((db) =>

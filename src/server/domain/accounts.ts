@@ -4,7 +4,7 @@ import { formatDateTime } from '../../shared/dates.js'
 import type { LoginInput, RegisterInput } from '../../shared/schemas/auth.js'
 import type { Session } from '../../shared/types.js'
 import { decoyHash, hashPassword, verifyPassword } from '../auth/passwords.js'
-import { issueSession, revokeSession, type AuthUser } from '../auth/sessions.js'
+import { assertNotSuspended, issueSession, revokeSession, type AuthUser } from '../auth/sessions.js'
 import { writeTransaction, type Db, type Tx } from '../db/client.js'
 import { users } from '../db/schema.js'
 import { withMediaOne } from './media.js'
@@ -53,6 +53,8 @@ export async function logIn(db: Db, input: Required<LoginInput>, now: Date, user
     .limit(1)
   const ok = await verifyPassword(input.password, user?.passwordHash ?? (await decoyHash))
   if (!user || !ok) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Invalid email or password' })
+  // Only after the password: a guesser learns nothing about the account from the 403.
+  assertNotSuspended(user)
   return sessionOf(db, user, await issueSession(db, user.id, now, userAgent))
 }
 

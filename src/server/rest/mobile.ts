@@ -65,6 +65,9 @@ export const mobileRoutes: Route[] = [
   // Server-Sent Events: notifications as they arrive (Last-Event-ID resumes)
   { method: 'GET', path: '/notifications/stream', handle: handleNotificationStream },
 
+  // reports (issue 13; not in the spec)
+  { method: 'POST', path: '/reports', procedure: 'reports.create', input: ({ body }) => body, status: 201, message: 'Report submitted' },
+
   // uploads: multipart with the file in field `file` (POST /upload/comment is an extra path)
   { method: 'POST', path: '/upload/avatar', handle: handleUpload('avatars') },
   { method: 'POST', path: '/upload/post', handle: handleUpload('posts') },
