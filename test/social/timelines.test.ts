@@ -203,4 +203,86 @@ test('a trimmed timeline keeps a floor; pages below it, and a timeline thinned b
   await assertFeedsExact([reader], [[1, 5], [2, 5], [3, 5]], 'thinned')
 })
 
+/**
+ * Issue 12's churn with issue 13's relations: follows, unfollows, blocks, unblocks, mutes,
+ * unmutes, posts, likes and deletions, concurrently and with the fan-out held for the first half.
+ * Feeds must equal the direct query (which leaves muted authors out; a block removes follows),
+ * every counter must equal its rows, no follow may survive a block, and no timeline may hold a
+ * deleted post or one its owner muted.
+ */
+test('concurrent churn with blocks, mutes and deletions keeps feeds, counters and timelines exact', async () => {
+  const random = prng(1313)
+  const users: User[] = []
+  for (let i = 0; i < 8; i++) users.push(await registerUser(server))
+  const pick = () => users[Math.floor(random() * users.length)]
+  const mine = new Map<number, number[]>(users.map((u) => [u.id, []]))
+  const api = (method: string, path: string, user: User, body?: unknown) => server.request(method, `/api/mobile${path}`, { token: user.token, body })
+  let release: (() => Promise<void>) | null = await holdFanout(server)
+  const refused: number[] = []
+  for (let round = 0; round < 14; round++) {
+    const ops: Array<Promise<{ status: number }>> = []
+    for (let i = 0; i < 12; i++) {
+      const [a, b, roll] = [pick(), pick(), random()]
+      const other = a !== b
+      if (roll < 0.2 && other) ops.push(api('POST', `/user/follow/${b.id}`, a))
+      else if (roll < 0.28 && other) ops.push(api('DELETE', `/user/unfollow/${b.id}`, a))
+      else if (roll < 0.34 && other) ops.push(api('POST', `/user/block/${b.id}`, a))
+      else if (roll < 0.4 && other) ops.push(api('DELETE', `/user/unblock/${b.id}`, a))
+      else if (roll < 0.46 && other) ops.push(api('POST', `/user/mute/${b.id}`, a))
+      else if (roll < 0.5 && other) ops.push(api('DELETE', `/user/unmute/${b.id}`, a))
+      else if (roll < 0.6 && mine.get(b.id)!.length > 0) {
+        const posts = mine.get(b.id)!
+        ops.push(api('POST', `/interactions/like/${posts[Math.floor(random() * posts.length)]}`, a))
+      } else if (roll < 0.7 && mine.get(a.id)!.length > 0) {
+        const posts = mine.get(a.id)!
+        const [victim] = posts.splice(Math.floor(random() * posts.length), 1)
+        ops.push(api('DELETE', `/posts/${victim}`, a))
+      } else {
+        ops.push(
+          post(server, a.token, { content: `round ${round}`, is_public: random() < 0.7 }).then((created) => {
+            mine.get(a.id)!.push(created.id)
+            return { status: 201 }
+          }),
+        )
+      }
+    }
+    if (!release && round % 2 === 0) ops.push(server.services.fanout.drain().then(() => ({ status: 200 })))
+    // A follow, like or unfollow may meet a block or a deletion made in the same round (404); nothing else may fail.
+    for (const answer of await Promise.all(ops)) if (answer.status >= 300) refused.push(answer.status)
+    if (random() < 0.5) clock.advance(1)
+    if (round === 6) {
+      await assertFeedsExact(users, [[1, 5], [2, 5], [1, 50]], 'churn with relations, fan-out held')
+      await release!()
+      release = null
+    }
+  }
+  assert.ok(refused.every((status) => status === 404), `only 404s refused: ${refused.join(',')}`)
+  await assertFeedsExact(users, [[1, 5], [2, 5], [1, 50]], 'churn with relations, fan-out running')
+  await server.services.fanout.drain()
+  await assertFeedsExact(users, [[1, 5], [2, 5], [1, 50]], 'churn with relations, drained')
+
+  const ids = users.map((u) => u.id).join(',')
+  const raw = rawClient(server)
+  const drift = await raw.execute(`
+    select 'user ' || u.id as what from users u where u.id in (${ids}) and not (
+      u.followers_count = (select count(*) from follows where following_id = u.id)
+      and u.following_count = (select count(*) from follows where follower_id = u.id)
+      and u.posts_count = (select count(*) from posts where user_id = u.id))
+    union all
+    select 'post ' || p.id from posts p where p.user_id in (${ids}) and not (
+      p.likes_count = (select count(*) from likes where post_id = p.id)
+      and p.comments_count = (select count(*) from comments where post_id = p.id))`)
+  assert.equal(drift.rows.map((row) => row.what), [], 'counters equal their rows')
+  const blockedFollows = await raw.execute(`
+    select count(*) as n from follows f join blocks b
+      on (b.blocker_id = f.follower_id and b.blocked_id = f.following_id) or (b.blocker_id = f.following_id and b.blocked_id = f.follower_id)`)
+  assert.is(Number(blockedFollows.rows[0].n), 0, 'no follow survives a block')
+  const stray = await raw.execute(`
+    select t.user_id, t.post_id from timelines t left join posts p on p.id = t.post_id
+    where t.user_id in (${ids}) and (p.id is null or exists (select 1 from mutes m where m.muter_id = t.user_id and m.muted_id = p.user_id))`)
+  assert.equal(stray.rows, [], 'no timeline holds a deleted or muted post')
+  const relations = await raw.execute(`select (select count(*) from blocks) as blocks, (select count(*) from mutes) as mutes`)
+  assert.ok(Number(relations.rows[0].blocks) > 0 && Number(relations.rows[0].mutes) > 0, 'the churn left some blocks and mutes standing')
+})
+
 test.run()

@@ -8,7 +8,7 @@ import { notify } from './notifications.js'
 import { readerForPage } from './page-depth.js'
 import type { Paging } from './posts.js'
 import { backfillTimeline, pruneTimeline } from './timelines.js'
-import { authorVisibleTo } from './relations.js'
+import { authorVisibleTo, unblocked } from './relations.js'
 import { findVisibleUser, loadProfile, toUserSummary, userSummaryColumns } from './users.js'
 import { withMedia } from './media.js'
 
@@ -41,8 +41,10 @@ function countFollow(tx: Tx, followerId: number, followeeId: number, delta: 1 | 
 export async function follow(db: Db, reads: ReadDb, followerId: number, ref: number | string, now: Date): Promise<UserProfile> {
   const followee = await target(reads, followerId, ref)
   await writeTransaction(db, async (tx) => {
+    // The block test is repeated under the write lock: a block committed since `target` looked wins.
     const inserted = await tx.run(sql`
-      insert into follows (follower_id, following_id, created_at) values (${followerId}, ${followee.id}, ${now.getTime()})
+      insert into follows (follower_id, following_id, created_at) select ${followerId}, ${followee.id}, ${now.getTime()}
+      where ${unblocked(followerId, followee.id)}
       on conflict do nothing`)
     if (inserted.rowsAffected === 0) return
     await countFollow(tx, followerId, followee.id, 1)
