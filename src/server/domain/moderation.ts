@@ -1,9 +1,9 @@
 /**
  * The operator's side of reports: listing them, resolving them (dismiss, remove, suspend),
  * suspending and unsuspending users directly, and the moderation record. Every action writes one
- * `moderation_actions` row in the transaction that makes its change (for `remove`, in the one right
- * after the deletion's own: see resolveReport). Served by the `plaza admin` commands on the data
- * directory; no API exposes them.
+ * `moderation_actions` row in the transaction that makes its change (for `remove`, the deletion's
+ * own: see removeTarget). Served by the `plaza admin` commands on the data directory; no API
+ * exposes them.
  */
 import { TRPCError } from '@trpc/server'
 import { sql, type SQL } from 'drizzle-orm'
@@ -12,7 +12,7 @@ import type { ModerationActionKind, ModerationBy, ReportResolution, ReportTarget
 import type { ModerationAction, ReportEntry } from '../../shared/types.js'
 import { writeTransaction, type Db, type ReadDb, type Tx } from '../db/client.js'
 import type { Services } from '../services.js'
-import { deleteComment, deletePost, deleteStory } from './removal.js'
+import { deleteComment, deletePost, deleteStory, type WithinRemoval } from './removal.js'
 import { findUser } from './users.js'
 
 /** How much of the reported text a listing shows. */
@@ -145,30 +145,38 @@ export interface Resolution {
 const REMOVERS = { post: deletePost, comment: deleteComment, story: deleteStory } as const
 
 /**
- * Deletes the reported content for everyone (removal.ts, as a moderator: no ownership rules).
- * Content already gone (its author deleted it, or an earlier attempt removed it before the record
- * could be written) counts as removed, so that running the resolution again completes it.
+ * Deletes the reported content for everyone (removal.ts, as a moderator: no ownership rules) and
+ * runs `settle` (resolve and record) in the deletion's transaction, given the ids of the comments
+ * that went with a post; the files go after commit. Content already gone (its author deleted it,
+ * or a moderator's deletion outside resolveReport) counts as removed: `settle` then runs in a
+ * transaction of its own, with no comments.
  */
-async function removeTarget(services: Services, report: ReportEntry, moderator: string): Promise<number[]> {
+async function removeTarget<T>(services: Services, report: ReportEntry, moderator: string, settle: (tx: Tx, comments: number[]) => Promise<T>): Promise<T> {
   if (report.target_type === 'user') {
     throw new TRPCError({ code: 'BAD_REQUEST', message: `report ${report.id} is about a user: use --action suspend` })
   }
-  // A removed post takes its comments with it; open reports about them are resolved with the post's.
-  const comments =
-    report.target_type === 'post' ? (await services.db.values<[number]>(sql`select id from comments where post_id = ${report.target_id}`)).map((row) => row[0]) : []
-  try {
-    await REMOVERS[report.target_type](services, report.target_id, { moderator })
-  } catch (error) {
-    if (!(error instanceof TRPCError && error.code === 'NOT_FOUND')) throw error
+  // An object, not a `let`: TypeScript does not see the assignments made in the callback.
+  const settled: { ran: boolean; value?: T } = { ran: false }
+  const within: WithinRemoval = async (tx, removed) => {
+    settled.ran = true
+    settled.value = await settle(tx, removed.comments)
   }
-  return comments
+  try {
+    await REMOVERS[report.target_type](services, report.target_id, { moderator }, within)
+  } catch (error) {
+    // Only the deletion's own 404, before `settle` ran, means the content is already gone.
+    if (settled.ran || !(error instanceof TRPCError && error.code === 'NOT_FOUND')) throw error
+    return writeTransaction(services.db, (tx) => settle(tx, []))
+  }
+  return settled.value as T
 }
 
 /**
  * Resolves an open report. `dismiss` only resolves it. `remove` deletes the reported content for
  * everyone and resolves every open report about the same target; `suspend` suspends the user the
  * report is about and resolves every open report about that user. One `moderation_actions` row
- * records it, in the transaction that resolves the reports (and, for suspend, suspends the user).
+ * records it, in the transaction that resolves the reports and makes the change (deletes the
+ * content, or suspends the user): a failure anywhere leaves all of it undone.
  * 404 for an unknown report, 409 for one already resolved, 400 for `remove` on a user report.
  */
 export async function resolveReport(services: Services, reportId: number, resolution: ReportResolution, by: ModerationBy): Promise<Resolution> {
@@ -176,10 +184,9 @@ export async function resolveReport(services: Services, reportId: number, resolu
   if (!report) throw new TRPCError({ code: 'NOT_FOUND', message: `no report with id ${reportId}` })
   if (report.status !== 'open') throw new TRPCError({ code: 'CONFLICT', message: `report ${reportId} is already resolved (${report.resolution})` })
 
-  // removal.ts deletes in a transaction of its own; the record follows it (see removeTarget for a retry).
-  const removedComments = resolution === 'remove' ? await removeTarget(services, report, by.moderator) : []
   const now = services.clock().getTime()
-  const resolved = await writeTransaction(services.db, async (tx) => {
+  // For remove, runs in removal.ts's transaction, after the deletion (see removeTarget).
+  const settle = async (tx: Tx, removedComments: number[]) => {
     const self = sql`id = ${reportId}`
     let others: SQL | null = null
     let record: ActionRecord = { action: resolution, reportId, targetType: report.target_type, targetId: report.target_id }
@@ -203,7 +210,9 @@ export async function resolveReport(services: Services, reportId: number, resolu
     }
     const action = await recordAction(tx, record, by, now)
     return { action, also: ids.filter((id) => id !== reportId) }
-  })
+  }
+  const resolved =
+    resolution === 'remove' ? await removeTarget(services, report, by.moderator, settle) : await writeTransaction(services.db, (tx) => settle(tx, []))
   return { report: (await loadReport(services.db, reportId))!, action: resolved.action, also_resolved: resolved.also }
 }
 

@@ -6,8 +6,9 @@
  *
  * Moderation's "remove" action calls these with `{ moderator }`: the ownership and
  * visibility rules are skipped (404 only when the target does not exist), and open reports about
- * the target are left for the caller, which resolves them in its own record. A user's own
- * deletion (`{ userId }`) deletes the open reports about it: they would point at nothing.
+ * the target are left for the caller, which resolves them and writes its record in `within`, so
+ * that the deletion, the resolution and the record commit together. A user's own deletion
+ * (`{ userId }`) deletes the open reports about it: they would point at nothing.
  *
  * Statements are lean `sql`, as everywhere under the write lock; raw results are read by index.
  */
@@ -21,6 +22,13 @@ import { assertPassword } from './sessions.js'
 
 /** Who deletes: a user (ownership rules apply) or a moderator (by name, for the record). */
 export type Remover = { userId: number } | { moderator: string }
+
+/**
+ * The caller's own writes, run in the deletion's transaction once the rows are gone and before
+ * commit; a throw rolls the deletion back. `comments` are the ids of the comments that went with a
+ * post (none for a comment or a story).
+ */
+export type WithinRemoval = (tx: Tx, removed: { comments: number[] }) => Promise<void>
 
 const notFound = (what: string) => new TRPCError({ code: 'NOT_FOUND', message: `${what} not found` })
 
@@ -79,9 +87,14 @@ async function releaseUploads(tx: Tx, paths: Iterable<string>): Promise<string[]
 
 /**
  * Removes one post and everything that hangs off it (no ownership check: the callers do that).
- * Answers the paths its image and its comments' images were at, to release once the rows are gone.
+ * Answers the ids of its comments, and the paths its image and its comments' images were at, to
+ * release once the rows are gone.
  */
-async function removePost(tx: Tx, post: { id: number; authorId: number; createdAt: number }, dropReports: boolean): Promise<string[]> {
+async function removePost(
+  tx: Tx,
+  post: { id: number; authorId: number; createdAt: number },
+  dropReports: boolean,
+): Promise<{ comments: number[]; paths: string[] }> {
   const { id, authorId, createdAt } = post
   const comments = await tx.values<[number, string]>(sql`select id, image from comments where post_id = ${id}`)
   const [postRow] = await tx.values<[string]>(sql`select image from posts where id = ${id}`)
@@ -101,18 +114,20 @@ async function removePost(tx: Tx, post: { id: number; authorId: number; createdA
   await tx.run(postTimelineRowsQuery(post))
   await tx.run(sql`delete from posts where id = ${id}`)
   await tx.run(sql`update users set posts_count = posts_count - 1 where id = ${authorId}`)
-  return [postRow[0], ...comments.map((row) => row[1])]
+  return { comments: comments.map((row) => row[0]), paths: [postRow[0], ...comments.map((row) => row[1])] }
 }
 
 /** Deletes a post (author only for a user: 403 when they can see it, 404 when they cannot or it does not exist). */
-export async function deletePost(services: Services, postId: number, by: Remover): Promise<void> {
+export async function deletePost(services: Services, postId: number, by: Remover, within?: WithinRemoval): Promise<void> {
   const released = await writeTransaction(services.db, async (tx) => {
     const visible = 'userId' in by ? visibleTo(by.userId) : sql`1`
     const [row] = await tx.values<[number, number, number]>(sql`select user_id, created_at, (${visible}) from posts where id = ${postId}`)
     if (!row || !row[2]) throw notFound('Post')
     if ('userId' in by && row[0] !== by.userId) throw new TRPCError({ code: 'FORBIDDEN', message: 'You can only delete your own posts' })
-    const paths = await removePost(tx, { id: postId, authorId: row[0], createdAt: row[1] }, 'userId' in by)
-    return releaseUploads(tx, paths)
+    const removed = await removePost(tx, { id: postId, authorId: row[0], createdAt: row[1] }, 'userId' in by)
+    const released = await releaseUploads(tx, removed.paths)
+    await within?.(tx, { comments: removed.comments })
+    return released
   })
   await deleteFiles(services, released)
 }
@@ -121,7 +136,7 @@ export async function deletePost(services: Services, postId: number, by: Remover
  * Deletes a comment: its author or the post's author may (403 for anyone else who can see it; 404
  * when the comment does not exist or its post is not visible to the caller).
  */
-export async function deleteComment(services: Services, commentId: number, by: Remover): Promise<void> {
+export async function deleteComment(services: Services, commentId: number, by: Remover, within?: WithinRemoval): Promise<void> {
   const released = await writeTransaction(services.db, async (tx) => {
     const visible = 'userId' in by ? visibleTo(by.userId) : sql`1`
     const [row] = await tx.values<[number, number, number, string, number, number]>(sql`
@@ -142,7 +157,9 @@ export async function deleteComment(services: Services, commentId: number, by: R
       delete from notifications where id = (
         select id from notifications where user_id = ${postAuthorId} and actor_id = ${commenterId}
           and type = 'comment' and post_id = ${postId} and created_at = ${createdAt} order by id limit 1)`)
-    return releaseUploads(tx, [image])
+    const released = await releaseUploads(tx, [image])
+    await within?.(tx, { comments: [] })
+    return released
   })
   await deleteFiles(services, released)
 }
@@ -151,7 +168,7 @@ export async function deleteComment(services: Services, commentId: number, by: R
  * Deletes a story: its author may, even once it expired; anyone else who can see it gets a 403,
  * and a 404 when it does not exist, has expired or is a followers-only story they cannot see.
  */
-export async function deleteStory(services: Services, storyId: number, by: Remover): Promise<void> {
+export async function deleteStory(services: Services, storyId: number, by: Remover, within?: WithinRemoval): Promise<void> {
   const released = await writeTransaction(services.db, async (tx) => {
     const viewer = 'userId' in by ? by.userId : 0
     const [row] = await tx.values<[number, string, number]>(sql`
@@ -168,7 +185,9 @@ export async function deleteStory(services: Services, storyId: number, by: Remov
     await tx.run(sql`delete from notifications where user_id = ${authorId} and story_id = ${storyId}`)
     await tx.run(sql`delete from story_views where story_id = ${storyId}`)
     await tx.run(sql`delete from stories where id = ${storyId}`)
-    return releaseUploads(tx, [mediaUrl])
+    const released = await releaseUploads(tx, [mediaUrl])
+    await within?.(tx, { comments: [] })
+    return released
   })
   await deleteFiles(services, released)
 }
