@@ -10,6 +10,7 @@ import { exploreRankingQuery } from '../../src/server/domain/explore.js'
 import { followersQuery, followingQuery } from '../../src/server/domain/follows.js'
 import { hashtagSearchQuery } from '../../src/server/domain/hashtags.js'
 import { byUserQuery, commentsQuery, directFeedQuery, idInList, selectPosts, visiblePostQuery } from '../../src/server/domain/posts.js'
+import { relationPageQuery } from '../../src/server/domain/relations.js'
 import { postSearchIdsQuery, toFtsQuery, userSearchQuery } from '../../src/server/domain/search.js'
 import { fanOutRecipients, pendingIdsQuery, pruneTimelineQuery, timelineIdsQuery } from '../../src/server/domain/timelines.js'
 import { registerUser, startTestServer, type TestServer } from '../helpers/server.js'
@@ -74,6 +75,8 @@ const cases: Array<[string, () => { toSQL(): { sql: string; params: unknown[] } 
   ['post detail comments', () => commentsQuery(server.services.db, 1, 2, paging.limit + 1, (paging.page - 1) * paging.limit), ['comments_post_created_idx']],
   ['followers', () => followersQuery(server.services.db, 1, 2, paging), ['follows_following_created_idx']],
   ['following', () => followingQuery(server.services.db, 1, 2, paging), ['follows_follower_created_idx']],
+  ['blocked list', () => relationPageQuery(server.services.db, 'blocked', 1, 21, 0), ['blocks_blocker_created_idx']],
+  ['muted list', () => relationPageQuery(server.services.db, 'muted', 1, 21, 0), ['mutes_muter_created_idx']],
   ['search users', () => userSearchQuery(server.services.db, 'user', 1, 10), ['users_username_lower_idx', 'users_fts VIRTUAL TABLE']],
   ['search posts', () => postSearchIdsQuery(server.services.db, toFtsQuery('hello')!, 10), ['posts_fts VIRTUAL TABLE', 'SEARCH p USING INTEGER PRIMARY KEY']],
   ['search hashtags', () => hashtagSearchQuery(server.services.db, 'tag', 10), ['hashtags_tag_idx']],
@@ -87,8 +90,13 @@ for (const [name, build, expected] of cases) {
   })
 }
 
-test('the follow lists need no extra sort (the index order is the answer order)', async () => {
-  for (const query of [followersQuery(server.services.db, 1, 2, paging), followingQuery(server.services.db, 1, 2, paging)]) {
+test('the follow, blocked and muted lists need no extra sort (the index order is the answer order)', async () => {
+  for (const query of [
+    followersQuery(server.services.db, 1, 2, paging),
+    followingQuery(server.services.db, 1, 2, paging),
+    relationPageQuery(server.services.db, 'blocked', 1, 21, 0),
+    relationPageQuery(server.services.db, 'muted', 1, 21, 0),
+  ]) {
     const plan = await planOf(query)
     assert.not.ok(plan.some((line) => line.includes('TEMP B-TREE')), plan.join('\n'))
   }

@@ -134,31 +134,28 @@ export async function unmuteUser(db: Db, reads: ReadDb, muterId: number, ref: nu
   return { user_id: other.id, is_muted: false }
 }
 
-/** Whom `owner` blocked, most recent first (`blocks_blocker_created_idx`, which carries blocked_id for ties). */
-const blockedPage = prepared((db) =>
-  db
-    .select(userSummaryColumns(sql.placeholder('owner')))
-    .from(blocks)
-    .innerJoin(users, eq(users.id, blocks.blockedId))
-    .where(eq(blocks.blockerId, sql.placeholder('owner')))
-    .orderBy(desc(blocks.createdAt), desc(blocks.blockedId))
-    .limit(sql.placeholder('limit'))
-    .offset(sql.placeholder('offset'))
-    .prepare(),
-)
+/** The two lists: whom the owner blocked or muted, each served by its (owner, created_at) index, which carries the other id for ties. */
+const RELATIONS = {
+  blocked: { table: blocks, owner: blocks.blockerId, other: blocks.blockedId, at: blocks.createdAt },
+  muted: { table: mutes, owner: mutes.muterId, other: mutes.mutedId, at: mutes.createdAt },
+} as const
 
-/** Whom `owner` muted, most recent first (`mutes_muter_created_idx`). */
-const mutedPage = prepared((db) =>
-  db
-    .select(userSummaryColumns(sql.placeholder('owner')))
-    .from(mutes)
-    .innerJoin(users, eq(users.id, mutes.mutedId))
-    .where(eq(mutes.muterId, sql.placeholder('owner')))
-    .orderBy(desc(mutes.createdAt), desc(mutes.mutedId))
-    .limit(sql.placeholder('limit'))
-    .offset(sql.placeholder('offset'))
-    .prepare(),
-)
+/** Whom `owner` blocked or muted, most recent first (`blocks_blocker_created_idx`, `mutes_muter_created_idx`); values or placeholders. */
+export function relationPageQuery(db: ReadDb, which: keyof typeof RELATIONS, owner: Param, limit: number | Placeholder, offset: number | Placeholder) {
+  const { table, owner: ownerColumn, other, at } = RELATIONS[which]
+  return db
+    .select(userSummaryColumns(owner as number | Placeholder))
+    .from(table)
+    .innerJoin(users, eq(users.id, other))
+    .where(eq(ownerColumn, owner))
+    .orderBy(desc(at), desc(other))
+    .limit(limit)
+    .offset(offset)
+}
+
+const relationPage = (which: keyof typeof RELATIONS) =>
+  prepared((db) => relationPageQuery(db, which, sql.placeholder('owner'), sql.placeholder('limit'), sql.placeholder('offset')).prepare())
+const relationPages = { blocked: relationPage('blocked'), muted: relationPage('muted') }
 
 /** A page of the caller's blocked or muted accounts (only the caller ever sees these lists). */
 export async function listRelations(
@@ -167,7 +164,7 @@ export async function listRelations(
   ownerId: number,
   paging: Paging,
 ): Promise<{ users: UserSummary[]; page: number; has_more: boolean }> {
-  const query = (which === 'blocked' ? blockedPage : mutedPage)(readerForPage(dbs, paging))
+  const query = relationPages[which](readerForPage(dbs, paging))
   const rows = await query.all({ owner: ownerId, limit: paging.limit + 1, offset: (paging.page - 1) * paging.limit })
   return { users: await withMedia(dbs.reads, rows.slice(0, paging.limit).map(toUserSummary)), page: paging.page, has_more: rows.length > paging.limit }
 }
