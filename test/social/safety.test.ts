@@ -1,7 +1,7 @@
 /**
- * Blocks, mutes and suspensions, table-driven: for each way one account can be hidden from
- * another, a fresh network is built, the relation applied, and every list, search, detail and
- * notification path is asked what each side sees.
+ * Blocks, mutes, suspensions and deletions, table-driven: for each way one account's content can
+ * be hidden from another, a fresh network is built, the change applied, and every list, search,
+ * detail and notification path is asked what each side sees.
  */
 import { sql } from 'drizzle-orm'
 import { test } from 'uvu'
@@ -105,6 +105,17 @@ const cases: Array<{ name: string; apply: (net: Network) => Promise<void>; alice
     aliceSeesBob: expectAll(false),
     // Bob's own token is refused while suspended (moderation); what alice shows is unchanged for everyone else.
     bobSeesAlice: {},
+  },
+  {
+    name: 'bob deletes his post, story and comment',
+    apply: async ({ server, bob, made }) => {
+      for (const path of [`/posts/${made.bob.post}`, `/stories/${made.bob.story}`, `/interactions/comment/${made.bob.comment}`]) {
+        assert.is((await server.request('DELETE', API + path, { token: bob.token })).status, 200, path)
+      }
+    },
+    // What was deleted is gone from every path; bob himself, and his like of alice's post (her notification), stay.
+    aliceSeesBob: expectAll(false, ['profile', 'profile by name', 'posts by user', 'their followers', 'search users', 'search all users', "in a third user's followers", 'notifications']),
+    bobSeesAlice: expectAll(true),
   },
   {
     name: 'alice mutes bob',
