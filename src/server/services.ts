@@ -2,6 +2,7 @@ import type { ChatGateway } from './chat/gateway.js'
 import { createCodeImageService, type CodeImageService } from './codeimage/service.js'
 import { openDatabase, type Db, type ReadDb } from './db/client.js'
 import { ConfigError, type ServerConfig } from './config.js'
+import { createSessionTouches, type SessionTouches } from './auth/sessions.js'
 import { startFanout, type Fanout } from './domain/fanout.js'
 import { createNotificationFeed, type NotificationFeed } from './domain/notification-feed.js'
 import { createLogger, type Logger } from './logger.js'
@@ -53,6 +54,8 @@ export interface Services {
   fanout: Fanout
   /** Live notification streams: the process's one poller and its subscribers (domain/notification-feed.ts); idle until one opens. */
   notificationFeed: NotificationFeed
+  /** Sessions' last uses, noted by each authenticated request and written in batches (auth/sessions.ts). */
+  sessionTouches: SessionTouches
   close(): Promise<void>
 }
 
@@ -127,8 +130,13 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
     codeimage,
     fanout,
     notificationFeed: createNotificationFeed({ reads: database.reads, logger, limits: config.streams }),
+    sessionTouches: createSessionTouches(database.db, {
+      background: options.maintenance !== false,
+      onError: (error) => logger.warn("recording sessions' last use failed", { error: String(error) }),
+    }),
     async close() {
       services.notificationFeed.close()
+      await services.sessionTouches.close()
       await fanout.close()
       await stopMaintenance?.()
       await database.close()

@@ -1,5 +1,5 @@
 import { initTRPC, TRPCError } from '@trpc/server'
-import { assertNotSuspended, resolveSession, touchSession, type AuthUser } from './auth/sessions.js'
+import { assertNotSuspended, resolveSession, type AuthUser } from './auth/sessions.js'
 import { RateLimitedError, toPublicError } from './errors.js'
 import type { RateLimitClass } from './rate-limit.js'
 import type { Services } from './services.js'
@@ -73,10 +73,8 @@ async function authenticate(ctx: Context): Promise<{ user: AuthUser; sessionId: 
     throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Invalid or expired token' })
   }
   assertNotSuspended(session.user)
-  // Bookkeeping only: a failed write must not fail the request it rides on.
-  await touchSession(ctx.services.db, session, ctx.services.clock()).catch((error) =>
-    ctx.services.logger.warn('recording a session\'s last use failed', { error: String(error) }),
-  )
+  // Bookkeeping only, written in batches off the request (sessions.ts).
+  ctx.services.sessionTouches.note(session, ctx.services.clock())
   return session
 }
 

@@ -60,11 +60,16 @@ test('last_used_at follows use at most once a minute', async () => {
     }
     const start = clock.clock().getTime()
     assert.is(await stored(), start, 'set when the session opens')
+    const use = async () => {
+      await server.request('GET', `${API}/notifications/count`, { token: user.token })
+      // Written in batches (every 10 s while serving): write this one now.
+      await server.services.sessionTouches.flush()
+    }
     clock.advance(30_000)
-    await server.request('GET', `${API}/notifications/count`, { token: user.token })
+    await use()
     assert.is(await stored(), start, 'not rewritten within the minute')
     clock.advance(31_000)
-    await server.request('GET', `${API}/notifications/count`, { token: user.token })
+    await use()
     assert.is(await stored(), start + 61_000)
     const listed = await server.request('GET', `${API}/auth/sessions`, { token: user.token })
     assert.is(listed.body.data.sessions[0].last_used_at, '2026-06-01 08:01:01')

@@ -75,17 +75,46 @@ export async function resolveSession(
 /** `last_used_at` is kept to about this precision, so a busy session costs one write a minute, not one a request. */
 const LAST_USED_PRECISION_MS = 60_000
 
+/** How often a serving process writes the last uses it noted: one statement for all of them. */
+export const SESSION_TOUCH_FLUSH_MS = 10_000
+
 /**
- * Records that a session was used, when the stored time is older than LAST_USED_PRECISION_MS (the
- * resolved row says so without another read). The condition is repeated in the update, so
- * processes sharing the database write it once between them.
+ * Sessions' last uses, written in batches. The request path only notes a session whose stored
+ * time is older than LAST_USED_PRECISION_MS (the resolved row says so without another read);
+ * `flush` writes every noted one in one statement, every SESSION_TOUCH_FLUSH_MS while serving and
+ * on close. A write per request that needs one would take the write lock on the read path (with
+ * `--workers N`, across processes); this is one write per process per interval, whatever the
+ * traffic. A stored time never moves back, so processes sharing the database can flush in any order.
  */
-export async function touchSession(db: Db, session: { sessionId: number; lastUsedAt: number | null }, now: Date): Promise<void> {
-  const stale = now.getTime() - LAST_USED_PRECISION_MS
-  if (session.lastUsedAt !== null && session.lastUsedAt > stale) return
-  await db.run(sql`
-    update ${sessions} set last_used_at = ${now.getTime()}
-    where id = ${session.sessionId} and (last_used_at is null or last_used_at <= ${stale})`)
+export interface SessionTouches {
+  note(session: { sessionId: number; lastUsedAt: number | null }, now: Date): void
+  flush(): Promise<void>
+  close(): Promise<void>
+}
+
+export function createSessionTouches(db: Db, options: { background: boolean; onError: (error: unknown) => void }): SessionTouches {
+  let pending = new Map<number, number>()
+  const flush = async () => {
+    if (pending.size === 0) return
+    const batch = JSON.stringify([...pending])
+    pending = new Map()
+    await db.run(sql`
+      update ${sessions} set last_used_at = t.at
+      from (select value ->> 0 as id, value ->> 1 as at from json_each(${batch})) as t
+      where ${sessions.id} = t.id and (${sessions.lastUsedAt} is null or ${sessions.lastUsedAt} < t.at)`)
+  }
+  const timer = options.background ? setInterval(() => void flush().catch(options.onError), SESSION_TOUCH_FLUSH_MS).unref() : null
+  return {
+    note(session, now) {
+      if (session.lastUsedAt !== null && session.lastUsedAt > now.getTime() - LAST_USED_PRECISION_MS) return
+      pending.set(session.sessionId, now.getTime())
+    },
+    flush,
+    async close() {
+      if (timer) clearInterval(timer)
+      await flush().catch(options.onError)
+    },
+  }
 }
 
 /** Revokes one session; returns false when it was already revoked (a concurrent logout or refresh won). */
