@@ -62,12 +62,21 @@ export async function mediaInfo(db: AnyDb, paths: Iterable<string>): Promise<Med
 export function mediaPaths(items: readonly object[]): string[] {
   const paths: string[] = []
   for (const item of items) {
-    for (const [key, value] of Object.entries(item)) {
-      if (Object.hasOwn(IMAGE_FIELDS, key) && typeof value === 'string' && value !== '') paths.push(value)
+    for (const key in item) {
+      const value = (item as Record<string, unknown>)[key]
+      if (Object.hasOwn(SIBLINGS, key) && typeof value === 'string' && value !== '') paths.push(value)
     }
   }
   return paths
 }
+
+/**
+ * Each image field's sibling keys, built once: the mapping runs for every row of every page, and
+ * building the key strings there (and an entries array per object) cost a tenth of a page's CPU.
+ */
+const SIBLINGS: Readonly<Record<string, readonly [string, string, string]>> = Object.fromEntries(
+  Object.entries(IMAGE_FIELDS).map(([field, prefix]) => [field, [`${prefix}_width`, `${prefix}_height`, `${prefix}_blurhash`] as const]),
+)
 
 /**
  * A copy of `item` with each image field's siblings placed right after it: null when the field
@@ -75,14 +84,15 @@ export function mediaPaths(items: readonly object[]): string[] {
  */
 export function attachMedia<T extends object>(media: MediaMap, item: T): WithMedia<T> {
   const out: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(item)) {
+  for (const key in item) {
+    const value = (item as Record<string, unknown>)[key]
     out[key] = value
-    if (!Object.hasOwn(IMAGE_FIELDS, key)) continue
-    const prefix = IMAGE_FIELDS[key as ImageField]
-    const info = typeof value === 'string' && value !== '' ? media.get(value) : undefined
-    out[`${prefix}_width`] = info?.width ?? null
-    out[`${prefix}_height`] = info?.height ?? null
-    out[`${prefix}_blurhash`] = info?.blurhash ?? null
+    const siblings = Object.hasOwn(SIBLINGS, key) ? SIBLINGS[key] : undefined
+    if (!siblings) continue
+    const info = typeof value === 'string' && value !== '' && media.size > 0 ? media.get(value) : undefined
+    out[siblings[0]] = info?.width ?? null
+    out[siblings[1]] = info?.height ?? null
+    out[siblings[2]] = info?.blurhash ?? null
     if (key === 'media_url') out.poster_url = info?.poster ?? null
   }
   return out as WithMedia<T>
