@@ -19,6 +19,7 @@ import type { Services } from '../services.js'
 import { detachHashtags } from './hashtags.js'
 import { visibleTo } from './posts.js'
 import { assertPassword } from './sessions.js'
+import { storyVisibleTo } from './stories.js'
 
 /** Who deletes: a user (ownership rules apply) or a moderator (by name, for the record). */
 export type Remover = { userId: number } | { moderator: string }
@@ -166,14 +167,13 @@ export async function deleteComment(services: Services, commentId: number, by: R
 
 /**
  * Deletes a story: its author may, even once it expired; anyone else who can see it gets a 403,
- * and a 404 when it does not exist, has expired or is a followers-only story they cannot see.
+ * and a 404 when it does not exist or they cannot see it (storyVisibleTo).
  */
 export async function deleteStory(services: Services, storyId: number, by: Remover, within?: WithinRemoval): Promise<void> {
   const released = await writeTransaction(services.db, async (tx) => {
     const viewer = 'userId' in by ? by.userId : 0
     const [row] = await tx.values<[number, string, number]>(sql`
-      select user_id, media_url, expires_at > ${services.clock().getTime()}
-        and (privacy_type = 'public' or exists (select 1 from follows where follower_id = ${viewer} and following_id = stories.user_id))
+      select user_id, media_url, ${storyVisibleTo(viewer, services.clock().getTime())}
       from stories where id = ${storyId}`)
     if (!row) throw notFound('Story')
     const authorId = row[0], mediaUrl = row[1], visible = row[2]

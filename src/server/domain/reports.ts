@@ -9,7 +9,7 @@ import type { CreateReport, ReportTargetType } from '../../shared/schemas/report
 import type { Report } from '../../shared/types.js'
 import { writeTransaction, type Db, type Tx } from '../db/client.js'
 import { visibleTo } from './posts.js'
-import { authorShownTo } from './relations.js'
+import { storyVisibleTo } from './stories.js'
 
 const NOT_FOUND: Record<ReportTargetType, string> = {
   post: 'Post not found',
@@ -28,10 +28,7 @@ async function targetAuthor(tx: Tx, reporterId: number, type: ReportTargetType, 
   const query = {
     post: sql`select posts.user_id from posts where posts.id = ${id} and ${visibleTo(reporterId)}`,
     comment: sql`select c.user_id from comments c join posts on posts.id = c.post_id where c.id = ${id} and ${visibleTo(reporterId)}`,
-    story: sql`select s.user_id from stories s where s.id = ${id} and s.expires_at > ${now}
-      and (s.privacy_type = 'public' or s.user_id = ${reporterId}
-        or exists (select 1 from follows f where f.follower_id = ${reporterId} and f.following_id = s.user_id))
-      and ${authorShownTo(reporterId, sql`s.user_id`)}`,
+    story: sql`select stories.user_id from stories where stories.id = ${id} and ${storyVisibleTo(reporterId, now)}`,
     user: sql`select id from users where id = ${id}`,
   }[type]
   const [row] = await tx.values<[number]>(query)

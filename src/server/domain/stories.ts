@@ -3,7 +3,7 @@
  * expired story vanishes from the feed, the profile count and the view at the same instant.
  */
 import { TRPCError } from '@trpc/server'
-import { and, asc, eq, gt, inArray, or, sql, type Placeholder } from 'drizzle-orm'
+import { and, asc, eq, gt, inArray, or, sql, type Placeholder, type SQL } from 'drizzle-orm'
 import { STORY_DURATION, STORY_FONT_SIZE, STORY_TTL_MS, type StoryCreate } from '../../shared/schemas/stories.js'
 import type { Story, StoryFeedGroup } from '../../shared/types.js'
 import { writeTransaction, type Db, type ReadDb, type Tx } from '../db/client.js'
@@ -12,7 +12,7 @@ import { follows, stories, storyViews, uploads, users } from '../db/schema.js'
 import { assertOwnUpload } from '../uploads/references.js'
 import { withMedia, withMediaOne, type Bare } from './media.js'
 import { notify } from './notifications.js'
-import { authorVisibleTo, unmuted } from './relations.js'
+import { authorShownTo, authorVisibleTo, unmuted } from './relations.js'
 import { formatDateTime, toStory } from './views.js'
 
 type UserRow = typeof users.$inferSelect
@@ -123,6 +123,18 @@ export async function storyFeed(db: ReadDb, viewerId: number, now: Date): Promis
 }
 
 /**
+ * The story visibility rule, as a condition on `stories`: unexpired at `now`, and public, the
+ * viewer's own, or by an account the viewer follows; and no block or suspension hides its author
+ * (relations.ts). Opening, reporting and deleting a story all apply it.
+ */
+export function storyVisibleTo(viewer: number, now: number): SQL {
+  return sql`(${stories.expiresAt} > ${now}
+    and (${stories.privacyType} = 'public' or ${stories.userId} = ${viewer}
+      or exists (select 1 from ${follows} where ${follows.followerId} = ${viewer} and ${follows.followingId} = ${stories.userId}))
+    and ${authorShownTo(viewer, stories.userId)})`
+}
+
+/**
  * Opens a story: 404 when it does not exist, has expired, is a followers-only story the caller
  * may not see, or a block or a suspension hides its author from the caller. A viewer other than the author is recorded once (the story_views primary
  * key); only a new view row raises `views_count` and notifies the author, in one transaction.
@@ -133,19 +145,15 @@ export async function viewStory(db: Db, viewer: UserRow, storyId: number, now: D
       .select({
         story: stories,
         author: { username: users.username, fullName: users.fullName, avatar: users.avatar },
-        viewerFollows: sql<number>`exists (select 1 from ${follows} where ${follows.followerId} = ${viewer.id} and ${follows.followingId} = ${stories.userId})`,
       })
       .from(stories)
       .innerJoin(users, eq(users.id, stories.userId))
-      .where(and(eq(stories.id, storyId), gt(stories.expiresAt, now.getTime()), authorVisibleTo(viewer.id)))
+      .where(and(eq(stories.id, storyId), storyVisibleTo(viewer.id, now.getTime())))
       .limit(1)
-    const isAuthor = found?.story.userId === viewer.id
     // A story the caller may not see answers exactly like one that does not exist, so its existence does not leak.
-    if (!found || (found.story.privacyType === 'followers' && !isAuthor && !found.viewerFollows)) {
-      throw new TRPCError({ code: 'NOT_FOUND', message: 'Story not found' })
-    }
+    if (!found) throw new TRPCError({ code: 'NOT_FOUND', message: 'Story not found' })
     const { story, author } = found
-    if (isAuthor) return toStory(story, author)
+    if (story.userId === viewer.id) return toStory(story, author)
 
     const inserted = await tx
       .insert(storyViews)
