@@ -8,7 +8,7 @@ import { createRequestContext, JSON_BODY_LIMIT, sendError, sendSuccess } from '.
 import { toPublicError } from './errors.js'
 import { createRestHandler, sendRouteError } from './rest/adapter.js'
 import { mobileRoutes } from './rest/mobile.js'
-import { utilityRoutes } from './rest/utility.js'
+import { rootRoutes, utilityRoutes } from './rest/utility.js'
 import { logRequest, requestId, setRoute } from './request-log.js'
 import { appRouter } from './router.js'
 import { serveUpload } from './uploads/serve.js'
@@ -92,6 +92,7 @@ export function createApp(services: Services): App {
   const mounts: Array<{ prefix: string; handle: ReturnType<typeof createRestHandler> }> = [
     { prefix: '/api/mobile', handle: createRestHandler(mobileRoutes) },
     { prefix: '/api', handle: createRestHandler(utilityRoutes) },
+    { prefix: '', handle: createRestHandler(rootRoutes) },
   ]
 
   let closing = false

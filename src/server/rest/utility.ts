@@ -1,15 +1,16 @@
 /**
- * The utility REST API of spec/utility-api.md, mounted at /api. The one place that lists its paths.
+ * The utility REST API of spec/utility-api.md: the offered rows of the catalog registry
+ * (catalog/registry.ts, the one place their paths are named), as route tables.
  */
 import type { Route } from './adapter.js'
-import { handleChatCompletions, handleChatOperation } from '../chat/http.js'
-import { handleCodeImage } from '../codeimage/http.js'
+import { catalog, isOffered } from '../catalog/registry.js'
 
-export const utilityRoutes: Route[] = [
-  // Code-snippet images (decisions §5): a handler route, since the default answer is image bytes.
-  { method: 'POST', path: '/codeimage', handle: handleCodeImage },
-  // Chat (decisions §5): handler routes, since `stream: true` answers Server-Sent Events.
-  { method: 'POST', path: '/v1/chat/completions', handle: handleChatCompletions },
-  { method: 'POST', path: '/chaty', handle: handleChatOperation('chaty') },
-  { method: 'POST', path: '/reasoning-70b', handle: handleChatOperation('reasoning-70b') },
-]
+const offered = catalog.filter(isOffered)
+
+/** Mounted at /api. */
+export const utilityRoutes: Route[] = offered
+  .filter((operation) => operation.path.startsWith('/api/'))
+  .map(({ method, path, handle }) => ({ method, path: path.slice('/api'.length), handle }))
+
+/** Catalog operations outside /api (`/docs`, `/metrics`), mounted at the root after every other path. */
+export const rootRoutes: Route[] = offered.filter((operation) => !operation.path.startsWith('/api/')).map(({ method, path, handle }) => ({ method, path, handle }))

@@ -1,0 +1,184 @@
+/**
+ * The utility catalog (decisions §6): every operation as a row. The one place a catalog path is
+ * named: rest/utility.ts mounts the rows that are offered, `GET /api/list` lists them all, the
+ * OpenAPI document describes them and a test checks the README's table against them.
+ */
+import type { z } from 'zod'
+import { chatCompletionInput, chatOperationInput } from '../../shared/schemas/chat.js'
+import { codeImageInput } from '../../shared/schemas/codeimage.js'
+import { handleChatCompletions, handleChatOperation } from '../chat/http.js'
+import { handleCodeImage } from '../codeimage/http.js'
+import type { HandlerRoute, Method } from '../rest/adapter.js'
+
+/** Where an operation runs: inside Plaza, at a provider the operator configures, or through the chat gateway. */
+export type Backend = 'local' | 'provider' | 'gateway'
+
+export type Group =
+  | 'system'
+  | 'Tools'
+  | 'Image'
+  | 'music'
+  | 'Image Processing'
+  | 'Media'
+  | 'AI'
+  | 'LLM'
+  | 'NSFW'
+  | 'Audio'
+  | 'Weather'
+  | 'Maker'
+  | 'IMAGE-GENERATORS'
+  | 'Anime'
+
+export interface Operation {
+  group: Group
+  /** Null for an operation that is never offered and so has no path. */
+  method: Method | null
+  /** The full path (`/api/...`, or `/docs`, `/metrics` at the root); null when never offered. */
+  path: string | null
+  summary: string
+  backend: Backend
+  /** Serves the operation; a row without one is listed with `offered: false`. */
+  handle?: HandlerRoute['handle']
+  /** Why a row is never offered (decisions §5). */
+  notOffered?: string
+  /**
+   * What configures a provider-backed operation: its `PLAZA_<NAME>_BASE_URL` name(s), the first
+   * configured one serving it. Gateway operations are configured when the chat gateway is.
+   */
+  providers?: string[]
+  /** The request the operation validates: query parameters for GET, the JSON body otherwise. */
+  input?: z.ZodType
+  /** What it answers by default, for the API reference: JSON, image bytes, audio or a stream. */
+  answers?: 'json' | 'image' | 'audio' | 'text' | 'html' | 'redirect' | 'event-stream'
+  /** Where the operation is documented at length, relative to the repository. */
+  docs?: string
+}
+
+/** Declares one catalog row (a function so that rows read alike and are type-checked one by one). */
+export function defineOperation(operation: Operation): Operation {
+  return operation
+}
+
+export const catalog: Operation[] = [
+  // system
+  defineOperation({ group: 'system', method: 'GET', path: '/api/openapi.json', summary: 'OpenAPI 3.1 document of every REST path (mobile and utility)', backend: 'local' }),
+  defineOperation({ group: 'system', method: 'GET', path: '/docs', summary: 'Interactive API reference page', backend: 'local', answers: 'html' }),
+  defineOperation({ group: 'system', method: 'GET', path: '/api/uptime', summary: 'Server uptime and start time', backend: 'local' }),
+  defineOperation({ group: 'system', method: 'GET', path: '/api/website', summary: 'Redirect to the website (PLAZA_WEBSITE_URL, default /docs)', backend: 'local', answers: 'redirect' }),
+  defineOperation({ group: 'system', method: 'GET', path: '/api/metrics', summary: 'Metrics report as JSON: requests, errors and latency per route, process and database figures', backend: 'local' }),
+  defineOperation({ group: 'system', method: 'GET', path: '/metrics', summary: 'Metrics in the Prometheus text format', backend: 'local', answers: 'text' }),
+  defineOperation({ group: 'system', method: 'GET', path: '/api/list', summary: 'Every catalog operation, offered or not', backend: 'local' }),
+  defineOperation({ group: 'system', method: 'GET', path: '/api/stats', summary: 'Calls, errors, mean and p95 latency per operation, since start and all-time', backend: 'local' }),
+
+  // Tools
+  defineOperation({ group: 'Tools', method: 'POST', path: '/api/execute', summary: 'Compile and execute code (JavaScript and Python sandboxed in Plaza; other languages via a Piston provider)', backend: 'local', providers: ['PISTON'] }),
+  defineOperation({ group: 'Tools', method: 'GET', path: '/api/clips', summary: 'Video clips matching a search text', backend: 'provider', providers: ['CLIPS'] }),
+
+  // Image
+  defineOperation({ group: 'Image', method: 'GET', path: '/api/lens', summary: 'Content related to an image, from an image-search provider', backend: 'provider', providers: ['LENS'] }),
+
+  // music
+  defineOperation({ group: 'music', method: 'GET', path: '/api/identify', summary: 'Identify a song from audio by URL (AudD protocol)', backend: 'provider', providers: ['AUDD'] }),
+  defineOperation({ group: 'music', method: 'POST', path: '/api/identify', summary: 'Identify a song from an uploaded audio file (AudD protocol)', backend: 'provider', providers: ['AUDD'] }),
+
+  // Image Processing
+  defineOperation({ group: 'Image Processing', method: 'GET', path: '/api/imageFx', summary: 'Photo effects from a numbered list (also by name)', backend: 'local', answers: 'image' }),
+  defineOperation({ group: 'Image Processing', method: 'GET', path: '/api/diffuser/expand', summary: 'Expand an image to a ratio over a blurred fill (generative fill through the image provider when configured)', backend: 'local', answers: 'image' }),
+  defineOperation({ group: 'Image Processing', method: 'GET', path: '/api/upscale', summary: 'Upscale an image 2x or 4x (AI upscaling through the image provider when configured)', backend: 'local', answers: 'image' }),
+  defineOperation({ group: 'Image Processing', method: 'GET', path: '/api/removebg', summary: 'Remove the background of an image', backend: 'provider', providers: ['REMOVEBG'], answers: 'image' }),
+  defineOperation({ group: 'Image Processing', method: 'GET', path: '/api/zombie', summary: 'A zombie-like version of an image (image-to-image)', backend: 'provider', providers: ['IMAGES'], answers: 'image' }),
+  defineOperation({ group: 'Image Processing', method: null, path: null, summary: 'Change clothes on a person using a clothing image', backend: 'provider', notOffered: 'out of commission in the original catalog' }),
+
+  // Media
+  defineOperation({ group: 'Media', method: 'GET', path: '/api/media', summary: 'Parse a media URL: oEmbed, OpenGraph and Twitter cards, known URL patterns', backend: 'local' }),
+
+  // AI
+  defineOperation({ group: 'AI', method: 'POST', path: '/api/copilot', summary: 'Copilot assistant (gateway alias `copilot`)', backend: 'gateway' }),
+  defineOperation({ group: 'AI', method: 'POST', path: '/api/llama-70b', summary: '70B-class language model (gateway alias `llama-70b`)', backend: 'gateway' }),
+  defineOperation({
+    group: 'AI',
+    method: 'POST',
+    path: '/api/reasoning-70b',
+    summary: 'Reasoning model, distilled 70B (gateway alias `reasoning-70b`, sampling fields forwarded)',
+    backend: 'gateway',
+    handle: handleChatOperation('reasoning-70b'),
+    input: chatOperationInput,
+    docs: 'docs/chat.md',
+  }),
+  defineOperation({ group: 'AI', method: 'GET', path: '/api/online', summary: 'Latest information online: web search, then the gateway answers with numbered sources', backend: 'provider', providers: ['SEARCH'] }),
+  defineOperation({ group: 'AI', method: 'GET', path: '/api/reasoning-small', summary: 'Small reasoning model (gateway alias `reasoning-small`)', backend: 'gateway' }),
+  defineOperation({
+    group: 'AI',
+    method: 'POST',
+    path: '/api/v1/chat/completions',
+    summary: 'Chat completions, OpenAI-compatible (streams with `stream: true`)',
+    backend: 'gateway',
+    handle: handleChatCompletions,
+    input: chatCompletionInput,
+    docs: 'docs/chat.md',
+  }),
+  defineOperation({ group: 'AI', method: 'GET', path: '/api/v1/models', summary: 'The model names the gateway serves, OpenAI-compatible', backend: 'gateway' }),
+  defineOperation({ group: 'AI', method: 'GET', path: '/api/gpt', summary: 'Chat through the configured official provider (gateway alias `gpt`)', backend: 'gateway' }),
+  defineOperation({ group: 'AI', method: 'GET', path: '/api/chat/providers', summary: 'The configured chat providers (no keys)', backend: 'local' }),
+  defineOperation({ group: 'AI', method: 'GET', path: '/api/chat/models', summary: 'The chat model aliases and what serves them', backend: 'local' }),
+
+  // LLM
+  defineOperation({ group: 'LLM', method: 'GET', path: '/api/coder', summary: 'Lightweight coder (gateway alias `coder`)', backend: 'gateway' }),
+  defineOperation({ group: 'LLM', method: 'POST', path: '/api/inference/chat/completions', summary: 'Chat completion at a second OpenAI-compatible upstream (`inference` provider)', backend: 'gateway', providers: ['INFERENCE'] }),
+  defineOperation({ group: 'LLM', method: 'GET', path: '/api/chat', summary: 'Chat with a conversation kept on the server (gateway alias `chat`)', backend: 'gateway' }),
+  defineOperation({ group: 'LLM', method: 'POST', path: '/api/chat', summary: 'Chat with a conversation kept on the server, JSON body (gateway alias `chat`)', backend: 'gateway' }),
+  defineOperation({ group: 'LLM', method: 'POST', path: '/api/agent', summary: 'Coding agent whose tool is /api/execute, streamed as Server-Sent Events (premium keys only)', backend: 'gateway', answers: 'event-stream' }),
+  defineOperation({
+    group: 'LLM',
+    method: 'POST',
+    path: '/api/chaty',
+    summary: 'Chat (gateway alias `chaty`)',
+    backend: 'gateway',
+    handle: handleChatOperation('chaty'),
+    input: chatOperationInput,
+    docs: 'docs/chat.md',
+  }),
+
+  // NSFW
+  defineOperation({ group: 'NSFW', method: null, path: null, summary: 'Adult content', backend: 'provider', notOffered: 'Plaza does not serve adult content (decisions §5)' }),
+
+  // Audio
+  defineOperation({ group: 'Audio', method: 'GET', path: '/api/tts/flite', summary: 'Speech with Flite, in Plaza', backend: 'local', answers: 'audio' }),
+  defineOperation({ group: 'Audio', method: 'GET', path: '/api/tts/espeak', summary: 'Speech with eSpeak NG, in Plaza (optional package)', backend: 'local', answers: 'audio' }),
+  defineOperation({ group: 'Audio', method: 'GET', path: '/api/tts/openai', summary: 'Speech from an OpenAI-compatible speech provider', backend: 'provider', providers: ['SPEECH'], answers: 'audio' }),
+  defineOperation({ group: 'Audio', method: 'GET', path: '/api/tts/elevenlabs', summary: 'Speech from ElevenLabs', backend: 'provider', providers: ['ELEVENLABS'], answers: 'audio' }),
+  defineOperation({ group: 'Audio', method: 'GET', path: '/api/tts/polly', summary: 'Speech from Amazon Polly', backend: 'provider', providers: ['POLLY'], answers: 'audio' }),
+  defineOperation({ group: 'Audio', method: 'GET', path: '/api/tts/azure', summary: 'Speech from Azure AI Speech', backend: 'provider', providers: ['AZURE_SPEECH'], answers: 'audio' }),
+
+  // Weather
+  defineOperation({ group: 'Weather', method: 'GET', path: '/api/weather', summary: 'Current weather and a 7-day forecast of a location (Open-Meteo protocol)', backend: 'provider', providers: ['WEATHER'] }),
+
+  // Maker
+  defineOperation({ group: 'Maker', method: 'POST', path: '/api/carbon', summary: "Image from code with carbon.now.sh's options", backend: 'local', answers: 'image' }),
+  defineOperation({
+    group: 'Maker',
+    method: 'POST',
+    path: '/api/codeimage',
+    summary: "Code-snippet image in ray.so's look, rendered on the server",
+    backend: 'local',
+    handle: handleCodeImage,
+    input: codeImageInput,
+    answers: 'image',
+    docs: 'docs/codeimage.md',
+  }),
+  defineOperation({ group: 'Maker', method: 'GET', path: '/api/meme', summary: 'Meme from a bundled template (or an image URL) with outlined captions', backend: 'local', answers: 'image' }),
+  defineOperation({ group: 'Maker', method: 'GET', path: '/api/meme/templates', summary: 'The bundled meme templates', backend: 'local' }),
+  defineOperation({ group: 'Maker', method: 'GET', path: '/api/fakepost', summary: 'A social-post card image with text, name, username and avatar, marked as generated', backend: 'local', answers: 'image' }),
+  defineOperation({ group: 'Maker', method: 'GET', path: '/api/logo', summary: 'A text logo in one of several SVG styles, as PNG', backend: 'local', answers: 'image' }),
+
+  // IMAGE-GENERATORS
+  defineOperation({ group: 'IMAGE-GENERATORS', method: 'GET', path: '/api/imagine', summary: 'Image from a prompt with one of eleven model aliases', backend: 'provider', providers: ['IMAGES'], answers: 'image' }),
+  defineOperation({ group: 'IMAGE-GENERATORS', method: 'POST', path: '/api/v1/images/generations', summary: 'Image generation, OpenAI-compatible', backend: 'provider', providers: ['IMAGES'] }),
+
+  // Anime
+  defineOperation({ group: 'Anime', method: 'GET', path: '/api/toanime', summary: 'An anime version of an image (image-to-image)', backend: 'provider', providers: ['IMAGES'], answers: 'image' }),
+]
+
+/** Whether a row is served by this build. */
+export const isOffered = (operation: Operation): operation is Operation & { method: Method; path: string; handle: NonNullable<Operation['handle']> } =>
+  operation.handle !== undefined && operation.method !== null && operation.path !== null
