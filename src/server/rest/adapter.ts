@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { TRPCError } from '@trpc/server'
+import type { z } from 'zod'
 import { toPublicError } from '../errors.js'
 import { readJson, sendError, sendSuccess, JSON_BODY_LIMIT } from '../http.js'
 import { setRoute } from '../request-log.js'
@@ -32,6 +33,10 @@ interface RouteBase {
   method: Method
   /** The documented path; `:name` is a segment, `:name?` an optional last segment. */
   path: string
+  /** One line for the OpenAPI document and the reference page. */
+  summary?: string
+  /** The shape of the envelope's `data` on success, for the OpenAPI document (a test checks real answers against it). */
+  output?: z.ZodType
 }
 
 export interface ProcedureRoute extends RouteBase {
