@@ -6,7 +6,7 @@
 import type { z } from 'zod'
 import { chatCompletionInput, chatOperationInput } from '../../shared/schemas/chat.js'
 import { codeImageInput } from '../../shared/schemas/codeimage.js'
-import { handleChatCompletions, handleChatOperation } from '../chat/http.js'
+import { handleChatCompletions, handleChatOperation, handleGetModel, handleListModels } from '../chat/http.js'
 import { handleCodeImage } from '../codeimage/http.js'
 import type { HandlerRoute, Method } from '../rest/adapter.js'
 
@@ -117,7 +117,8 @@ export const catalog: Operation[] = [
     input: chatCompletionInput,
     docs: 'docs/chat.md',
   }),
-  defineOperation({ group: 'AI', method: 'GET', path: '/api/v1/models', summary: 'The model names the gateway serves, OpenAI-compatible', backend: 'gateway' }),
+  defineOperation({ group: 'AI', method: 'GET', path: '/api/v1/models', summary: 'The model names the gateway serves, OpenAI-compatible', backend: 'gateway', handle: handleListModels, docs: 'docs/chat.md' }),
+  defineOperation({ group: 'AI', method: 'GET', path: '/api/v1/models/:id', summary: 'One model name the gateway serves, OpenAI-compatible', backend: 'gateway', handle: handleGetModel, docs: 'docs/chat.md' }),
   defineOperation({ group: 'AI', method: 'GET', path: '/api/gpt', summary: 'Chat through the configured official provider (gateway alias `gpt`)', backend: 'gateway' }),
   defineOperation({ group: 'AI', method: 'GET', path: '/api/chat/providers', summary: 'The configured chat providers (no keys)', backend: 'local' }),
   defineOperation({ group: 'AI', method: 'GET', path: '/api/chat/models', summary: 'The chat model aliases and what serves them', backend: 'local' }),
