@@ -5,18 +5,78 @@
  * added, dropped or retyped without updating schemas/responses.ts fails here. A route added to
  * the table without a summary, an output or a call in the scenario fails too.
  */
+import type { inferRouterOutputs } from '@trpc/server'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { z } from 'zod'
-import { mobileRoutes } from '../../src/server/rest/mobile.js'
-import { post } from '../../src/shared/schemas/responses.js'
 import type { Route } from '../../src/server/rest/adapter.js'
+import { mobileRoutes } from '../../src/server/rest/mobile.js'
+import type { AppRouter } from '../../src/server/router.js'
+import * as data from '../../src/shared/schemas/responses.js'
 import { registerUser, startTestServer, type RegisteredUser, type RequestOptions, type TestServer } from '../helpers/server.js'
 import { form, recordedVideo, solidImage } from '../uploads/fixtures.js'
 
 const API = '/api/mobile'
 /** The one row whose answer is not an envelope (Server-Sent Events), so it has no `data` shape. */
 const EVENT_STREAM = 'GET /notifications/stream'
+
+/**
+ * The schema each procedure served on /api/mobile publishes (as its rows name it). Its type is
+ * checked against the procedure's real output type: a schema that drifts from what its
+ * procedure returns fails `npm run typecheck`, naming the procedure. A test below checks that
+ * the rows name these same schemas.
+ */
+const publishedOutputs = {
+  'auth.register': data.session,
+  'auth.login': data.session,
+  'auth.logout': data.nothing,
+  'auth.refresh': data.session,
+  'auth.sessions': data.sessionList,
+  'auth.revokeSession': data.nothing,
+  'users.profile': data.userProfile,
+  'users.update': data.userProfile,
+  'users.follow': data.userProfile,
+  'users.unfollow': data.userProfile,
+  'users.followers': data.userPage,
+  'users.following': data.userPage,
+  'users.block': data.blockState,
+  'users.unblock': data.blockState,
+  'users.blocked': data.userPage,
+  'users.mute': data.muteState,
+  'users.unmute': data.muteState,
+  'users.muted': data.userPage,
+  'users.changePassword': data.passwordChanged,
+  'users.deleteAccount': data.nothing,
+  'posts.feed': data.postPage,
+  'posts.explore': data.postPage,
+  'posts.detail': data.postDetail,
+  'posts.create': data.post,
+  'posts.byUser': data.postPage,
+  'posts.delete': data.nothing,
+  'posts.edit': data.post,
+  'interactions.like': data.likeState,
+  'interactions.unlike': data.likeState,
+  'interactions.comment': data.comment,
+  'interactions.deleteComment': data.nothing,
+  'stories.feed': data.storyFeed,
+  'stories.view': data.story,
+  'stories.create': data.story,
+  'stories.delete': data.nothing,
+  'search.all': data.searchResults,
+  'search.users': data.userSearch,
+  'search.hashtags': data.hashtagSearch,
+  'search.posts': data.postSearch,
+  'notifications.list': data.notificationPage,
+  'notifications.count': data.unreadCount,
+  'notifications.markRead': data.markedRead,
+  'reports.create': data.reportCreated,
+}
+
+type Outputs = inferRouterOutputs<AppRouter>
+type OutputOf<P> = P extends `${infer R extends keyof Outputs & string}.${infer N}` ? (N extends keyof Outputs[R] ? Outputs[R][N] : never) : never
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
+type AllTrue<T extends Record<string, true>> = T
+type OutputsAgree = AllTrue<{ [P in keyof typeof publishedOutputs]: Same<z.output<(typeof publishedOutputs)[P]>, OutputOf<P>> }>
 
 const keyOf = (route: Route) => `${route.method} ${route.path}`
 
@@ -65,6 +125,17 @@ test('every route row but the event stream has a summary and an output shape', (
     if (key === EVENT_STREAM) assert.is(route.output, undefined, `${key} streams events, not an envelope`)
     else assert.instance(route.output, z.ZodType, `${key}: an output schema`)
   }
+})
+
+test('each procedure row names the schema whose type matches its procedure', () => {
+  const served = new Set<string>()
+  for (const { route, key } of rows) {
+    if (!('procedure' in route)) continue
+    served.add(route.procedure)
+    assert.ok(route.procedure in publishedOutputs, `${key} (${route.procedure}) is missing from publishedOutputs`)
+    assert.is(route.output, publishedOutputs[route.procedure as keyof typeof publishedOutputs], `${key}: output`)
+  }
+  assert.equal(Object.keys(publishedOutputs).filter((procedure) => !served.has(procedure)), [])
 })
 
 test('every route answers the shape its row publishes', async () => {
@@ -180,11 +251,11 @@ test('the shapes are strict: an extra, a missing or a mistyped field is refused'
   try {
     const alice = await registerUser(server)
     const created = await client(server, new Set())('POST', '/posts/create', { token: alice.token, body: { content: 'strict' } })
-    assert.ok(post.safeParse(created).success)
-    assert.not.ok(post.safeParse({ ...created, secret: 'x' }).success)
+    assert.ok(data.post.safeParse(created).success)
+    assert.not.ok(data.post.safeParse({ ...created, secret: 'x' }).success)
     const { edited_at: _dropped, ...missing } = created
-    assert.not.ok(post.safeParse(missing).success)
-    assert.not.ok(post.safeParse({ ...created, created_at: new Date().toISOString() }).success)
+    assert.not.ok(data.post.safeParse(missing).success)
+    assert.not.ok(data.post.safeParse({ ...created, created_at: new Date().toISOString() }).success)
   } finally {
     await server.close()
   }
