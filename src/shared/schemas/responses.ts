@@ -209,7 +209,7 @@ export const storyFeed = z.array(storyFeedGroup).describe("The caller's own stor
 
 // Search
 
-export const hashtag = z
+const hashtag = z
   .strictObject({ tag: z.string().describe('Lower-case, without #'), posts_count: count })
   .meta({ id: 'Hashtag', description: 'A hashtag and how many posts use it' })
 
