@@ -76,6 +76,7 @@ type Outputs = inferRouterOutputs<AppRouter>
 type OutputOf<P> = P extends `${infer R extends keyof Outputs & string}.${infer N}` ? (N extends keyof Outputs[R] ? Outputs[R][N] : never) : never
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
 type AllTrue<T extends Record<string, true>> = T
+// Compile-time only: does not type-check when a procedure's output and its published schema differ.
 type OutputsAgree = AllTrue<{ [P in keyof typeof publishedOutputs]: Same<z.output<(typeof publishedOutputs)[P]>, OutputOf<P>> }>
 
 const keyOf = (route: Route) => `${route.method} ${route.path}`
@@ -117,8 +118,6 @@ function client(server: TestServer, visited: Set<string>) {
   }
 }
 
-const upload = (bytes: Buffer, name: string, type: string): RequestOptions['raw'] => form(bytes, name, type)
-
 test('every route row but the event stream has a summary and an output shape', () => {
   for (const { route, key } of rows) {
     assert.ok(route.summary && route.summary.trim() !== '' && !route.summary.includes('\n'), `${key}: a one-line summary`)
@@ -159,11 +158,11 @@ test('every route answers the shape its row publishes', async () => {
 
     // Uploads: an avatar, images for a post, a comment and a story, and a video for a story (its poster fields)
     const png = await solidImage(64, 48, 'png')
-    const avatar = await api('POST', '/upload/avatar', { token: alice.token, raw: upload(png, 'me.png', 'image/png') })
-    const postImage = await api('POST', '/upload/post', { token: alice.token, raw: upload(png, 'post.png', 'image/png') })
-    const commentImage = await api('POST', '/upload/comment', { token: bob.token, raw: upload(png, 'comment.png', 'image/png') })
-    const storyImage = await api('POST', '/upload/story', { token: alice.token, raw: upload(png, 'story.png', 'image/png') })
-    const storyVideo = await api('POST', '/upload/story', { token: alice.token, raw: upload(await recordedVideo('mp4'), 'clip.mp4', 'video/mp4') })
+    const avatar = await api('POST', '/upload/avatar', { token: alice.token, raw: form(png, 'me.png', 'image/png') })
+    const postImage = await api('POST', '/upload/post', { token: alice.token, raw: form(png, 'post.png', 'image/png') })
+    const commentImage = await api('POST', '/upload/comment', { token: bob.token, raw: form(png, 'comment.png', 'image/png') })
+    const storyImage = await api('POST', '/upload/story', { token: alice.token, raw: form(png, 'story.png', 'image/png') })
+    const storyVideo = await api('POST', '/upload/story', { token: alice.token, raw: form(await recordedVideo('mp4'), 'clip.mp4', 'video/mp4') })
     assert.type(storyVideo.poster_path, 'string')
     assert.is(avatar.poster_path, undefined)
 
