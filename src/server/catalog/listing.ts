@@ -3,12 +3,9 @@
  * whether the chat gateway is configured: the server's handler and `plaza util list` (embedded)
  * both call it, so the two cannot disagree.
  */
-import type { CatalogEntry, CatalogListFilter } from '../../shared/schemas/catalog.js'
+import { NOT_BUILT_YET, type CatalogEntry, type CatalogListFilter } from '../../shared/schemas/catalog.js'
 import { isOffered } from './offered.js'
 import type { Operation } from './registry.js'
-
-/** The reason given for a row that will be offered once it is built. */
-export const NOT_BUILT_YET = 'not built yet'
 
 /** Providers with a public, keyless default base URL (Open-Meteo): configured even when nothing is set. */
 const PUBLIC_DEFAULT_PROVIDERS = new Set(['WEATHER', 'GEOCODING'])

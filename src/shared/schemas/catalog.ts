@@ -23,6 +23,9 @@ export const CATALOG_GROUPS = [
 ] as const
 export type CatalogGroup = (typeof CATALOG_GROUPS)[number]
 
+/** The reason `GET /api/list` gives for a row that will be offered once it is built. */
+export const NOT_BUILT_YET = 'not built yet'
+
 export const CATALOG_BACKENDS = ['local', 'provider', 'gateway'] as const
 
 /** A group named in any letter case (`image-generators`, `ai`), read as its catalog spelling. */
