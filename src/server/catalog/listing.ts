@@ -18,7 +18,7 @@ export interface CatalogState {
 }
 
 /** Whether provider `name` (`IMAGES`, `WEATHER`, ...) has a base URL on this server. */
-export function isProviderConfigured(name: string, env: NodeJS.ProcessEnv): boolean {
+function isProviderConfigured(name: string, env: NodeJS.ProcessEnv): boolean {
   return PUBLIC_DEFAULT_PROVIDERS.has(name) || Boolean(env[`PLAZA_${name}_BASE_URL`]?.trim())
 }
 
