@@ -2,7 +2,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { catalog } from '../../src/server/catalog/registry.js'
-import type { CatalogEntry } from '../../src/shared/schemas/catalog.js'
+import { catalogListAnswer, type CatalogEntry } from '../../src/shared/schemas/catalog.js'
 import { startFakeUpstream } from '../chat/fake-upstream.js'
 import { startTestServer, type TestServer } from '../helpers/server.js'
 
@@ -25,6 +25,8 @@ test('lists every registry row in registry order, with what is offered, what is 
   try {
     const { status, body } = await list(server)
     assert.is(status, 200)
+    // The answer has the shape its schema declares, and nothing more (parsing drops unknown keys).
+    assert.equal(catalogListAnswer.parse(body), body)
     const operations: CatalogEntry[] = body.operations
     assert.equal(
       operations.map((entry) => [entry.group, entry.method, entry.path, entry.summary, entry.backend]),

@@ -2,6 +2,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { ConfigError, loadConfig } from '../../src/server/config.js'
+import { uptimeAnswer } from '../../src/shared/schemas/catalog.js'
 import { manualClock, startTestServer } from '../helpers/server.js'
 
 /** A request that does not follow redirects, so the 302 itself is what is checked. */
@@ -21,6 +22,7 @@ test('uptime: the start time from the injected clock, and the seconds since, adv
     time.advance(86_400_000 + 3_600_000 + 60_000 + 1_500)
     const later = await exchange(`${server.url}/api/uptime?ignored=1`)
     assert.equal(later.body, { message: 'Up for 1 d 1 h 1 min 1 s', started_at: '2026-03-04 05:06:07', uptime_seconds: 90_061, now: '2026-03-05 06:07:09' })
+    assert.equal(uptimeAnswer.parse(later.body), later.body)
     time.advance(-200_000_000)
     assert.is((await exchange(`${server.url}/api/uptime`)).body.uptime_seconds, 0, 'a clock set back is not a negative uptime')
   } finally {
