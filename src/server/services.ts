@@ -34,6 +34,8 @@ export interface Services {
    */
   scans: ReadDb
   clock: Clock
+  /** When these services were created, by `clock`: the server's start (`GET /api/uptime`). */
+  startedAt: Date
   logger: Logger
   /** Null when rate limits are off (`PLAZA_RATE_LIMITS=off`, `--no-rate-limits`, embedded use). */
   limiter: RateLimiter | null
@@ -91,6 +93,7 @@ function readerCount(env: NodeJS.ProcessEnv): number {
 
 export async function createServices(config: ServerConfig, options: ServiceOptions = {}): Promise<Services> {
   const clock = options.clock ?? systemClock
+  const startedAt = clock()
   const logger = options.logger ?? createLogger(config.logLevel)
   let gateway: Promise<ChatGateway> | undefined
   const chat = () =>
@@ -123,6 +126,7 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
     reads: database.reads,
     scans: database.scans,
     clock,
+    startedAt,
     logger,
     limiter: config.rateLimits ? new RateLimiter(database.db, config.rateLimits, () => clock().getTime()) : null,
     storage,
