@@ -8,6 +8,7 @@ import { chatCompletionInput, chatOperationInput } from '../../shared/schemas/ch
 import { codeImageInput } from '../../shared/schemas/codeimage.js'
 import { handleChatCompletions, handleChatOperation } from '../chat/http.js'
 import { handleCodeImage } from '../codeimage/http.js'
+import { handleOpenApi } from './system/openapi.js'
 import type { HandlerRoute, Method } from '../rest/adapter.js'
 
 /** Where an operation runs: inside Plaza, at a provider the operator configures, or through the chat gateway. */
@@ -61,7 +62,7 @@ export function defineOperation(operation: Operation): Operation {
 
 export const catalog: Operation[] = [
   // system
-  defineOperation({ group: 'system', method: 'GET', path: '/api/openapi.json', summary: 'OpenAPI 3.1 document of every REST path (mobile and utility)', backend: 'local' }),
+  defineOperation({ group: 'system', method: 'GET', path: '/api/openapi.json', summary: 'OpenAPI 3.1 document of every REST path (mobile and utility)', backend: 'local', handle: handleOpenApi, docs: 'docs/api-reference.md' }),
   defineOperation({ group: 'system', method: 'GET', path: '/docs', summary: 'Interactive API reference page', backend: 'local', answers: 'html' }),
   defineOperation({ group: 'system', method: 'GET', path: '/api/uptime', summary: 'Server uptime and start time', backend: 'local' }),
   defineOperation({ group: 'system', method: 'GET', path: '/api/website', summary: 'Redirect to the website (PLAZA_WEBSITE_URL, default /docs)', backend: 'local', answers: 'redirect' }),

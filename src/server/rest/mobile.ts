@@ -63,14 +63,14 @@ export const mobileRoutes: Route[] = [
   { method: 'GET', path: '/notifications/count', procedure: 'notifications.count', input: () => undefined },
   { method: 'PUT', path: '/notifications/mark_read/:notification_id?', procedure: 'notifications.markRead', input: ({ params }) => params },
   // Server-Sent Events: notifications as they arrive (Last-Event-ID resumes)
-  { method: 'GET', path: '/notifications/stream', handle: handleNotificationStream },
+  { method: 'GET', path: '/notifications/stream', handle: handleNotificationStream, auth: 'bearer', answers: 'event-stream', summary: 'Notifications as Server-Sent Events as they arrive (Last-Event-ID or last_event_id resumes)' },
 
   // reports (issue 13; not in the spec)
   { method: 'POST', path: '/reports', procedure: 'reports.create', input: ({ body }) => body, status: 201, message: 'Report submitted' },
 
   // uploads: multipart with the file in field `file` (POST /upload/comment is an extra path)
-  { method: 'POST', path: '/upload/avatar', handle: handleUpload('avatars') },
-  { method: 'POST', path: '/upload/post', handle: handleUpload('posts') },
-  { method: 'POST', path: '/upload/story', handle: handleUpload('stories') },
-  { method: 'POST', path: '/upload/comment', handle: handleUpload('comments') },
+  { method: 'POST', path: '/upload/avatar', handle: handleUpload('avatars'), auth: 'bearer', multipart: 'file', status: 201, summary: 'Upload an avatar (also becomes your avatar)' },
+  { method: 'POST', path: '/upload/post', handle: handleUpload('posts'), auth: 'bearer', multipart: 'file', status: 201, summary: 'Upload a post image' },
+  { method: 'POST', path: '/upload/story', handle: handleUpload('stories'), auth: 'bearer', multipart: 'file', status: 201, summary: 'Upload a story image or video' },
+  { method: 'POST', path: '/upload/comment', handle: handleUpload('comments'), auth: 'bearer', multipart: 'file', status: 201, summary: 'Upload a comment image' },
 ]
