@@ -41,7 +41,8 @@ interface ProcedureDef {
 }
 
 function procedureOf(name: string): ProcedureDef {
-  const procedure = (appRouter._def.procedures as Record<string, ProcedureDef | undefined>)[name]
+  // Typed as the nested router shape, but at run time a flat record keyed by dotted path.
+  const procedure = (appRouter._def.procedures as unknown as Record<string, ProcedureDef | undefined>)[name]
   if (!procedure) throw new Error(`route table names an unknown procedure: ${name}`)
   if (procedure._def.inputs.length > 1) throw new Error(`${name} chains several .input() parsers; the OpenAPI document reads one`)
   return procedure
