@@ -8,6 +8,7 @@ import { chatCompletionInput, chatOperationInput } from '../../shared/schemas/ch
 import { codeImageInput } from '../../shared/schemas/codeimage.js'
 import { handleChatCompletions, handleChatOperation } from '../chat/http.js'
 import { handleCodeImage } from '../codeimage/http.js'
+import { docsPageInput, handleDocsPage } from './system/docs-page.js'
 import { handleOpenApi } from './system/openapi.js'
 import type { HandlerRoute, Method } from '../rest/adapter.js'
 
@@ -63,7 +64,8 @@ export function defineOperation(operation: Operation): Operation {
 export const catalog: Operation[] = [
   // system
   defineOperation({ group: 'system', method: 'GET', path: '/api/openapi.json', summary: 'OpenAPI 3.1 document of every REST path (mobile and utility)', backend: 'local', handle: handleOpenApi, docs: 'docs/api-reference.md' }),
-  defineOperation({ group: 'system', method: 'GET', path: '/docs', summary: 'Interactive API reference page', backend: 'local', answers: 'html' }),
+  // `:asset` serves the page's own files (Swagger UI's script and style sheet), from a fixed list.
+  defineOperation({ group: 'system', method: 'GET', path: '/docs/:asset?', summary: 'Interactive API reference page', backend: 'local', handle: handleDocsPage, input: docsPageInput, answers: 'html', docs: 'docs/api-reference.md' }),
   defineOperation({ group: 'system', method: 'GET', path: '/api/uptime', summary: 'Server uptime and start time', backend: 'local' }),
   defineOperation({ group: 'system', method: 'GET', path: '/api/website', summary: 'Redirect to the website (PLAZA_WEBSITE_URL, default /docs)', backend: 'local', answers: 'redirect' }),
   defineOperation({ group: 'system', method: 'GET', path: '/api/metrics', summary: 'Metrics report as JSON: requests, errors and latency per route, process and database figures', backend: 'local' }),
