@@ -40,26 +40,28 @@ export function createSchemaCollector(): SchemaCollector {
   const components: Record<string, JsonSchema> = {}
   const texts = new Map<string, string>()
 
-  /**
-   * The component name for `$defs` entry `name`. A named schema whose request and answer forms
-   * differ (defaults, transforms) keeps its name for the answer and gets `…Input` for the request.
-   */
-  function claim(name: string, text: string, io: 'input' | 'output'): string {
-    for (const candidate of io === 'input' ? [name, `${name}Input`] : [name, `${name}Output`]) {
-      const held = texts.get(candidate)
-      if (held === undefined || held === text) return candidate
-    }
-    throw new Error(`two different schemas are both named ${name} (.meta({ id }))`)
+  /** Takes `name` for `text`; two different schemas under one name are a mistake in the schemas. */
+  function claim(name: string, text: string): string {
+    const held = texts.get(name)
+    if (held !== undefined && held !== text) throw new Error(`two different schemas are both named ${name} (.meta({ id }))`)
+    return name
   }
 
   return {
     components,
     toSchema(schema, io) {
-      const { $schema: _dialect, $defs, ...root } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema & { $defs?: Record<string, JsonSchema> }
+      const convert = (form: 'input' | 'output') => z.toJSONSchema(schema, { io: form, unrepresentable: 'any' }) as JsonSchema & { $defs?: Record<string, JsonSchema> }
+      const { $schema: _dialect, $defs, ...root } = convert(io)
+      // A named schema whose request form differs from its answer form (defaults, transforms) is two
+      // components: the answer keeps the name, the request gets `…Input`.
+      const answerDefs = io === 'input' && $defs ? (convert('output').$defs ?? {}) : {}
       const names = new Map<string, string>()
       const defs = Object.entries($defs ?? {})
       // Names first, so that references between definitions are rewritten to the final names.
-      for (const [name, def] of defs) names.set(name, claim(name, JSON.stringify(def), io))
+      for (const [name, def] of defs) {
+        const text = JSON.stringify(def)
+        names.set(name, claim(io === 'input' && JSON.stringify(answerDefs[name]) !== text ? `${name}Input` : name, text))
+      }
       for (const [name, def] of defs) {
         const final = names.get(name)!
         if (!texts.has(final)) {
