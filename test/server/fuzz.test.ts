@@ -12,7 +12,7 @@ import * as assert from 'uvu/assert'
 import { appRouter } from '../../src/server/router.js'
 import type { Route } from '../../src/server/rest/adapter.js'
 import { mobileRoutes } from '../../src/server/rest/mobile.js'
-import { utilityRoutes } from '../../src/server/rest/utility.js'
+import { rootRoutes, utilityRoutes } from '../../src/server/rest/utility.js'
 import { startFakeUpstream } from '../chat/fake-upstream.js'
 import { registerUser, startTestServer, type TestServer } from '../helpers/server.js'
 import { solidImage } from '../uploads/fixtures.js'
@@ -151,6 +151,8 @@ function checkAnswer(sent: Sent, status: number, type: string, text: string): st
   if (status >= 500) return `${where}: a 5xx: ${text.slice(0, 300)}`
   if (sent.method === 'HEAD' || status === 204 || status === 304) return null
   if (type.startsWith('image/') || type.startsWith('video/') || type.startsWith('text/event-stream')) return status < 300 || status === 206 ? null : `${where}: ${type} on an error`
+  // The reference page and its files (GET /docs, /docs/:asset).
+  if (/^text\/(html|css|javascript)/.test(type) && /^\/docs(\/|\?|$)/.test(sent.path)) return status === 200 ? null : `${where}: ${type} on an error`
   let body: any
   try {
     body = JSON.parse(text)
@@ -169,6 +171,7 @@ function checkAnswer(sent: Sent, status: number, type: string, text: string): st
   // /api/chaty and /api/reasoning-70b answer the same unwrapped chat.completion on success (docs/chat.md).
   if (/^\/api\/(chaty|reasoning-70b)(\?|$)/.test(sent.path) && status < 300 && body?.object === 'chat.completion') return null
   if (sent.path.startsWith('/api/codeimage') && status === 200 && typeof body?.url === 'string') return null
+  if (/^\/api\/openapi\.json(\?|$)/.test(sent.path) && status === 200 && body?.openapi === '3.1.0') return null
   if (!envelope) return `${where}: not the envelope: ${text.slice(0, 200)}`
   if ((status >= 400) !== (body.status === 'error')) return `${where}: status ${body.status} with HTTP ${status}`
   return null
@@ -263,11 +266,15 @@ test(`fuzz: ${REQUESTS} seeded requests over every route: no 5xx, no answer outs
     const targets: Target[] = [
       ...targetsOf('/api/mobile', mobileRoutes),
       ...targetsOf('/api', utilityRoutes),
+      ...targetsOf('', rootRoutes),
       ...procedureTargets(),
       { method: 'GET', path: '/trpc/users.profile,posts.feed', kind: 'trpc' },
       // POST /reports (also in mobileRoutes) a second time, so the seeded run sends it twice as often.
       { method: 'POST', path: '/api/mobile/reports', kind: 'rest' },
       { method: 'GET', path: '/health', kind: 'rest' },
+      // The reference page and one of its files (the table's `/docs/:asset?` becomes a random, unknown asset).
+      { method: 'GET', path: '/docs', kind: 'rest' },
+      { method: 'GET', path: '/docs/plaza-init.js', kind: 'rest' },
       { method: 'GET', path: '/uploads/posts/:name', kind: 'rest' },
       { method: 'GET', path: '/api/mobile/notifications/stream?last_event_id=:id', kind: 'rest' },
       { method: 'GET', path: '/nowhere/:x', kind: 'rest' },
