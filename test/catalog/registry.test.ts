@@ -50,7 +50,9 @@ test('every row: a known group and backend, a one-line summary, an absolute path
     assert.is(row.path === null, row.notOffered !== undefined, `${id}: a row without a path is one never offered, and says why`)
     if (row.notOffered !== undefined) assert.is(row.handle, undefined, `${id}: never offered, yet has a handler`)
     if (row.path === null) continue
-    assert.match(row.path, /^\/[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*$/, `${id}: an absolute path without trailing slash, spaces or empty segments`)
+    // Segments are names or `:param`; only the last may be optional (`:param?`).
+    assert.match(row.path, /^(\/(:?[A-Za-z0-9._~-]+))*(\/:[A-Za-z0-9_]+\??)?$/, `${id}: an absolute path without trailing slash, spaces or empty segments`)
+    assert.ok(row.path.length > 1, `${id}: not the root itself`)
     // Mounted before the catalog, these would shadow a catalog row for ever.
     assert.not.match(row.path, /^\/(api\/mobile|trpc|health|uploads)(\/|$)/, `${id}: under a path served before the catalog`)
   }

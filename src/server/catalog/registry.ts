@@ -5,11 +5,13 @@
  */
 import type { z } from 'zod'
 import { catalogListInput, type CatalogGroup } from '../../shared/schemas/catalog.js'
-import { chatCompletionInput, chatOperationInput } from '../../shared/schemas/chat.js'
+import { chatCompletionInput, chatOperationInput, modelIdInput } from '../../shared/schemas/chat.js'
 import { codeImageInput } from '../../shared/schemas/codeimage.js'
 import { handleChatCompletions, handleChatOperation, handleGetModel, handleListModels } from '../chat/http.js'
 import { handleCodeImage } from '../codeimage/http.js'
+import { docsPageInput, handleDocsPage } from './system/docs-page.js'
 import { handleListOperations } from './system/list.js'
+import { handleOpenApi } from './system/openapi.js'
 import { handleUptime } from './system/uptime.js'
 import { handleWebsite } from './system/website.js'
 import type { HandlerRoute, Method } from '../rest/adapter.js'
@@ -52,8 +54,9 @@ export function defineOperation(operation: Operation): Operation {
 
 export const catalog: Operation[] = [
   // system
-  defineOperation({ group: 'system', method: 'GET', path: '/api/openapi.json', summary: 'OpenAPI 3.1 document of every REST path (mobile and utility)', backend: 'local' }),
-  defineOperation({ group: 'system', method: 'GET', path: '/docs', summary: 'Interactive API reference page', backend: 'local', answers: 'html' }),
+  defineOperation({ group: 'system', method: 'GET', path: '/api/openapi.json', summary: 'OpenAPI 3.1 document of every REST path (mobile and utility)', backend: 'local', handle: handleOpenApi, docs: 'docs/api-reference.md' }),
+  // `:asset` serves the page's own files (Swagger UI's script and style sheet), from a fixed list.
+  defineOperation({ group: 'system', method: 'GET', path: '/docs/:asset?', summary: 'Interactive API reference page', backend: 'local', handle: handleDocsPage, input: docsPageInput, answers: 'html', docs: 'docs/api-reference.md' }),
   defineOperation({ group: 'system', method: 'GET', path: '/api/uptime', summary: 'Server uptime and start time', backend: 'local', handle: handleUptime, docs: 'docs/catalog.md' }),
   defineOperation({ group: 'system', method: 'GET', path: '/api/website', summary: 'Redirect to the website (PLAZA_WEBSITE_URL, default /docs)', backend: 'local', answers: 'redirect', handle: handleWebsite, docs: 'docs/catalog.md' }),
   defineOperation({ group: 'system', method: 'GET', path: '/api/metrics', summary: 'Metrics report as JSON: requests, errors and latency per route, process and database figures', backend: 'local' }),
@@ -119,7 +122,7 @@ export const catalog: Operation[] = [
     docs: 'docs/chat.md',
   }),
   defineOperation({ group: 'AI', method: 'GET', path: '/api/v1/models', summary: 'The model names the gateway serves, OpenAI-compatible', backend: 'gateway', handle: handleListModels, docs: 'docs/chat.md' }),
-  defineOperation({ group: 'AI', method: 'GET', path: '/api/v1/models/:id', summary: 'One model name the gateway serves, OpenAI-compatible', backend: 'gateway', handle: handleGetModel, docs: 'docs/chat.md' }),
+  defineOperation({ group: 'AI', method: 'GET', path: '/api/v1/models/:id', summary: 'One model name the gateway serves, OpenAI-compatible', backend: 'gateway', handle: handleGetModel, input: modelIdInput, docs: 'docs/chat.md' }),
   defineOperation({ group: 'AI', method: 'GET', path: '/api/gpt', summary: 'Chat through the configured official provider (gateway alias `gpt`)', backend: 'gateway' }),
   defineOperation({ group: 'AI', method: 'GET', path: '/api/chat/providers', summary: 'The configured chat providers (no keys)', backend: 'local' }),
   defineOperation({ group: 'AI', method: 'GET', path: '/api/chat/models', summary: 'The chat model aliases and what serves them', backend: 'local' }),

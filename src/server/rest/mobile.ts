@@ -64,14 +64,14 @@ export const mobileRoutes: Route[] = [
   { method: 'GET', path: '/notifications/count', procedure: 'notifications.count', input: () => undefined, summary: "How many of the caller's notifications are unread", output: data.unreadCount },
   { method: 'PUT', path: '/notifications/mark_read/:notification_id?', procedure: 'notifications.markRead', input: ({ params }) => params, summary: 'Mark one notification read, or all without an id', output: data.markedRead },
   // Server-Sent Events: notifications as they arrive (Last-Event-ID resumes)
-  { method: 'GET', path: '/notifications/stream', handle: handleNotificationStream, summary: 'Notifications as they arrive, as Server-Sent Events' },
+  { method: 'GET', path: '/notifications/stream', handle: handleNotificationStream, auth: 'bearer', answers: 'event-stream', summary: 'Notifications as Server-Sent Events as they arrive (Last-Event-ID or last_event_id resumes)' },
 
   // reports (issue 13; not in the spec)
   { method: 'POST', path: '/reports', procedure: 'reports.create', input: ({ body }) => body, status: 201, message: 'Report submitted', summary: 'Report a post, comment, story or user to the moderators', output: data.reportCreated },
 
   // uploads: multipart with the file in field `file` (POST /upload/comment is an extra path)
-  { method: 'POST', path: '/upload/avatar', handle: handleUpload('avatars'), summary: "Upload an image and make it the caller's avatar", output: data.uploadResult },
-  { method: 'POST', path: '/upload/post', handle: handleUpload('posts'), summary: 'Upload an image for a post', output: data.uploadResult },
-  { method: 'POST', path: '/upload/story', handle: handleUpload('stories'), summary: 'Upload an image or video for a story', output: data.uploadResult },
-  { method: 'POST', path: '/upload/comment', handle: handleUpload('comments'), summary: 'Upload an image for a comment', output: data.uploadResult },
+  { method: 'POST', path: '/upload/avatar', handle: handleUpload('avatars'), auth: 'bearer', multipart: 'file', status: 201, summary: "Upload an image and make it the caller's avatar", output: data.uploadResult },
+  { method: 'POST', path: '/upload/post', handle: handleUpload('posts'), auth: 'bearer', multipart: 'file', status: 201, summary: 'Upload an image for a post', output: data.uploadResult },
+  { method: 'POST', path: '/upload/story', handle: handleUpload('stories'), auth: 'bearer', multipart: 'file', status: 201, summary: 'Upload an image or video for a story', output: data.uploadResult },
+  { method: 'POST', path: '/upload/comment', handle: handleUpload('comments'), auth: 'bearer', multipart: 'file', status: 201, summary: 'Upload an image for a comment', output: data.uploadResult },
 ]

@@ -177,6 +177,9 @@ const modelName = z.preprocess(
 export const chatCompletionInput = z.looseObject({ model: modelName, messages: chatMessages, ...chatParamFields }, { error: 'Request body must be a JSON object' })
 export type ChatCompletionInput = z.output<typeof chatCompletionInput>
 
+/** GET /api/v1/models/{id}. */
+export const modelIdInput = z.object({ id: z.string().min(1).max(256) })
+
 /** POST /api/chaty and /api/reasoning-70b: the model is fixed by the operation; a `model` field is ignored. */
 export const chatOperationInput = z.looseObject({ messages: chatMessages, ...chatParamFields }, { error: 'Request body must be a JSON object' })
 export type ChatOperationInput = z.output<typeof chatOperationInput>
