@@ -123,41 +123,35 @@ export class ThinkSplitter {
           this.#held = ''
           return
         }
-        this.#held += text
-        const close = this.#held.indexOf(CLOSE)
-        if (close >= 0) {
-          out.content += this.#held.slice(0, close).trimEnd()
-          const after = this.#held.slice(close + CLOSE.length)
-          this.#held = ''
-          this.#mode = 'answer'
-          this.#feed(after, out)
-          return
-        }
-        const keep = partialTagAtEnd(this.#held, CLOSE)
-        out.content += this.#held.slice(0, this.#held.length - keep)
-        this.#held = this.#held.slice(this.#held.length - keep)
+        this.#readToClose(text, out, (piece) => (out.content += piece))
         return
       }
-      case 'reasoning': {
-        this.#held += text
-        const close = this.#held.indexOf(CLOSE)
-        if (close >= 0) {
-          this.#emitReasoning(this.#held.slice(0, close).trimEnd(), out)
-          const after = this.#held.slice(close + CLOSE.length)
-          this.#held = ''
-          this.#mode = 'answer'
-          this.#feed(after, out)
-          return
-        }
-        // Keep a possible partial closing tag and trailing whitespace (it may be the reasoning's end).
-        const keep = partialTagAtEnd(this.#held, CLOSE)
-        const settled = this.#held.slice(0, this.#held.length - keep)
-        const emit = settled.trimEnd()
-        this.#held = this.#held.slice(emit.length)
-        this.#emitReasoning(emit, out)
+      case 'reasoning':
+        this.#readToClose(text, out, (piece) => this.#emitReasoning(piece, out))
         return
-      }
     }
+  }
+
+  /**
+   * Text up to a closing tag goes to `emit` as soon as it is settled: everything but a possible
+   * partial tag and trailing whitespace (which may turn out to end the block) is held back. At
+   * the tag, the rest of the text is the answer.
+   */
+  #readToClose(text: string, out: ThinkParts, emit: (piece: string) => void) {
+    this.#held += text
+    const close = this.#held.indexOf(CLOSE)
+    if (close >= 0) {
+      emit(this.#held.slice(0, close).trimEnd())
+      const after = this.#held.slice(close + CLOSE.length)
+      this.#held = ''
+      this.#mode = 'answer'
+      this.#feed(after, out)
+      return
+    }
+    const keep = partialTagAtEnd(this.#held, CLOSE)
+    const settled = this.#held.slice(0, this.#held.length - keep).trimEnd()
+    this.#held = this.#held.slice(settled.length)
+    emit(settled)
   }
 
   #emitReasoning(text: string, out: ThinkParts) {
