@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { Dispatcher } from 'undici'
-import type { ChatMessage, ChatParams, ChatUsage, ToolCall } from '../../shared/schemas/chat.js'
+import type { ChatMessage, ChatParams, ChatUsage } from '../../shared/schemas/chat.js'
 import type { Logger } from '../logger.js'
 import { HOW_TO_CONFIGURE, servedModels, targetsFor, type ChatConfig, type Target } from './config.js'
 import { ClientAbortError, GatewayError, redact, UpstreamError } from './errors.js'
@@ -23,18 +23,12 @@ export interface ChatRequest {
   params: ChatParams
 }
 
-/** One choice of the answer, its text split into reasoning and answer. */
-export interface ResultChoice {
-  index: number
+/** One choice of the answer, its text split: `reasoning` also holds a leading `<think>` block's text. */
+export interface ResultChoice extends Omit<CompletionChoice, 'content'> {
   /** The text as the provider produced it, `<think>` block included ('' when it only called tools). */
   message: string
   /** The answer without the reasoning; null when the choice only called tools. */
   content: string | null
-  reasoning: string
-  toolCalls?: ToolCall[]
-  refusal?: string | null
-  logprobs?: unknown
-  finishReason: string
 }
 
 export interface ChatResult {
