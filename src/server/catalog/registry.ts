@@ -8,6 +8,8 @@ import { chatCompletionInput, chatOperationInput } from '../../shared/schemas/ch
 import { codeImageInput } from '../../shared/schemas/codeimage.js'
 import { handleChatCompletions, handleChatOperation } from '../chat/http.js'
 import { handleCodeImage } from '../codeimage/http.js'
+import { handleMetricsJson, handleMetricsText } from './system/metrics.js'
+import { handleStats } from './system/stats.js'
 import type { HandlerRoute, Method } from '../rest/adapter.js'
 
 /** Where an operation runs: inside Plaza, at a provider the operator configures, or through the chat gateway. */
@@ -65,10 +67,10 @@ export const catalog: Operation[] = [
   defineOperation({ group: 'system', method: 'GET', path: '/docs', summary: 'Interactive API reference page', backend: 'local', answers: 'html' }),
   defineOperation({ group: 'system', method: 'GET', path: '/api/uptime', summary: 'Server uptime and start time', backend: 'local' }),
   defineOperation({ group: 'system', method: 'GET', path: '/api/website', summary: 'Redirect to the website (PLAZA_WEBSITE_URL, default /docs)', backend: 'local', answers: 'redirect' }),
-  defineOperation({ group: 'system', method: 'GET', path: '/api/metrics', summary: 'Metrics report as JSON: requests, errors and latency per route, process and database figures', backend: 'local' }),
-  defineOperation({ group: 'system', method: 'GET', path: '/metrics', summary: 'Metrics in the Prometheus text format', backend: 'local', answers: 'text' }),
+  defineOperation({ group: 'system', method: 'GET', path: '/api/metrics', summary: 'Metrics report as JSON: requests, errors and latency per route, process and database figures', backend: 'local', handle: handleMetricsJson, docs: 'docs/metrics.md' }),
+  defineOperation({ group: 'system', method: 'GET', path: '/metrics', summary: 'Metrics in the Prometheus text format', backend: 'local', answers: 'text', handle: handleMetricsText, docs: 'docs/metrics.md' }),
   defineOperation({ group: 'system', method: 'GET', path: '/api/list', summary: 'Every catalog operation, offered or not', backend: 'local' }),
-  defineOperation({ group: 'system', method: 'GET', path: '/api/stats', summary: 'Calls, errors, mean and p95 latency per operation, since start and all-time', backend: 'local' }),
+  defineOperation({ group: 'system', method: 'GET', path: '/api/stats', summary: 'Calls, errors, mean and p95 latency per operation, since start and all-time', backend: 'local', handle: handleStats, docs: 'docs/metrics.md' }),
 
   // Tools
   defineOperation({ group: 'Tools', method: 'POST', path: '/api/execute', summary: 'Compile and execute code (JavaScript and Python sandboxed in Plaza; other languages via a Piston provider)', backend: 'local', providers: ['PISTON'] }),

@@ -14,3 +14,6 @@ export const utilityRoutes: Route[] = offered
 
 /** Catalog operations outside /api (`/docs`, `/metrics`), mounted at the root after every other path. */
 export const rootRoutes: Route[] = offered.filter((operation) => !operation.path.startsWith('/api/')).map(({ method, path, handle }) => ({ method, path, handle }))
+
+/** Every offered operation's method and full path: what the call statistics count (GET /api/stats). */
+export const catalogOperations = offered.map(({ method, path }) => ({ method, path }))
