@@ -119,7 +119,7 @@ test('PLAZA_METRICS_TOKEN: 401 without it or with another, 200 with it, on all t
   const server = await startTestServer({ env: { PLAZA_METRICS_TOKEN: TOKEN }, logger: createLogger('debug', (line) => lines.push(line)) })
   try {
     for (const path of ['/metrics', '/api/metrics', '/api/stats']) {
-      for (const headers of [{}, { authorization: `Bearer ${TOKEN}x` }, { authorization: `Bearer ${TOKEN.slice(0, -1)}` }, { authorization: TOKEN }]) {
+      for (const headers of [{} as Record<string, string>, { authorization: `Bearer ${TOKEN}x` }, { authorization: `Bearer ${TOKEN.slice(0, -1)}` }, { authorization: TOKEN }]) {
         const res = await fetch(server.url + path, { headers })
         const body = await res.text()
         assert.is(res.status, 401, `${path} ${JSON.stringify(headers)}`)
