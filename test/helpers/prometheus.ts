@@ -3,6 +3,7 @@
  * any line it would reject (bad names, escapes or values, a TYPE after its samples, a sample of no
  * declared family, a duplicate series, histogram buckets that are not cumulative).
  */
+import type { Services } from '../../src/server/services.js'
 
 export interface Sample {
   name: string
@@ -22,10 +23,11 @@ const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/
 const TYPES = new Set(['counter', 'gauge', 'histogram', 'summary', 'untyped'])
 const SUFFIXES: Record<string, string[]> = { histogram: ['_bucket', '_sum', '_count'], summary: ['_sum', '_count'] }
 
+/** A value as Prometheus reads it (Go's ParseFloat): special values in any case, so prom-client's `Nan` is one. */
 function parseValue(text: string, line: string): number {
-  if (text === 'NaN') return NaN
-  if (text === '+Inf' || text === 'Inf') return Infinity
-  if (text === '-Inf') return -Infinity
+  if (/^nan$/i.test(text)) return NaN
+  if (/^\+?inf(inity)?$/i.test(text)) return Infinity
+  if (/^-inf(inity)?$/i.test(text)) return -Infinity
   if (!/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(text)) throw new Error(`not a sample value: ${line}`)
   return Number(text)
 }
@@ -141,4 +143,19 @@ export function sampleValue(families: Map<string, Family>, name: string, labels:
     }
   }
   return undefined
+}
+
+/**
+ * Resolves once the server has recorded every request it answered. A client can hold its answer
+ * before the server's `finish` event (where requests are recorded) has run, so a test that reads
+ * the figures right after its requests waits here first: until no request is in flight.
+ */
+export async function whenRecorded(services: Services): Promise<void> {
+  for (let i = 0; i < 1000; i++) {
+    const families = await services.metrics!.collect()
+    const inFlight = families.find((family) => family.name === 'plaza_http_requests_in_flight')?.values[0]?.value
+    if (inFlight === 0) return
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+  throw new Error('requests stayed in flight')
 }

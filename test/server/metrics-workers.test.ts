@@ -9,6 +9,18 @@ import { tempDir } from '../helpers/server.js'
 /** A fresh connection per request: round-robin hands successive connections to alternate workers. */
 const fresh = { connection: 'close' }
 
+/**
+ * Scrapes until the scrape is the only request in flight: a worker records a request at its
+ * `finish` event, which may run after the client already holds the answer.
+ */
+async function untilRecorded(url: string) {
+  for (let i = 0; i < 100; i++) {
+    const families = parsePrometheusText(await (await fetch(`${url}/metrics`, { headers: fresh })).text())
+    if (sampleValue(families, 'plaza_http_requests_in_flight') === 1) return
+  }
+  throw new Error('requests stayed in flight')
+}
+
 test('metrics, JSON metrics and statistics sum both workers, whichever of them answers', async () => {
   const dataDir = tempDir()
   const { child, url, exited } = await startServe(['--port', '0', '--data-dir', dataDir, '--workers', '2', '--no-rate-limits'])
@@ -18,6 +30,7 @@ test('metrics, JSON metrics and statistics sum both workers, whichever of them a
       const res = await fetch(`${url}/api/codeimage`, { method: 'POST', headers: { ...fresh, 'content-type': 'application/json' }, body: '{"codeSnippet":""}' })
       assert.is(res.status, 400)
     }
+    await untilRecorded(url)
     // Each worker answered about half of those; every scrape, on either worker, counts them all.
     for (let i = 0; i < 4; i++) {
       const res = await fetch(`${url}/metrics`, { headers: fresh })

@@ -5,13 +5,15 @@ import { ConfigError, DEFAULT_RATE_LIMITS, loadConfig } from '../../src/server/c
 import { createLogger } from '../../src/server/logger.js'
 import { json, reply, startFakeUpstream } from '../chat/fake-upstream.js'
 import { USER_HI } from '../chat/helpers.js'
-import { parsePrometheusText, sampleValue, type Family } from '../helpers/prometheus.js'
+import { parsePrometheusText, sampleValue, whenRecorded, type Family } from '../helpers/prometheus.js'
 import { registerUser, startTestServer, type TestServer } from '../helpers/server.js'
 
 const TOKEN = 'metrics-token-0123456789abcdef'
 const KEY = 'sk-live-METRICS-SECRET-9876'
 
+/** Reads /metrics once every request made so far is recorded. */
 async function scrape(server: TestServer, headers: Record<string, string> = {}): Promise<{ text: string; families: Map<string, Family> }> {
+  await whenRecorded(server.services)
   const res = await fetch(`${server.url}/metrics`, { headers })
   assert.is(res.status, 200)
   assert.match(res.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/)
@@ -98,7 +100,8 @@ test('chat calls show as upstream calls by provider name and outcome; the key ne
 })
 
 test('code-image renders are counted by outcome, with their render time', async () => {
-  const server = await startTestServer()
+  // A first render loads fonts and grammars: on a busy machine that may pass the default 15 s budget.
+  const server = await startTestServer({ env: { PLAZA_CODEIMAGE_TIMEOUT_MS: '120000' } })
   try {
     const ok = await server.request('POST', '/api/codeimage', { body: { codeSnippet: 'const answer = 42', language: 'typescript' } })
     assert.is(ok.status, 200)

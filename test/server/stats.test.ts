@@ -7,6 +7,7 @@ import { operationStats } from '../../src/server/db/schema.js'
 import { quantileMs } from '../../src/server/metrics/latency.js'
 import { createOperationStats, readOperationStats } from '../../src/server/metrics/operation-stats.js'
 import { runCli } from '../helpers/cli.js'
+import { whenRecorded } from '../helpers/prometheus.js'
 import { startTestServer, tempDir, type TestServer } from '../helpers/server.js'
 
 const TOKEN = 'stats-token-0123456789abcdef'
@@ -15,6 +16,7 @@ type Figures = { calls: number; errors: number; client_errors: number; mean_ms: 
 type Row = { method: string; path: string; since_start: Figures; all_time: Figures }
 
 async function stats(server: TestServer): Promise<Map<string, Row>> {
+  await whenRecorded(server.services)
   const res = await server.request('GET', '/api/stats')
   assert.is(res.status, 200)
   assert.is(res.body.message, 'Call statistics')
@@ -125,6 +127,7 @@ test('plaza util stats: a table or --json from a server (with its token), and th
     const server = await startTestServer({ dataDir, env: { PLAZA_METRICS_TOKEN: TOKEN } })
     try {
       for (let i = 0; i < 2; i++) await server.request('POST', '/api/codeimage', { body: { codeSnippet: '' } })
+      await whenRecorded(server.services)
       const refused = await runCli(['util', 'stats', '--url', server.url])
       assert.is(refused.code, 1)
       assert.match(refused.stderr, /PLAZA_METRICS_TOKEN/)

@@ -1,7 +1,7 @@
 /**
  * The process's metrics (docs/metrics.md): one prom-client registry per Services, so two servers
- * in one process never share figures. The request path does no label work: each route template and
- * method gets its prom-client children once, and later requests find them in two map lookups.
+ * in one process never share figures, plus the per-request figures kept in plain arrays
+ * (request-figures.ts), since those are the ones recorded on every request.
  */
 import cluster from 'node:cluster'
 import { stat } from 'node:fs/promises'
@@ -15,17 +15,8 @@ import type { RateLimitClass } from '../rate-limit.js'
 import type { RequestObserver } from '../request-log.js'
 import { aggregateMetrics, joinClusterMetrics, type MetricFamily } from './cluster.js'
 import { LATENCY_BOUNDS_SECONDS } from './latency.js'
-import { createOperationStats, type OperationStats, type Tally } from './operation-stats.js'
-
-/** The route label of requests no route matched (404s, refused methods): one label, whatever the path. */
-export const UNMATCHED_ROUTE = 'unmatched'
-
-/** The request figures' names, which /api/stats reads its since-start figures from. */
-export const REQUESTS_TOTAL = 'plaza_http_requests_total'
-export const REQUEST_DURATION = 'plaza_http_request_duration_seconds'
-
-/** Methods that get their own label; anything else (a WebDAV verb) is `OTHER`. */
-const METHOD_LABELS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
+import { createOperationStats, type OperationStats } from './operation-stats.js'
+import { createRequestFigures } from './request-figures.js'
 
 /** How a chat upstream call ended: `ok`, `http_<status>`, `timeout`, `network` or `protocol`. */
 export type UpstreamOutcome = 'ok' | 'timeout' | 'network' | 'protocol' | `http_${number}`
@@ -54,18 +45,6 @@ export interface Metrics {
   close(): Promise<void>
 }
 
-interface RouteSeries {
-  label: string
-  methods: Map<string, MethodSeries>
-}
-
-interface MethodSeries {
-  duration: Histogram.Internal<'method' | 'route'>
-  statuses: Map<number, Counter.Internal>
-  labels: { method: string; route: string }
-  tally: Tally | null
-}
-
 /** The database's size: the file and its WAL for a local database, pages × page size for a libsql server. */
 async function databaseSize(config: ServerConfig, db: Db): Promise<Array<[part: 'main' | 'wal', bytes: number]>> {
   if (config.databaseUrl) {
@@ -86,19 +65,7 @@ export function createMetrics(options: { config: ServerConfig; db: Db; logger: L
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
 
-  const requestsTotal = new Counter({
-    name: REQUESTS_TOTAL,
-    help: 'HTTP requests answered, by method, route template and status',
-    labelNames: ['method', 'route', 'status'] as const,
-    registers: [registry],
-  })
-  const requestDuration = new Histogram({
-    name: REQUEST_DURATION,
-    help: 'Time from a request arriving to its answer finishing, by method and route template',
-    labelNames: ['method', 'route'] as const,
-    buckets: LATENCY_BOUNDS_SECONDS,
-    registers: [registry],
-  })
+  const requestFigures = createRequestFigures()
   let inFlight = 0
   new Gauge({
     name: 'plaza_http_requests_in_flight',
@@ -154,57 +121,19 @@ export function createMetrics(options: { config: ServerConfig; db: Db; logger: L
     background: true,
     onError: (error) => logger.warn('recording call statistics failed', { error: String(error) }),
   })
-  let procedures = new Set<string>()
-  const routes = new Map<string, RouteSeries>()
-
-  /** The label of a route template: itself, except tRPC paths, which name procedures (or a batch of them). */
-  function routeLabel(route: string | null): string {
-    if (route === null) return UNMATCHED_ROUTE
-    if (!route.startsWith('/trpc')) return route
-    const names = route.slice('/trpc/'.length).split(',')
-    if (!names.every((name) => procedures.has(name))) return UNMATCHED_ROUTE
-    return names.length === 1 ? route : '/trpc/:batch'
-  }
-
-  function seriesFor(method: string, route: string | null): MethodSeries {
-    let series = routes.get(route ?? UNMATCHED_ROUTE)
-    if (!series) {
-      const label = routeLabel(route)
-      series = routes.get(label) ?? { label, methods: new Map() }
-      // Only labels are keys: a path a client made up must not grow the map.
-      routes.set(label, series)
-    }
-    let bound = series.methods.get(method)
-    if (!bound) {
-      const label = METHOD_LABELS.has(method) ? method : 'OTHER'
-      bound = series.methods.get(label)
-      if (!bound) {
-        const labels = { method: label, route: series.label }
-        bound = { duration: requestDuration.labels(labels), statuses: new Map(), labels, tally: operations.tallyFor(label, series.label) }
-        series.methods.set(label, bound)
-      }
-    }
-    return bound
-  }
-
   const requests: RequestObserver = {
     started() {
       inFlight++
     },
     finished(method, route, status, ms) {
       inFlight--
-      const series = seriesFor(method ?? 'GET', route)
-      series.duration.observe(ms / 1000)
-      let counter = series.statuses.get(status)
-      if (!counter) series.statuses.set(status, (counter = requestsTotal.labels({ ...series.labels, status: String(status) })))
-      counter.inc()
-      series.tally?.add(status, ms)
+      requestFigures.record(method ?? 'GET', route, status, ms)
     },
   }
 
   const reportHere = async (flush: boolean) => {
     if (flush) await operations.flush()
-    return (await registry.getMetricsAsJSON()) as unknown as MetricFamily[]
+    return [...requestFigures.families(), ...((await registry.getMetricsAsJSON()) as unknown as MetricFamily[])]
   }
   // A lone process's figures go through the same aggregation as a cluster's, so both answer alike.
   const collectHere = async (flush: boolean) => aggregateMetrics([await reportHere(flush)])
@@ -215,9 +144,8 @@ export function createMetrics(options: { config: ServerConfig; db: Db; logger: L
     operations,
     describeApp(app) {
       operations.track(app.operations)
-      procedures = new Set(app.procedures)
-      // Series made before now were labelled without knowing the operations: look their tallies up again.
-      for (const route of routes.values()) for (const series of route.methods.values()) series.tally = operations.tallyFor(series.labels.method, series.labels.route)
+      requestFigures.knowProcedures(app.procedures)
+      requestFigures.linkTallies(operations.tallyFor)
     },
     rateLimited: (kind) => rateLimitRefusals.inc({ class: kind }),
     upstreamCall: (provider, outcome) => upstreamCalls.inc({ provider, outcome }),

@@ -9,7 +9,7 @@ import { admitMetricsReader, collectOr503 } from '../../metrics/access.js'
 import type { MetricFamily } from '../../metrics/cluster.js'
 import { BUCKET_COUNT, LATENCY_BOUNDS_SECONDS } from '../../metrics/latency.js'
 import { operationKey, readOperationStats, summarise, type BucketCounts } from '../../metrics/operation-stats.js'
-import { REQUEST_DURATION, REQUESTS_TOTAL } from '../../metrics/recorder.js'
+import { REQUEST_DURATION, REQUESTS_TOTAL } from '../../metrics/request-figures.js'
 import type { Exchange } from '../../rest/adapter.js'
 
 const emptyCounts = (): BucketCounts => ({ calls: new Array(BUCKET_COUNT).fill(0), errors: 0, clientErrors: 0, totalMs: 0 })
