@@ -4,7 +4,7 @@
  */
 
 /** Upper bounds in milliseconds; a last, open bucket holds anything slower. */
-export const LATENCY_BOUNDS_MS = [5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000] as const
+const LATENCY_BOUNDS_MS = [5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000] as const
 
 /** The same bounds in seconds, for Prometheus (whose convention is seconds). */
 export const LATENCY_BOUNDS_SECONDS = LATENCY_BOUNDS_MS.map((ms) => ms / 1000)

@@ -11,7 +11,7 @@ import { operationStats } from '../db/schema.js'
 import { BUCKET_COUNT, BUCKET_STARTS_MS, bucketOf, quantileMs } from './latency.js'
 
 /** How often a serving process writes its tallies. */
-export const OPERATION_STATS_FLUSH_MS = 10_000
+const OPERATION_STATS_FLUSH_MS = 10_000
 
 /** One operation's calls since the last flush, per latency bucket. */
 export class Tally {
@@ -135,7 +135,7 @@ function restoreRows(rows: Row[], tallyFor: (method: string, path: string) => Ta
 }
 
 export function createOperationStats(db: Db, options: { background: boolean; onError: (error: unknown) => void }): OperationStats {
-  // Path first, then method: the request path looks up the route template it already holds.
+  // Keyed by path, then method: the request figures look a series' tally up once, when it is made.
   const byPath = new Map<string, Map<string, Tally>>()
   const tallyFor = (method: string, path: string) => byPath.get(path)?.get(method) ?? null
   const tallies = function* () {

@@ -14,7 +14,7 @@ export const REQUESTS_TOTAL = 'plaza_http_requests_total'
 export const REQUEST_DURATION = 'plaza_http_request_duration_seconds'
 
 /** The route label of requests no route matched (404s, refused methods): one label, whatever the path. */
-export const UNMATCHED_ROUTE = 'unmatched'
+const UNMATCHED_ROUTE = 'unmatched'
 
 /** Methods that get their own label; anything else (a WebDAV verb) is `OTHER`. */
 const METHOD_LABELS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
