@@ -169,6 +169,8 @@ function checkAnswer(sent: Sent, status: number, type: string, text: string): st
   // /api/chaty and /api/reasoning-70b answer the same unwrapped chat.completion on success (docs/chat.md).
   if (/^\/api\/(chaty|reasoning-70b)(\?|$)/.test(sent.path) && status < 300 && body?.object === 'chat.completion') return null
   if (sent.path.startsWith('/api/codeimage') && status === 200 && typeof body?.url === 'string') return null
+  // A catalog operation's JSON answer is `{message, ...fields}` on success (decisions §6), as /api/metrics and /api/stats give.
+  if (!sent.path.startsWith('/api/mobile') && status < 300 && typeof body?.message === 'string' && !('status' in body)) return null
   if (!envelope) return `${where}: not the envelope: ${text.slice(0, 200)}`
   if ((status >= 400) !== (body.status === 'error')) return `${where}: status ${body.status} with HTTP ${status}`
   return null
