@@ -4,7 +4,7 @@ import { createHTTPHandler } from '@trpc/server/adapters/standalone'
 import { TRPCError } from '@trpc/server'
 import { errorEnvelope } from '../shared/envelope.js'
 import { applyCors, CORS_METHODS } from './cors.js'
-import { createRequestContext, JSON_BODY_LIMIT, sendError, sendSuccess } from './http.js'
+import { createRequestContext, JSON_BODY_LIMIT, sendError, sendRedirect, sendSuccess } from './http.js'
 import { toPublicError } from './errors.js'
 import { createRestHandler, sendRouteError } from './rest/adapter.js'
 import { mobileRoutes } from './rest/mobile.js'
@@ -131,6 +131,15 @@ export function createApp(services: Services): App {
       if (pathname === '/uploads' || pathname.startsWith('/uploads/')) {
         setRoute(req, '/uploads/:kind/:file')
         return await serveUpload(services, req, res, pathname)
+      }
+      // The root has no page of its own: people arriving there want the API reference.
+      if (pathname === '/') {
+        setRoute(req, '/')
+        if (method !== 'GET' && method !== 'HEAD') {
+          res.setHeader('allow', 'GET, HEAD')
+          throw methodNotAllowed(method, 'GET, HEAD')
+        }
+        return sendRedirect(res, '/docs')
       }
       for (const mount of mounts) {
         if (pathname === mount.prefix || pathname.startsWith(mount.prefix + '/')) {

@@ -52,6 +52,8 @@ export interface ServerConfig {
   generatedMaxBytes: number
   /** Live notification streams (GET /notifications/stream): caps and timings. */
   streams: StreamConfig
+  /** Where `GET /api/website` redirects (`PLAZA_WEBSITE_URL`): an http(s) URL or an absolute path on this server. */
+  websiteUrl: string
   /** Metrics and call statistics (`PLAZA_METRICS`, `PLAZA_METRICS_TOKEN`; docs/metrics.md). */
   metrics: MetricsConfig
   /** The environment the configuration was read from; feature modules (chat providers) read their own variables from it. */
@@ -94,6 +96,7 @@ export const DEFAULTS = {
   generatedTtlMs: 24 * 3600_000,
   generatedMaxBytes: 1024 * 1024 * 1024,
   fanoutMaxFollowers: 10_000,
+  websiteUrl: '/docs',
   streams: { perUser: 5, total: 1000, heartbeatMs: 15_000, pollMs: 250, unreadCheckMs: 1000, stallMs: 30_000, retryMs: 3000 },
 } as const
 
@@ -182,6 +185,30 @@ export function parseCorsOrigins(value: string | undefined): '*' | string[] | nu
   return origins
 }
 
+/**
+ * Reads `PLAZA_WEBSITE_URL`: an http(s) URL, or an absolute path on this server (default `/docs`).
+ * A `//host` path would leave the server as a scheme-relative URL, so it is refused with the rest.
+ */
+export function parseWebsiteUrl(value: string | undefined): string {
+  const text = value?.trim() ?? ''
+  if (text === '') return DEFAULTS.websiteUrl
+  const invalid = () => new ConfigError(`PLAZA_WEBSITE_URL must be an http(s) URL or an absolute path such as /docs, not "${value}"`)
+  // Only printable ASCII, and none of the characters that would have to be escaped in a Location header.
+  if (/[^\x21-\x7e]|["\\<>]/.test(text)) throw invalid()
+  if (text.startsWith('/')) {
+    if (text.startsWith('//')) throw invalid()
+    return text
+  }
+  let url: URL
+  try {
+    url = new URL(text)
+  } catch {
+    throw invalid()
+  }
+  if (!/^https?:$/.test(url.protocol) || !url.hostname) throw invalid()
+  return text
+}
+
 export function parseLogLevel(value: string | undefined): LogLevel {
   const text = value?.trim().toLowerCase() || 'info'
   if (!LOG_LEVELS.includes(text as LogLevel)) throw new ConfigError(`PLAZA_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, not "${value}"`)
@@ -221,6 +248,7 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
     fanoutMaxFollowers: parsePositiveInt('PLAZA_FANOUT_MAX_FOLLOWERS', env.PLAZA_FANOUT_MAX_FOLLOWERS, DEFAULTS.fanoutMaxFollowers),
     generatedMaxBytes: parseBytes('PLAZA_GENERATED_MAX_BYTES', env.PLAZA_GENERATED_MAX_BYTES, DEFAULTS.generatedMaxBytes),
     streams: parseStreamConfig(env),
+    websiteUrl: parseWebsiteUrl(env.PLAZA_WEBSITE_URL),
     metrics: parseMetricsConfig(env),
     env,
   }

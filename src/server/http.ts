@@ -38,6 +38,14 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.end(payload)
 }
 
+/**
+ * A 302 to `location`. The body says where, as the utility API's JSON answers do (`{message, ...}`),
+ * for a client that does not follow redirects; an answer to HEAD drops it.
+ */
+export function sendRedirect(res: ServerResponse, location: string) {
+  sendJson(res, 302, { message: `Found: ${location}`, location }, { location, 'cache-control': 'no-store' })
+}
+
 export function sendSuccess(res: ServerResponse, data: unknown, options: { status?: number; message?: string; now?: Date } = {}) {
   sendJson(res, options.status ?? 200, successEnvelope(data, options.message ?? 'Success', options.now))
 }

@@ -35,6 +35,8 @@ export interface Services {
    */
   scans: ReadDb
   clock: Clock
+  /** When these services were created, by `clock`: the server's start (`GET /api/uptime`). */
+  startedAt: Date
   logger: Logger
   /** Null when rate limits are off (`PLAZA_RATE_LIMITS=off`, `--no-rate-limits`, embedded use). */
   limiter: RateLimiter | null
@@ -97,6 +99,7 @@ function readerCount(env: NodeJS.ProcessEnv): number {
 
 export async function createServices(config: ServerConfig, options: ServiceOptions = {}): Promise<Services> {
   const clock = options.clock ?? systemClock
+  const startedAt = clock()
   const logger = options.logger ?? createLogger(config.logLevel)
   // Created once the database is open; the gateway and the renderer report through it from then on.
   let metrics: Metrics | null = null
@@ -132,6 +135,7 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
     reads: database.reads,
     scans: database.scans,
     clock,
+    startedAt,
     logger,
     limiter: config.rateLimits ? new RateLimiter(database.db, config.rateLimits, () => clock().getTime()) : null,
     storage,

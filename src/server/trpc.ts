@@ -20,6 +20,8 @@ export interface Context {
 export interface Meta {
   /** Which rate-limit class the procedure counts against (default: `default`). */
   rateLimit?: RateLimitClass
+  /** Set by the base procedures below, so the OpenAPI document can tell which ones take a bearer token. */
+  auth?: 'required' | 'optional'
 }
 
 const t = initTRPC
@@ -85,7 +87,7 @@ async function authenticate(ctx: Context): Promise<{ user: AuthUser; sessionId: 
 }
 
 /** A token is optional, but if one is presented it must be valid; the caller (if any) is in `ctx.user`. */
-export const optionalAuthProcedure = t.procedure.use(async ({ ctx, meta, next }) => {
+export const optionalAuthProcedure = t.procedure.meta({ auth: 'optional' }).use(async ({ ctx, meta, next }) => {
   const session = await authenticate(ctx)
   await enforceRateLimit(ctx, meta?.rateLimit ?? 'default', session ? `user:${session.user.id}` : `ip:${ctx.clientAddress}`)
   return next({ ctx: { user: session?.user ?? null, sessionId: session?.sessionId ?? null } })
@@ -103,7 +105,7 @@ export async function requireSession(ctx: Context, rateLimit: RateLimitClass = '
 }
 
 /** A valid bearer token is required; the caller is in `ctx.user`. */
-export const authedProcedure = t.procedure.use(async ({ ctx, meta, next }) => {
+export const authedProcedure = t.procedure.meta({ auth: 'required' }).use(async ({ ctx, meta, next }) => {
   const session = await requireSession(ctx, meta?.rateLimit)
   return next({ ctx: { user: session.user, sessionId: session.sessionId } })
 })

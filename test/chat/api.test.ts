@@ -155,11 +155,17 @@ openai('upstream errors are 502 with the upstream message; a key the upstream ec
 openai('bad input is a 400 that names the problem, and reaches no provider', async ({ server, fake }) => {
   const before = fake.requests.length
   const cases: Array<[path: string, body: unknown, message: RegExp]> = [
-    ['/api/v1/chat/completions', { model: 'gpt-5', messages: USER_HI }, /model must be one of modelg-4o-mini, o1-preview/],
+    ['/api/v1/chat/completions', { model: '', messages: USER_HI }, /model must not be empty/],
     ['/api/v1/chat/completions', { model: 'o1-mini' }, /messages is required/],
     ['/api/v1/chat/completions', { messages: [] }, /messages must hold at least one message/],
-    ['/api/v1/chat/completions', { messages: [{ role: 'tool', content: 'x' }] }, /messages\.0\.role: must be one of system, user, assistant/],
-    ['/api/v1/chat/completions', { messages: [{ role: 'user', content: 42 }] }, /messages\.0\.content: must be a string/],
+    ['/api/v1/chat/completions', { messages: [{ role: 'robot', content: 'x' }] }, /role must be one of system, developer, user, assistant, tool/],
+    ['/api/v1/chat/completions', { messages: [{ role: 'tool', content: 'x' }] }, /messages\.0\.tool_call_id: a tool message needs tool_call_id/],
+    ['/api/v1/chat/completions', { messages: [{ role: 'user', content: 42 }] }, /content must be a string or an array of parts/],
+    ['/api/v1/chat/completions', { messages: [{ role: 'user', content: [{ type: 'video', url: 'x' }] }] }, /content must be a string or an array of parts/],
+    ['/api/v1/chat/completions', { messages: USER_HI, tools: [{ type: 'function', function: { name: 'has space' } }] }, /function\.name is 1-64 letters/],
+    ['/api/v1/chat/completions', { messages: USER_HI, tool_choice: 'maybe' }, /tool_choice must be none, auto, required/],
+    ['/api/v1/chat/completions', { messages: USER_HI, response_format: { type: 'yaml' } }, /response_format must be/],
+    ['/api/v1/chat/completions', { messages: USER_HI, n: 20 }, /n must be from 1 to 16/],
     ['/api/v1/chat/completions', { messages: [{ role: 'system', content: 'only rules' }] }, /at least one user or assistant message/],
     ['/api/v1/chat/completions', [1, 2], /Request body must be a JSON object/],
     ['/api/reasoning-70b', { messages: USER_HI, temperature: 3 }, /temperature must be from 0 to 2/],
@@ -271,8 +277,11 @@ routed('an upstream that hangs past its timeout is a 504', async ({ server, slow
   assert.is(slow.requests.length, 1, 'a hang is not retried on the same provider')
 
   const streamed = await server.request('POST', '/api/reasoning-70b', { body: { messages: USER_HI, stream: true } })
-  assert.is(streamed.status, 503, 'reasoning-70b is not mapped in this file and there is no default')
-  assert.match(streamed.body.message, /No provider is configured for "reasoning-70b"/)
+  assert.is(streamed.status, 404, 'reasoning-70b is not mapped in this file and there is no default')
+  assert.match(streamed.body.message, /The model "reasoning-70b" is not served here: GET \/api\/v1\/models lists/)
+  const unknown = await server.request('POST', '/api/v1/chat/completions', { body: { model: 'gpt-5', messages: USER_HI } })
+  assert.is(unknown.status, 404)
+  assert.equal([unknown.body.error.type, unknown.body.error.code, unknown.body.error.param], ['invalid_request_error', 'model_not_found', 'model'])
 })
 
 routed('a stream that goes silent past the timeout ends in an upstream_timeout error event', async ({ server, slow }) => {

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { detectFamily, loadChatConfig, targetsFor } from '../../src/server/chat/config.js'
+import { detectFamily, loadChatConfig, servedModels, targetsFor } from '../../src/server/chat/config.js'
 import { ConfigError } from '../../src/server/config.js'
 import { tempDir } from '../helpers/server.js'
 
@@ -98,13 +98,38 @@ config('mistakes fail at start-up with a message that says what to fix', () => {
   fails({ PLAZA_LLM_BASE_URL: 'http://x/v1', PLAZA_LLM_TIMEOUT_MS: 'soon' }, /PLAZA_LLM_TIMEOUT_MS/)
   fails({ PLAZA_LLM_CONFIG: path.join(dir, 'missing.yaml') }, /cannot read PLAZA_LLM_CONFIG file .*ENOENT/)
   fails({ PLAZA_LLM_CONFIG: file('bad.yaml', 'providers: [unclosed') }, /not valid YAML/)
-  fails({ PLAZA_LLM_CONFIG: file('alias.yaml', 'providers: {p: {base_url: "http://x/v1"}}\nmodels: {gpt-5: {provider: p, model: m}}') }, /models\.gpt-5 is not a chat alias; use one of modelg-4o-mini/)
+  fails({ PLAZA_LLM_CONFIG: file('think.yaml', 'providers: {p: {base_url: "http://x/v1"}}\nmodels: {r1: {provider: p, model: m, think: maybe}}') }, /models\.r1\.think/)
   fails({ PLAZA_LLM_CONFIG: file('prov.yaml', 'models: {chaty: {provider: nowhere, model: m}}') }, /models\.chaty\.provider names "nowhere", which is not a configured provider/)
   fails({ PLAZA_LLM_CONFIG: file('key.yaml', 'providers: {p: {base_url: "http://x/v1", api_key_env: NOT_SET_ANYWHERE}}\nmodels: {chaty: {provider: p, model: m}}') }, /NOT_SET_ANYWHERE, which is not set/)
   fails({ PLAZA_LLM_CONFIG: file('inline-key.yaml', 'providers: {p: {base_url: "http://x/v1", api_key: sk-oops}}') }, /providers\.p: .*api_key/)
   fails({ PLAZA_LLM_CONFIG: file('keyval.yaml', 'providers: {p: {base_url: "http://x/v1", api_key_env: "sk-abc-123"}}') }, /must be the name of an environment variable/)
   fails({ PLAZA_LLM_CONFIG: file('nourl.yaml', 'providers: {p: {type: openai}}\nmodels: {chaty: {provider: p, model: m}}') }, /providers\.p\.base_url is required/)
   fails({ PLAZA_LLM_CONFIG: file('empty.yaml', 'providers: {p: {base_url: "http://x/v1"}}') }, /maps no model/)
+})
+
+config('any model name can be mapped, each with its own timeout, parameters and think mode', () => {
+  const loaded = loadChatConfig({
+    PLAZA_LLM_CONFIG: file(
+      'names.yaml',
+      [
+        'providers: {p: {base_url: "http://x/v1", timeout_ms: 9000}}',
+        'models:',
+        '  gpt-5: {provider: p, model: gpt-5-2025}',
+        '  team/r1: {provider: p, model: deepseek-r1-distill-qwen-32b, timeout_ms: 120000, params: {temperature: 0.6, top_p: 0.95}}',
+        '  plain: {provider: p, model: DeepSeek-R1-Distill-Llama-8B, think: tags}',
+      ].join('\n'),
+    ),
+  })!
+  const [gpt5] = targetsFor(loaded, 'gpt-5')!
+  assert.equal([gpt5.model, gpt5.timeoutMs, gpt5.params, gpt5.startsInReasoning], ['gpt-5-2025', 9000, {}, false])
+  const [r1] = targetsFor(loaded, 'team/r1')!
+  assert.equal([r1.timeoutMs, r1.params, r1.startsInReasoning], [120000, { temperature: 0.6, top_p: 0.95 }, true], 'an R1 distill starts in its reasoning')
+  assert.is(targetsFor(loaded, 'plain')![0].startsInReasoning, false, 'think: tags overrides the name')
+  assert.is(targetsFor(loaded, 'modelx-2'), null, 'no default: other names are not served')
+  assert.equal(servedModels(loaded).map((m) => m.id), ['gpt-5', 'team/r1', 'plain'])
+  // PLAZA_LLM_BASE_URL alone serves every built-in name, the catalog's gateway aliases included.
+  const env = loadChatConfig({ PLAZA_LLM_BASE_URL: 'http://x/v1' })!
+  for (const name of ['modelg-4o-mini', 'chaty', 'reasoning-70b', 'copilot', 'llama-70b', 'reasoning-small', 'gpt', 'coder', 'chat']) assert.is(targetsFor(env, name)![0].model, name)
 })
 
 config('o1-style models are recognised by name', () => {

@@ -146,3 +146,65 @@ export async function startFakeUpstream(defaultBehaviour: Behaviour = reply()): 
     },
   }
 }
+
+export interface ToolCallReply {
+  id?: string
+  name: string
+  /** The call's arguments, a JSON object as text. */
+  arguments: string
+  /** Streamed: the arguments cut into this many pieces, one event each (default 5). */
+  pieces?: number
+  /** Text the model says before calling the tool. */
+  text?: string
+}
+
+function cutInto(text: string, count: number): string[] {
+  const size = Math.max(1, Math.ceil(text.length / count))
+  const out: string[] = []
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size))
+  return out
+}
+
+/** Answers with a call of one tool, in whichever protocol the request used, streamed (the arguments in pieces) or not. */
+export function callTool(call: ToolCallReply): Behaviour {
+  const id = call.id ?? 'call_1'
+  const pieces = cutInto(call.arguments, call.pieces ?? 5)
+  return (req, res, body) => {
+    if (!body.stream) {
+      res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': 'req-upstream-7' })
+      if (isAnthropic(req)) {
+        const content = [...(call.text ? [{ type: 'text', text: call.text }] : []), { type: 'tool_use', id, name: call.name, input: JSON.parse(call.arguments) }]
+        res.end(JSON.stringify({ id: 'msg_2', type: 'message', role: 'assistant', model: body.model, content, stop_reason: 'tool_use', usage: { input_tokens: 30, output_tokens: 9 } }))
+      } else {
+        const message = { role: 'assistant', content: call.text ?? null, tool_calls: [{ id, type: 'function', function: { name: call.name, arguments: call.arguments } }] }
+        res.end(JSON.stringify({ id: 'up-2', object: 'chat.completion', created: 1, model: body.model, choices: [{ index: 0, message, finish_reason: 'tool_calls' }], usage: { prompt_tokens: 30, completion_tokens: 9, total_tokens: 39 } }))
+      }
+      return
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'x-request-id': 'req-upstream-7' })
+    if (isAnthropic(req)) {
+      sse(res, { type: 'message_start', message: { id: 'msg_2', usage: { input_tokens: 30, output_tokens: 1 } } }, 'message_start')
+      let block = 0
+      if (call.text) {
+        sse(res, { type: 'content_block_start', index: block, content_block: { type: 'text', text: '' } }, 'content_block_start')
+        sse(res, { type: 'content_block_delta', index: block, delta: { type: 'text_delta', text: call.text } }, 'content_block_delta')
+        sse(res, { type: 'content_block_stop', index: block++ }, 'content_block_stop')
+      }
+      sse(res, { type: 'content_block_start', index: block, content_block: { type: 'tool_use', id, name: call.name, input: {} } }, 'content_block_start')
+      for (const piece of pieces) sse(res, { type: 'content_block_delta', index: block, delta: { type: 'input_json_delta', partial_json: piece } }, 'content_block_delta')
+      sse(res, { type: 'content_block_stop', index: block }, 'content_block_stop')
+      sse(res, { type: 'message_delta', delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 9 } }, 'message_delta')
+      sse(res, { type: 'message_stop' }, 'message_stop')
+      res.end()
+      return
+    }
+    const chunk = (delta: unknown, finish: string | null = null) => ({ id: 'up-2', object: 'chat.completion.chunk', created: 1, model: body.model, choices: [{ index: 0, delta, finish_reason: finish }] })
+    sse(res, chunk({ role: 'assistant', content: call.text ?? null }))
+    sse(res, chunk({ tool_calls: [{ index: 0, id, type: 'function', function: { name: call.name, arguments: '' } }] }))
+    for (const piece of pieces) sse(res, chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }))
+    sse(res, chunk({}, 'tool_calls'))
+    sse(res, { id: 'up-2', object: 'chat.completion.chunk', created: 1, model: body.model, choices: [], usage: { prompt_tokens: 30, completion_tokens: 9, total_tokens: 39 } })
+    sse(res, '[DONE]')
+    res.end()
+  }
+}

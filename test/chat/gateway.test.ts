@@ -40,7 +40,7 @@ gateway.after(async (ctx) => {
   await ctx.fake.close()
 })
 
-const request = { model: 'chaty', messages: USER_HI as Array<{ role: 'user'; content: string }>, sampling: {} }
+const request = { model: 'chaty', messages: USER_HI as Array<{ role: 'user'; content: string }>, params: {} }
 
 gateway('backs off exponentially on 5xx and dropped connections, then succeeds', async ({ fake, chat, sleeps }) => {
   const drop = (_req: unknown, res: { socket: { destroy(): void } | null }) => res.socket?.destroy()

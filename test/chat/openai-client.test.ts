@@ -51,10 +51,11 @@ client('stream: true yields chunks, reasoning apart from content, usage at the e
 })
 
 client('errors surface as OpenAI APIError with status and message, before and during a stream', async ({ openai, fake }) => {
-  const bad = await openai.chat.completions.create({ model: 'not-a-model', messages: [{ role: 'user', content: 'Hi' }] }).catch((e) => e)
+  const bad = await openai.chat.completions.create({ model: 'modelx-2', messages: [{ role: 'user', content: 'Hi' }], temperature: 7 }).catch((e) => e)
   assert.instance(bad, OpenAI.BadRequestError)
   assert.is(bad.status, 400)
-  assert.match(bad.message, /model must be one of/)
+  assert.match(bad.message, /temperature must be from 0 to 2/)
+  assert.is(bad.param, 'temperature')
   assert.is(bad.type, 'invalid_request_error')
 
   fake.enqueue(json(400, { error: { message: 'context too long' } }))

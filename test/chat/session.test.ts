@@ -49,7 +49,7 @@ class FakeStdin extends EventEmitter {
 
 const PROMPT = 'you›'
 
-async function waitFor(what: string, check: () => boolean, stdout: FakeStdout, timeoutMs = 5_000) {
+async function waitFor(what: string, check: () => boolean, stdout: FakeStdout, timeoutMs = 60_000) {
   const deadline = Date.now() + timeoutMs
   while (!check()) {
     if (Date.now() > deadline) assert.unreachable(`timed out waiting for ${what}; the screen:\n${stdout.lastFrame()}`)
@@ -158,7 +158,7 @@ session('/reset clears the conversation (the system prompt stays); Ctrl+D leaves
     { role: 'user', content: 'Who are you?' },
   ])
   stdin.write('\x04')
-  await Promise.race([ctx.session, new Promise((_, reject) => setTimeout(() => reject(new Error('the session did not end on Ctrl+D')), 5_000))])
+  await Promise.race([ctx.session, new Promise((_, reject) => setTimeout(() => reject(new Error('the session did not end on Ctrl+D')), 60_000))])
 })
 
 session.run()

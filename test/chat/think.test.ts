@@ -60,4 +60,33 @@ think('releases text as soon as it cannot be part of a tag', () => {
   assert.equal(plain.push('Hi'), { reasoning: '', content: 'Hi' })
 })
 
+think('a closing tag nobody opened: reasoning before it when the text is whole, never shown when streamed', () => {
+  assert.equal(splitThink('Let me see.\n</think>\n\nFour.'), { reasoning: 'Let me see.', content: 'Four.' })
+  assert.equal(splitThink('Quote <think>x</think> then </think> y'), { reasoning: '', content: 'Quote <think>x</think> then </think> y' }, 'an answer that opened a tag itself keeps its tags')
+  for (let cut = 0; cut <= 12; cut++) {
+    const text = 'Hmm.</think>Yes.'
+    assert.equal(streamed([text.slice(0, cut), text.slice(cut)]), { reasoning: '', content: 'Hmm.Yes.' }, `cut at ${cut}`)
+  }
+})
+
+think('a model that starts in its reasoning: everything up to </think> is reasoning, however it is cut', () => {
+  const text = 'The user asks 2+2.\n</think>\n\n4'
+  for (let cut = 0; cut <= text.length; cut++) {
+    const splitter = new ThinkSplitter({ startsInReasoning: true })
+    const a = splitter.push(text.slice(0, cut))
+    const b = splitter.push(text.slice(cut))
+    const c = splitter.end()
+    assert.equal({ reasoning: a.reasoning + b.reasoning + c.reasoning, content: a.content + b.content + c.content }, { reasoning: 'The user asks 2+2.', content: '4' }, `cut at ${cut}`)
+  }
+  // An explicit <think> is read as usual.
+  const tagged = new ThinkSplitter({ startsInReasoning: true })
+  assert.equal(tagged.push('<think>a</think>b'), { reasoning: 'a', content: 'b' })
+  // When the upstream sends its reasoning apart, the text is the answer.
+  const parsed = new ThinkSplitter({ startsInReasoning: true })
+  parsed.reasoningIsSeparate()
+  assert.equal(parsed.push('4'), { reasoning: '', content: '4' })
+  // Whole text that never closes the reasoning is all answer.
+  assert.equal(splitThink('Just an answer.', { startsInReasoning: true }), { reasoning: '', content: 'Just an answer.' })
+})
+
 think.run()

@@ -5,17 +5,17 @@ import type { ProviderConfig, Target } from '../../src/server/chat/config.js'
 import { anthropicBody } from '../../src/server/chat/providers/anthropic.js'
 import { foldSystemMessages, openaiBody } from '../../src/server/chat/providers/openai.js'
 import type { UpstreamCall } from '../../src/server/chat/providers/types.js'
-import type { ChatMessage, Sampling } from '../../src/shared/schemas/chat.js'
+import type { ChatMessage, ChatParams } from '../../src/shared/schemas/chat.js'
 
 const translate = suite('chat translation')
 
 const provider = (over: Partial<ProviderConfig> = {}): ProviderConfig => ({
   name: 'p', type: 'openai', baseUrl: 'http://x/v1', timeoutMs: 1000, extendedSampling: true, headers: {}, anthropicVersion: '2023-06-01', ...over,
 })
-const call = (target: Partial<Target>, messages: ChatMessage[], sampling: Sampling): UpstreamCall => ({
-  target: { provider: provider(), model: 'm', family: 'chat', defaultMaxTokens: 4096, ...target },
+const call = (target: Partial<Target>, messages: ChatMessage[], params: ChatParams): UpstreamCall => ({
+  target: { provider: provider(), model: 'm', family: 'chat', defaultMaxTokens: 4096, timeoutMs: 1000, params: {}, startsInReasoning: false, ...target },
   messages,
-  sampling,
+  params,
   signal: new AbortController().signal,
   dispatcher: new Agent(),
 })
@@ -26,7 +26,7 @@ const conversation: ChatMessage[] = [
   { role: 'assistant', content: 'Hello' },
   { role: 'user', content: 'Why?' },
 ]
-const everything: Sampling = { max_tokens: 50, temperature: 1.5, top_p: 0.9, top_k: 40, repetition_penalty: 1.1, stop: ['\n\n'] }
+const everything: ChatParams = { max_tokens: 50, temperature: 1.5, top_p: 0.9, top_k: 40, repetition_penalty: 1.1, stop: ['\n\n'] }
 
 translate('OpenAI-compatible chat models get every field they take', () => {
   const body = openaiBody(call({}, conversation, everything), true)

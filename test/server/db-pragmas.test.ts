@@ -9,6 +9,8 @@ import { users } from '../../src/server/db/schema.js'
 import { tempDir } from '../helpers/server.js'
 
 const EXPECTED = { synchronous: 1, foreign_keys: 1, busy_timeout: 5000, cache_size: -32000, mmap_size: 0, temp_store: 2 }
+/** The write client waits for another process's lock from a timer, not in SQLite's sleeping busy handler. */
+const WRITER = { ...EXPECTED, busy_timeout: 0 }
 
 /** The first value of the first row (the libsql driver's rows are array-like, the reader's are arrays). */
 async function valueOf(db: ReadDb, query: ReturnType<typeof sql.raw>): Promise<unknown> {
@@ -33,8 +35,8 @@ test('every connection has the pragmas: the one a transaction holds, the one use
     // A second connection: it does not see the transaction's uncommitted row.
     const [beside] = await database.db.select({ n: sql<number>`count(*)` }).from(users).where(eq(users.username, 'inside'))
     assert.is(beside.n, 0, 'the concurrent query ran on another connection')
-    assert.equal(await pragmasOf(database.db), EXPECTED)
-    assert.equal(await pragmasOf(tx), EXPECTED)
+    assert.equal(await pragmasOf(database.db), WRITER)
+    assert.equal(await pragmasOf(tx), WRITER)
   })
   assert.equal(await pragmasOf(database.reads), EXPECTED)
   assert.is(await valueOf(database.reads, sql.raw('PRAGMA query_only')), 1)
@@ -59,6 +61,35 @@ test('transactions take turns: one that yields to the event loop mid-way never m
   )
   assert.equal(events, ['begin a', 'commit a', 'begin b', 'commit b', 'begin c', 'commit c'])
   assert.is((await db.select().from(users)).length, 3)
+  await close()
+  rmSync(dataDir, { recursive: true, force: true })
+})
+
+test("another process's write lock is waited for without blocking the event loop", async () => {
+  const dataDir = tempDir()
+  const { db, close } = await openDatabase({ dataDir })
+  // Another process's connection (same file, its own lock) holds the write lock.
+  const other = openConnection(path.join(dataDir, 'plaza.db'))
+  other.exec('BEGIN IMMEDIATE')
+  other.exec(`INSERT INTO users (username, email, full_name, password_hash, created_at) VALUES ('other', 'other@example.com', 'other', 'x', 0)`)
+  let ticks = 0
+  const ticker = setInterval(() => ticks++, 1)
+  const writing = writeTransaction(db, (tx) => addUser(tx, 'waiting'))
+  // The event loop keeps turning while the write waits; then the lock is released and the write goes through.
+  while (ticks < 5) await new Promise((resolve) => setTimeout(resolve, 1))
+  other.exec('COMMIT')
+  await writing
+  clearInterval(ticker)
+  assert.equal((await db.select({ name: users.username }).from(users)).map((row) => row.name).sort(), ['other', 'waiting'])
+  // Plain statements outside a transaction wait the same way.
+  other.exec('BEGIN IMMEDIATE')
+  const plain = addUser(db, 'plain').then(() => 'done')
+  await new Promise((resolve) => setTimeout(resolve, 5))
+  const before = await Promise.race([plain, Promise.resolve('waiting')])
+  other.exec('COMMIT')
+  assert.is(before, 'waiting')
+  assert.is(await plain, 'done')
+  other.close()
   await close()
   rmSync(dataDir, { recursive: true, force: true })
 })

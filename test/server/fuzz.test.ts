@@ -12,7 +12,7 @@ import * as assert from 'uvu/assert'
 import { appRouter } from '../../src/server/router.js'
 import type { Route } from '../../src/server/rest/adapter.js'
 import { mobileRoutes } from '../../src/server/rest/mobile.js'
-import { utilityRoutes } from '../../src/server/rest/utility.js'
+import { rootRoutes, utilityRoutes } from '../../src/server/rest/utility.js'
 import { startFakeUpstream } from '../chat/fake-upstream.js'
 import { registerUser, startTestServer, type TestServer } from '../helpers/server.js'
 import { solidImage } from '../uploads/fixtures.js'
@@ -106,7 +106,7 @@ function randomParam(rng: Rng, ids: number[]): string {
 interface Target {
   method: string
   path: string
-  kind: 'rest' | 'openai' | 'trpc' | 'binary'
+  kind: 'rest' | 'openai' | 'trpc' | 'binary' | 'page'
   multipart?: boolean
 }
 
@@ -151,6 +151,8 @@ function checkAnswer(sent: Sent, status: number, type: string, text: string): st
   if (status >= 500) return `${where}: a 5xx: ${text.slice(0, 300)}`
   if (sent.method === 'HEAD' || status === 204 || status === 304) return null
   if (type.startsWith('image/') || type.startsWith('video/') || type.startsWith('text/event-stream')) return status < 300 || status === 206 ? null : `${where}: ${type} on an error`
+  // Root catalog pages: the reference page and its files (HTML, CSS, JavaScript), Prometheus metrics (text).
+  if (sent.kind === 'page' && /^text\/(html|plain|css|javascript)/.test(type)) return status < 300 ? null : `${where}: ${type} on an error`
   let body: any
   try {
     body = JSON.parse(text)
@@ -165,12 +167,14 @@ function checkAnswer(sent: Sent, status: number, type: string, text: string): st
     return items.every((item) => item && ('result' in item || (item.error && typeof item.error.message === 'string'))) ? null : `${where}: not a tRPC answer: ${text.slice(0, 200)}`
   }
   if (sent.kind === 'openai' && status >= 400 && body?.error && typeof body.error.message === 'string') return null
-  if (sent.kind === 'openai' && status < 300 && body?.object === 'chat.completion') return null
+  if (sent.kind === 'openai' && status < 300 && ['chat.completion', 'list', 'model'].includes(body?.object)) return null
   // /api/chaty and /api/reasoning-70b answer the same unwrapped chat.completion on success (docs/chat.md).
   if (/^\/api\/(chaty|reasoning-70b)(\?|$)/.test(sent.path) && status < 300 && body?.object === 'chat.completion') return null
   if (sent.path.startsWith('/api/codeimage') && status === 200 && typeof body?.url === 'string') return null
-  // A catalog operation's JSON answer is `{message, ...fields}` on success (decisions §6), as /api/metrics and /api/stats give.
-  if (!sent.path.startsWith('/api/mobile') && status < 300 && typeof body?.message === 'string' && !('status' in body)) return null
+  // The catalog's JSON answers (decisions §6) are `{message, ...fields}`, not the envelope; so are redirects (`/`, `/api/website`).
+  if (/^\/api\/(?!mobile\/)/.test(sent.path) && status < 300 && typeof body?.message === 'string' && !('status' in body)) return null
+  if (status >= 300 && status < 400 && typeof body?.message === 'string' && typeof body?.location === 'string') return null
+  if (/^\/api\/openapi\.json(\?|$)/.test(sent.path) && status === 200 && body?.openapi === '3.1.0') return null
   if (!envelope) return `${where}: not the envelope: ${text.slice(0, 200)}`
   if ((status >= 400) !== (body.status === 'error')) return `${where}: status ${body.status} with HTTP ${status}`
   return null
@@ -265,11 +269,16 @@ test(`fuzz: ${REQUESTS} seeded requests over every route: no 5xx, no answer outs
     const targets: Target[] = [
       ...targetsOf('/api/mobile', mobileRoutes),
       ...targetsOf('/api', utilityRoutes),
+      ...targetsOf('', rootRoutes).map((target) => ({ ...target, kind: 'page' as const })),
+      { method: 'GET', path: '/', kind: 'rest' },
       ...procedureTargets(),
       { method: 'GET', path: '/trpc/users.profile,posts.feed', kind: 'trpc' },
       // POST /reports (also in mobileRoutes) a second time, so the seeded run sends it twice as often.
       { method: 'POST', path: '/api/mobile/reports', kind: 'rest' },
       { method: 'GET', path: '/health', kind: 'rest' },
+      // The reference page and one of its files (the table's `/docs/:asset?` becomes a random, unknown asset).
+      { method: 'GET', path: '/docs', kind: 'page' },
+      { method: 'GET', path: '/docs/plaza-init.js', kind: 'page' },
       { method: 'GET', path: '/uploads/posts/:name', kind: 'rest' },
       { method: 'GET', path: '/api/mobile/notifications/stream?last_event_id=:id', kind: 'rest' },
       { method: 'GET', path: '/nowhere/:x', kind: 'rest' },

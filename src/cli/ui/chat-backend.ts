@@ -34,7 +34,7 @@ async function embeddedBackend(env: NodeJS.ProcessEnv): Promise<ChatBackend> {
     import('../../server/chat/format.js'),
   ])
   const gateway = createChatGateway(loadChatConfig(env))
-  const request = (model: string, messages: ChatMessage[], sampling: Sampling) => ({ model, messages, sampling })
+  const request = (model: string, messages: ChatMessage[], sampling: Sampling) => ({ model, messages, params: sampling })
   return {
     async complete(model, messages, sampling) {
       return completionBody(await gateway.complete(request(model, messages, sampling)))

@@ -4,32 +4,25 @@
  * OpenAPI document describes them and a test checks the README's table against them.
  */
 import type { z } from 'zod'
-import { chatCompletionInput, chatOperationInput } from '../../shared/schemas/chat.js'
+import { catalogListInput, type CatalogGroup } from '../../shared/schemas/catalog.js'
+import { chatCompletionInput, chatOperationInput, modelIdInput } from '../../shared/schemas/chat.js'
 import { codeImageInput } from '../../shared/schemas/codeimage.js'
-import { handleChatCompletions, handleChatOperation } from '../chat/http.js'
+import { handleChatCompletions, handleChatOperation, handleGetModel, handleListModels } from '../chat/http.js'
 import { handleCodeImage } from '../codeimage/http.js'
+import { docsPageInput, handleDocsPage } from './system/docs-page.js'
+import { handleListOperations } from './system/list.js'
 import { handleMetricsJson, handleMetricsText } from './system/metrics.js'
+import { handleOpenApi } from './system/openapi.js'
 import { handleStats } from './system/stats.js'
+import { handleUptime } from './system/uptime.js'
+import { handleWebsite } from './system/website.js'
 import type { HandlerRoute, Method } from '../rest/adapter.js'
 
 /** Where an operation runs: inside Plaza, at a provider the operator configures, or through the chat gateway. */
 export type Backend = 'local' | 'provider' | 'gateway'
 
-export type Group =
-  | 'system'
-  | 'Tools'
-  | 'Image'
-  | 'music'
-  | 'Image Processing'
-  | 'Media'
-  | 'AI'
-  | 'LLM'
-  | 'NSFW'
-  | 'Audio'
-  | 'Weather'
-  | 'Maker'
-  | 'IMAGE-GENERATORS'
-  | 'Anime'
+/** The groups are listed once, in src/shared (the list's filter and the CLI read them too). */
+export type Group = CatalogGroup
 
 export interface Operation {
   group: Group
@@ -63,13 +56,24 @@ export function defineOperation(operation: Operation): Operation {
 
 export const catalog: Operation[] = [
   // system
-  defineOperation({ group: 'system', method: 'GET', path: '/api/openapi.json', summary: 'OpenAPI 3.1 document of every REST path (mobile and utility)', backend: 'local' }),
-  defineOperation({ group: 'system', method: 'GET', path: '/docs', summary: 'Interactive API reference page', backend: 'local', answers: 'html' }),
-  defineOperation({ group: 'system', method: 'GET', path: '/api/uptime', summary: 'Server uptime and start time', backend: 'local' }),
-  defineOperation({ group: 'system', method: 'GET', path: '/api/website', summary: 'Redirect to the website (PLAZA_WEBSITE_URL, default /docs)', backend: 'local', answers: 'redirect' }),
+  defineOperation({ group: 'system', method: 'GET', path: '/api/openapi.json', summary: 'OpenAPI 3.1 document of every REST path (mobile and utility)', backend: 'local', handle: handleOpenApi, docs: 'docs/api-reference.md' }),
+  // `:asset` serves the page's own files (Swagger UI's script and style sheet), from a fixed list.
+  defineOperation({ group: 'system', method: 'GET', path: '/docs/:asset?', summary: 'Interactive API reference page', backend: 'local', handle: handleDocsPage, input: docsPageInput, answers: 'html', docs: 'docs/api-reference.md' }),
+  defineOperation({ group: 'system', method: 'GET', path: '/api/uptime', summary: 'Server uptime and start time', backend: 'local', handle: handleUptime, docs: 'docs/catalog.md' }),
+  defineOperation({ group: 'system', method: 'GET', path: '/api/website', summary: 'Redirect to the website (PLAZA_WEBSITE_URL, default /docs)', backend: 'local', answers: 'redirect', handle: handleWebsite, docs: 'docs/catalog.md' }),
   defineOperation({ group: 'system', method: 'GET', path: '/api/metrics', summary: 'Metrics report as JSON: requests, errors and latency per route, process and database figures', backend: 'local', handle: handleMetricsJson, docs: 'docs/metrics.md' }),
   defineOperation({ group: 'system', method: 'GET', path: '/metrics', summary: 'Metrics in the Prometheus text format', backend: 'local', answers: 'text', handle: handleMetricsText, docs: 'docs/metrics.md' }),
-  defineOperation({ group: 'system', method: 'GET', path: '/api/list', summary: 'Every catalog operation, offered or not', backend: 'local' }),
+  defineOperation({
+    group: 'system',
+    method: 'GET',
+    path: '/api/list',
+    summary: 'Every catalog operation, offered or not, and whether it is configured here',
+    backend: 'local',
+    // The rows are handed over at call time: list.ts does not import this module, which imports it.
+    handle: (exchange) => handleListOperations(exchange, catalog),
+    input: catalogListInput,
+    docs: 'docs/catalog.md',
+  }),
   defineOperation({ group: 'system', method: 'GET', path: '/api/stats', summary: 'Calls, errors, mean and p95 latency per operation, since start and all-time', backend: 'local', handle: handleStats, docs: 'docs/metrics.md' }),
 
   // Tools
@@ -119,7 +123,8 @@ export const catalog: Operation[] = [
     input: chatCompletionInput,
     docs: 'docs/chat.md',
   }),
-  defineOperation({ group: 'AI', method: 'GET', path: '/api/v1/models', summary: 'The model names the gateway serves, OpenAI-compatible', backend: 'gateway' }),
+  defineOperation({ group: 'AI', method: 'GET', path: '/api/v1/models', summary: 'The model names the gateway serves, OpenAI-compatible', backend: 'gateway', handle: handleListModels, docs: 'docs/chat.md' }),
+  defineOperation({ group: 'AI', method: 'GET', path: '/api/v1/models/:id', summary: 'One model name the gateway serves, OpenAI-compatible', backend: 'gateway', handle: handleGetModel, input: modelIdInput, docs: 'docs/chat.md' }),
   defineOperation({ group: 'AI', method: 'GET', path: '/api/gpt', summary: 'Chat through the configured official provider (gateway alias `gpt`)', backend: 'gateway' }),
   defineOperation({ group: 'AI', method: 'GET', path: '/api/chat/providers', summary: 'The configured chat providers (no keys)', backend: 'local' }),
   defineOperation({ group: 'AI', method: 'GET', path: '/api/chat/models', summary: 'The chat model aliases and what serves them', backend: 'local' }),
@@ -181,6 +186,4 @@ export const catalog: Operation[] = [
   defineOperation({ group: 'Anime', method: 'GET', path: '/api/toanime', summary: 'An anime version of an image (image-to-image)', backend: 'provider', providers: ['IMAGES'], answers: 'image' }),
 ]
 
-/** Whether a row is served by this build. */
-export const isOffered = (operation: Operation): operation is Operation & { method: Method; path: string; handle: NonNullable<Operation['handle']> } =>
-  operation.handle !== undefined && operation.method !== null && operation.path !== null
+export { isOffered } from './offered.js'

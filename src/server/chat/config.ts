@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { parse as parseYaml } from 'yaml'
 import { z } from 'zod'
-import { CHAT_MODEL_ALIASES, CHAT_OPERATIONS } from '../../shared/schemas/chat.js'
+import { CHAT_MODEL_ALIASES, CHAT_OPERATIONS, GATEWAY_ALIASES } from '../../shared/schemas/chat.js'
 import { ConfigError } from '../config.js'
 
 export type ProviderType = 'openai' | 'anthropic'
@@ -36,6 +36,12 @@ export interface Target {
   family: ModelFamily
   /** Sent when the request gives none and the provider requires one (Anthropic). */
   defaultMaxTokens: number
+  /** Longest wait for this model to start answering, and longest silence between streamed chunks. */
+  timeoutMs: number
+  /** Request fields this model gets unless the request sets them (e.g. temperature, top_k). */
+  params: Record<string, unknown>
+  /** Whether the model's text starts inside its reasoning, closed by `</think>` only (R1 distills). */
+  startsInReasoning: boolean
 }
 
 export interface RetryPolicy {
@@ -56,7 +62,8 @@ export interface ChatConfig {
   secrets: string[]
 }
 
-const ROUTE_NAMES = [...CHAT_MODEL_ALIASES, ...CHAT_OPERATIONS] as const
+/** The names `PLAZA_LLM_BASE_URL` alone serves: the spec's aliases, the fixed operations and the catalog's gateway aliases. */
+export const BUILT_IN_NAMES: readonly string[] = [...CHAT_MODEL_ALIASES, ...CHAT_OPERATIONS, ...GATEWAY_ALIASES]
 
 const DEFAULT_TIMEOUT_MS = 300_000
 const DEFAULT_MAX_TOKENS = 4096
@@ -82,13 +89,17 @@ const targetSchema = z.strictObject({
   model: z.string().min(1),
   family: z.enum(['chat', 'o1']).optional(),
   max_tokens: z.number().int().positive().optional(),
+  timeout_ms: positiveMs.optional(),
+  /** `open`: the text starts inside the reasoning (R1 distills); `tags`: only a `<think>` opens it. Detected from the model name. */
+  think: z.enum(['open', 'tags']).optional(),
+  params: z.record(z.string(), z.unknown()).optional(),
 })
 
 const routeSchema = targetSchema.extend({ fallbacks: z.array(targetSchema).optional() })
 
 const fileSchema = z.strictObject({
   providers: z.record(z.string().regex(/^[\w.-]+$/, 'provider names are letters, digits, _, . and -'), providerSchema).default({}),
-  models: z.record(z.string(), routeSchema).default({}),
+  models: z.record(z.string().min(1).max(256), routeSchema).default({}),
   retry: z
     .strictObject({ max_retries: z.number().int().min(0).max(10).optional(), base_delay_ms: z.number().int().min(0).optional(), max_delay_ms: z.number().int().min(0).optional() })
     .optional(),
@@ -105,6 +116,28 @@ export const HOW_TO_CONFIGURE =
 /** o1-preview, o1-mini, o3, o4-mini...: OpenAI's reasoning models reject system messages and max_tokens. */
 export function detectFamily(model: string): ModelFamily {
   return /^(openai\/)?o\d(-|$)/i.test(model) ? 'o1' : 'chat'
+}
+
+/**
+ * DeepSeek-R1 and its distills, and QwQ, served by vLLM or Ollama without a reasoning parser,
+ * start with their reasoning and close it with `</think>` (their chat template opened it).
+ * DeepSeek's own API (`deepseek-reasoner`) sends reasoning apart and is not one of them.
+ */
+export function detectStartsInReasoning(model: string): boolean {
+  return /deepseek-r1|r1-distill|qwq/i.test(model)
+}
+
+/** A target from its parts, with the defaults filled in. */
+function makeTarget(provider: ProviderConfig, model: string, over: Partial<Pick<Target, 'family' | 'defaultMaxTokens' | 'timeoutMs' | 'params' | 'startsInReasoning'>> = {}): Target {
+  return {
+    provider,
+    model,
+    family: over.family ?? detectFamily(model),
+    defaultMaxTokens: over.defaultMaxTokens ?? DEFAULT_MAX_TOKENS,
+    timeoutMs: over.timeoutMs ?? provider.timeoutMs,
+    params: over.params ?? {},
+    startsInReasoning: over.startsInReasoning ?? detectStartsInReasoning(model),
+  }
 }
 
 function fail(message: string): never {
@@ -211,15 +244,18 @@ export function loadChatConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Cha
       const known = [...providers.keys()].join(', ') || 'none'
       fail(`${where}.provider names "${spec.provider}", which is not a configured provider (configured: ${known})`)
     }
-    return { provider, model: spec.model, family: spec.family ?? detectFamily(spec.model), defaultMaxTokens: spec.max_tokens ?? DEFAULT_MAX_TOKENS }
+    return makeTarget(provider, spec.model, {
+      family: spec.family,
+      defaultMaxTokens: spec.max_tokens,
+      timeoutMs: spec.timeout_ms,
+      params: spec.params,
+      startsInReasoning: spec.think === undefined ? undefined : spec.think === 'open',
+    })
   }
 
   const routes = new Map<string, Target[]>()
   let defaultRoute: Target[] | null = null
   for (const [name, spec] of Object.entries(parsed.models)) {
-    if (name !== 'default' && !(ROUTE_NAMES as readonly string[]).includes(name)) {
-      fail(`models.${name} is not a chat alias; use one of ${ROUTE_NAMES.join(', ')} or default`)
-    }
     const targets = [target(spec, `models.${name}`), ...(spec.fallbacks ?? []).map((f, i) => target(f, `models.${name}.fallbacks.${i}`))]
     if (name === 'default') defaultRoute = targets
     else routes.set(name, targets)
@@ -227,8 +263,8 @@ export function loadChatConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Cha
   if (!defaultRoute && fromEnv) {
     const model = env.PLAZA_LLM_MODEL?.trim()
     // Without PLAZA_LLM_MODEL each alias is sent upstream under its own name (useful behind LiteLLM or OpenRouter-style routers).
-    if (model) defaultRoute = [{ provider: fromEnv, model, family: detectFamily(model), defaultMaxTokens: DEFAULT_MAX_TOKENS }]
-    else for (const name of ROUTE_NAMES) if (!routes.has(name)) routes.set(name, [{ provider: fromEnv, model: name, family: detectFamily(name), defaultMaxTokens: DEFAULT_MAX_TOKENS }])
+    if (model) defaultRoute = [makeTarget(fromEnv, model)]
+    else for (const name of BUILT_IN_NAMES) if (!routes.has(name)) routes.set(name, [makeTarget(fromEnv, name)])
   }
   if (routes.size === 0 && !defaultRoute) fail(`${file} maps no model: add a models section (or set PLAZA_LLM_BASE_URL for a default)`)
 
@@ -244,4 +280,15 @@ export function loadChatConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Cha
 /** The ordered targets for an alias or operation; null when this configuration does not serve it. */
 export function targetsFor(config: ChatConfig, name: string): Target[] | null {
   return config.routes.get(name) ?? config.defaultRoute
+}
+
+/**
+ * Every model name this configuration serves, each with the provider of its first choice: the
+ * names the file maps, and, when a default serves every other name, the built-in ones too.
+ */
+export function servedModels(config: ChatConfig): Array<{ id: string; provider: string }> {
+  const served = new Map<string, string>()
+  if (config.defaultRoute) for (const name of BUILT_IN_NAMES) served.set(name, config.defaultRoute[0].provider.name)
+  for (const [name, targets] of config.routes) served.set(name, targets[0].provider.name)
+  return [...served].map(([id, provider]) => ({ id, provider }))
 }

@@ -30,20 +30,23 @@ export class ClientAbortError extends Error {
   }
 }
 
-export type GatewayErrorCode = 'provider_not_configured' | 'upstream_error' | 'upstream_timeout'
+export type GatewayErrorCode = 'provider_not_configured' | 'upstream_error' | 'upstream_timeout' | 'invalid_request' | 'model_not_found'
 
 /** What the gateway reports to its caller: an HTTP status, an OpenAI-style type and code, and a message safe to show. */
 export class GatewayError extends Error {
   constructor(
-    readonly status: 502 | 503 | 504,
+    readonly status: 400 | 404 | 502 | 503 | 504,
     readonly code: GatewayErrorCode,
     message: string,
+    /** The request field at fault, for OpenAI's `error.param`. */
+    readonly param: string | null = null,
   ) {
     super(message)
   }
 
   /** OpenAI's `error.type` for this failure. */
   get type(): string {
+    if (this.status === 400 || this.status === 404) return 'invalid_request_error'
     if (this.status === 503) return 'service_unavailable'
     return 'upstream_error'
   }

@@ -6,21 +6,36 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { Dispatcher } from 'undici'
-import type { ChatMessage, ChatUsage, Sampling } from '../../shared/schemas/chat.js'
+import type { ChatMessage, ChatParams, ChatUsage, ToolCall } from '../../shared/schemas/chat.js'
 import type { Logger } from '../logger.js'
 import type { UpstreamOutcome } from '../metrics/recorder.js'
-import { HOW_TO_CONFIGURE, targetsFor, type ChatConfig, type Target } from './config.js'
+import { HOW_TO_CONFIGURE, servedModels, targetsFor, type ChatConfig, type Target } from './config.js'
 import { ClientAbortError, GatewayError, redact, UpstreamError } from './errors.js'
 import { anthropicProvider } from './providers/anthropic.js'
 import { openaiProvider } from './providers/openai.js'
-import type { Delta, Provider, UpstreamCall } from './providers/types.js'
+import type { CompletionChoice, Delta, Provider, ToolCallDelta, UpstreamCall } from './providers/types.js'
 import { splitThink, ThinkSplitter } from './think.js'
 
 export interface ChatRequest {
-  /** An alias of the completions operation, or `chaty` / `reasoning-70b`. */
+  /** Any name the configuration serves: a spec alias, a fixed operation, or a name of the provider file. */
   model: string
   messages: ChatMessage[]
-  sampling: Sampling
+  /** Every other request field (tools, response_format, sampling, unknown extras), as the client sent them. */
+  params: ChatParams
+}
+
+/** One choice of the answer, its text split into reasoning and answer. */
+export interface ResultChoice {
+  index: number
+  /** The text as the provider produced it, `<think>` block included ('' when it only called tools). */
+  message: string
+  /** The answer without the reasoning; null when the choice only called tools. */
+  content: string | null
+  reasoning: string
+  toolCalls?: ToolCall[]
+  refusal?: string | null
+  logprobs?: unknown
+  finishReason: string
 }
 
 export interface ChatResult {
@@ -30,21 +45,27 @@ export interface ChatResult {
   model: string
   /** The operator's name for the provider that answered (after any fallback). */
   provider: string
-  /** The assistant text as the provider produced it, `<think>` block included. */
+  choices: ResultChoice[]
+  usage?: ChatUsage
+  systemFingerprint?: string
+  upstreamRequestId?: string
+  /** The first choice's raw text, `<think>` block included. */
   message: string
   reasoning: string
   answer: string
   finishReason: string
-  usage?: ChatUsage
 }
 
-export type ChatStreamEvent = { type: 'delta'; content?: string; reasoning?: string } | { type: 'done'; finishReason: string; usage?: ChatUsage }
+export type ChatStreamEvent =
+  | { type: 'delta'; index: number; content?: string; reasoning?: string; toolCalls?: ToolCallDelta[]; refusal?: string; logprobs?: unknown }
+  | { type: 'done'; finishReasons: Array<{ index: number; finishReason: string }>; usage?: ChatUsage }
 
 export interface ChatStream {
   id: string
   created: number
   model: string
   provider: string
+  upstreamRequestId?: string
   /** The answer as it arrives; throws a GatewayError if the upstream breaks off. */
   events: AsyncIterable<ChatStreamEvent>
 }
@@ -52,6 +73,10 @@ export interface ChatStream {
 export interface ChatGateway {
   /** False when nothing is configured: every call then fails with 503. */
   readonly configured: boolean
+  /** Unix seconds when the gateway was set up (the `created` of its models). */
+  readonly createdAt: number
+  /** The model names served, with the provider of each one's first choice (no keys, no URLs). */
+  models(): Array<{ id: string; provider: string }>
   complete(request: ChatRequest, signal?: AbortSignal): Promise<ChatResult>
   stream(request: ChatRequest, signal?: AbortSignal): Promise<ChatStream>
   close(): Promise<void>
@@ -113,7 +138,9 @@ export function createChatGateway(config: ChatConfig | null, options: GatewayOpt
   function resolve(name: string): Target[] {
     if (!config) throw new GatewayError(503, 'provider_not_configured', HOW_TO_CONFIGURE)
     const targets = targetsFor(config, name)
-    if (!targets) throw new GatewayError(503, 'provider_not_configured', `No provider is configured for "${name}". Add it (or a default) to the models of the PLAZA_LLM_CONFIG file, or set PLAZA_LLM_BASE_URL for a default provider.`)
+    if (!targets) {
+      throw new GatewayError(404, 'model_not_found', `The model "${name}" is not served here: GET /api/v1/models lists the names that are (the operator maps names in the PLAZA_LLM_CONFIG file).`, 'model')
+    }
     return targets
   }
 
@@ -130,7 +157,7 @@ export function createChatGateway(config: ChatConfig | null, options: GatewayOpt
     const upstream = await dispatcher()
     let last: UpstreamError | undefined
     for (const target of targets) {
-      const call: UpstreamCall = { target, messages: request.messages, sampling: request.sampling, signal, dispatcher: upstream }
+      const call: UpstreamCall = { target, messages: request.messages, params: { ...target.params, ...request.params }, signal, dispatcher: upstream }
       for (let retry = 0; ; retry++) {
         try {
           const value = await attempt(call, PROVIDERS[target.provider.type])
@@ -154,19 +181,39 @@ export function createChatGateway(config: ChatConfig | null, options: GatewayOpt
     throw new GatewayError(502, 'upstream_error', message)
   }
 
-  /** Turns upstream deltas into client events: the `<think>` block split out, reasoning passed through. */
-  async function* events(first: IteratorResult<Delta>, iterator: AsyncIterator<Delta>): AsyncIterable<ChatStreamEvent> {
-    const splitter = new ThinkSplitter()
-    let finishReason = 'stop'
+  /**
+   * Turns upstream deltas into client events: each choice's `<think>` block split out, reasoning and
+   * tool calls passed through, and the finish reasons held for the end, where the usage joins them.
+   */
+  async function* events(first: IteratorResult<Delta>, iterator: AsyncIterator<Delta>, target: Target): AsyncIterable<ChatStreamEvent> {
+    const splitters = new Map<number, ThinkSplitter>()
+    const splitter = (index: number) => {
+      let found = splitters.get(index)
+      if (!found) splitters.set(index, (found = new ThinkSplitter({ startsInReasoning: target.startsInReasoning })))
+      return found
+    }
+    const finishReasons = new Map<number, string>()
     let usage: ChatUsage | undefined
     let next = first
     try {
       while (!next.done) {
         const delta = next.value
-        const parts = delta.content ? splitter.push(delta.content) : { reasoning: '', content: '' }
+        const index = delta.index ?? 0
+        if (delta.reasoning) splitter(index).reasoningIsSeparate()
+        const parts = delta.content ? splitter(index).push(delta.content) : { reasoning: '', content: '' }
         const reasoning = (delta.reasoning ?? '') + parts.reasoning
-        if (reasoning || parts.content) yield { type: 'delta', ...(reasoning ? { reasoning } : {}), ...(parts.content ? { content: parts.content } : {}) }
-        if (delta.finishReason) finishReason = delta.finishReason
+        if (reasoning || parts.content || delta.toolCalls || delta.refusal || delta.logprobs) {
+          yield {
+            type: 'delta',
+            index,
+            ...(reasoning ? { reasoning } : {}),
+            ...(parts.content ? { content: parts.content } : {}),
+            ...(delta.toolCalls ? { toolCalls: delta.toolCalls } : {}),
+            ...(delta.refusal ? { refusal: delta.refusal } : {}),
+            ...(delta.logprobs ? { logprobs: delta.logprobs } : {}),
+          }
+        }
+        if (delta.finishReason) finishReasons.set(index, delta.finishReason)
         if (delta.usage) usage = delta.usage
         next = await iterator.next()
       }
@@ -180,42 +227,71 @@ export function createChatGateway(config: ChatConfig | null, options: GatewayOpt
     } finally {
       if (!next.done) await iterator.return?.()
     }
-    const rest = splitter.end()
-    if (rest.reasoning || rest.content) yield { type: 'delta', ...(rest.reasoning ? { reasoning: rest.reasoning } : {}), ...(rest.content ? { content: rest.content } : {}) }
-    yield { type: 'done', finishReason, usage }
+    for (const [index, active] of splitters) {
+      const rest = active.end()
+      if (rest.reasoning || rest.content) yield { type: 'delta', index, ...(rest.reasoning ? { reasoning: rest.reasoning } : {}), ...(rest.content ? { content: rest.content } : {}) }
+    }
+    if (finishReasons.size === 0) finishReasons.set(0, 'stop')
+    yield { type: 'done', finishReasons: [...finishReasons].sort((a, b) => a[0] - b[0]).map(([index, finishReason]) => ({ index, finishReason })), usage }
+  }
+
+  /** A complete choice with its text split. */
+  function resultChoice(choice: CompletionChoice, target: Target): ResultChoice {
+    const text = choice.content ?? ''
+    const parts = splitThink(text, { startsInReasoning: target.startsInReasoning && !choice.reasoning })
+    return {
+      index: choice.index,
+      message: text,
+      content: choice.content === null ? null : parts.content,
+      reasoning: [choice.reasoning, parts.reasoning].filter(Boolean).join('\n\n'),
+      ...(choice.toolCalls ? { toolCalls: choice.toolCalls } : {}),
+      ...(choice.refusal !== undefined ? { refusal: choice.refusal } : {}),
+      ...(choice.logprobs !== undefined ? { logprobs: choice.logprobs } : {}),
+      finishReason: choice.finishReason,
+    }
   }
 
   return {
     configured: config !== null,
 
+    createdAt: Math.floor(now().getTime() / 1000),
+
+    models: () => (config ? servedModels(config) : []),
+
     async complete(request, signal = new AbortController().signal) {
       const { value, target } = await withFallback(request, signal, (call, provider) => provider.complete(call))
-      const parts = splitThink(value.content)
+      const choices = value.choices.map((choice) => resultChoice(choice, target))
+      const first = choices[0]
       return {
         id: completionId(),
         created: Math.floor(now().getTime() / 1000),
         model: request.model,
         provider: target.provider.name,
-        message: value.content,
-        reasoning: [value.reasoning, parts.reasoning].filter(Boolean).join('\n\n'),
-        answer: parts.content,
-        finishReason: value.finishReason,
+        choices,
         usage: value.usage,
+        ...(value.systemFingerprint ? { systemFingerprint: value.systemFingerprint } : {}),
+        ...(value.upstreamRequestId ? { upstreamRequestId: value.upstreamRequestId } : {}),
+        message: first.message,
+        reasoning: first.reasoning,
+        answer: first.content ?? '',
+        finishReason: first.finishReason,
       }
     },
 
     async stream(request, signal = new AbortController().signal) {
       const { value, target } = await withFallback(request, signal, async (call, provider) => {
-        const iterator = (await provider.stream(call))[Symbol.asyncIterator]()
+        const started = await provider.stream(call)
+        const iterator = started.deltas[Symbol.asyncIterator]()
         // Wait for the first piece inside the retry loop, so a stream that fails at once is retried too.
-        return { iterator, first: await iterator.next() }
+        return { iterator, first: await iterator.next(), upstreamRequestId: started.upstreamRequestId }
       })
       return {
         id: completionId(),
         created: Math.floor(now().getTime() / 1000),
         model: request.model,
         provider: target.provider.name,
-        events: events(value.first, value.iterator),
+        ...(value.upstreamRequestId ? { upstreamRequestId: value.upstreamRequestId } : {}),
+        events: events(value.first, value.iterator, target),
       }
     },
 

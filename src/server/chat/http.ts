@@ -7,7 +7,7 @@
 import type { ServerResponse } from 'node:http'
 import type { z } from 'zod'
 import { ZodError } from 'zod'
-import { chatCompletionInput, chatOperationInput, samplingOf, type ChatOperation } from '../../shared/schemas/chat.js'
+import { chatCompletionInput, chatOperationInput, paramsOf, type ChatOperation } from '../../shared/schemas/chat.js'
 import { ConfigError } from '../config.js'
 import { toPublicError } from '../errors.js'
 import { readJson, sendError, sendJson } from '../http.js'
@@ -45,7 +45,7 @@ function isConfigError(error: unknown): error is ConfigError {
 }
 
 function describe(error: unknown): ClientError {
-  if (error instanceof GatewayError) return { status: error.status, message: error.message, type: error.type, code: error.code, param: null, unexpected: false }
+  if (error instanceof GatewayError) return { status: error.status, message: error.message, type: error.type, code: error.code, param: error.param, unexpected: false }
   // An invalid PLAZA_LLM_* configuration found at the first chat request (`plaza serve` refuses to start with one).
   if (isConfigError(error)) return { status: 503, message: `The chat configuration is invalid: ${error.message}`, type: 'service_unavailable', code: 'provider_not_configured', param: null, unexpected: false }
   const failure = toPublicError(error)
@@ -78,24 +78,45 @@ async function writeEvent(res: ServerResponse, data: string) {
   })
 }
 
+/** The upstream's own request id, echoed so that a failure can be traced at the provider. */
+function upstreamHeaders(provider: string, upstreamRequestId: string | undefined): Record<string, string> {
+  return { 'x-plaza-provider': provider, ...(upstreamRequestId ? { 'x-upstream-request-id': upstreamRequestId } : {}) }
+}
+
 async function sendStream(res: ServerResponse, stream: ChatStream) {
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache, no-transform',
     connection: 'keep-alive',
     'x-accel-buffering': 'no',
-    'x-plaza-provider': stream.provider,
+    ...upstreamHeaders(stream.provider, stream.upstreamRequestId),
   })
-  const chunk = (delta: Record<string, unknown>, finishReason: string | null = null, extra: Record<string, unknown> = {}) =>
-    JSON.stringify({ id: stream.id, object: 'chat.completion.chunk', created: stream.created, model: stream.model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }], ...extra })
-  await writeEvent(res, chunk({ role: 'assistant', content: '' }))
+  const chunk = (index: number, delta: Record<string, unknown>, finishReason: string | null = null, logprobs: unknown = null, extra: Record<string, unknown> = {}) =>
+    JSON.stringify({ id: stream.id, object: 'chat.completion.chunk', created: stream.created, model: stream.model, choices: [{ index, delta, logprobs, finish_reason: finishReason }], ...extra })
+  // Each choice opens with its role, as OpenAI's streams do.
+  const opened = new Set<number>([0])
+  await writeEvent(res, chunk(0, { role: 'assistant', content: '' }))
   try {
     for await (const event of stream.events) {
       if (res.destroyed) return
       if (event.type === 'delta') {
-        await writeEvent(res, chunk({ ...(event.reasoning ? { reasoning_content: event.reasoning } : {}), ...(event.content ? { content: event.content } : {}) }))
+        if (!opened.has(event.index)) {
+          opened.add(event.index)
+          await writeEvent(res, chunk(event.index, { role: 'assistant', content: '' }))
+        }
+        const delta = {
+          ...(event.reasoning ? { reasoning_content: event.reasoning } : {}),
+          ...(event.content ? { content: event.content } : {}),
+          ...(event.toolCalls ? { tool_calls: event.toolCalls } : {}),
+          ...(event.refusal ? { refusal: event.refusal } : {}),
+        }
+        await writeEvent(res, chunk(event.index, delta, null, event.logprobs ?? null))
       } else {
-        await writeEvent(res, chunk({}, event.finishReason, { usage: event.usage ?? null }))
+        // Usage rides on the last chunk, whether or not the client asked for it (stream_options.include_usage).
+        const last = event.finishReasons.length - 1
+        for (const [position, { index, finishReason }] of event.finishReasons.entries()) {
+          await writeEvent(res, chunk(index, {}, finishReason, null, position === last ? { usage: event.usage ?? null } : {}))
+        }
       }
     }
     await writeEvent(res, '[DONE]')
@@ -127,7 +148,7 @@ function chatHandler(parse: (body: unknown) => ChatRequest & { stream: boolean }
         await sendStream(res, stream)
       } else {
         const result = await gateway.complete(request, controller.signal)
-        sendJson(res, 200, completionBody(result), { 'x-plaza-provider': result.provider })
+        sendJson(res, 200, completionBody(result), upstreamHeaders(result.provider, result.upstreamRequestId))
       }
     } catch (error) {
       if (error instanceof ClientAbortError) return void res.destroy()
@@ -137,7 +158,7 @@ function chatHandler(parse: (body: unknown) => ChatRequest & { stream: boolean }
 }
 
 function toRequest(model: string, input: z.output<typeof chatOperationInput>): ChatRequest & { stream: boolean } {
-  return { model, messages: input.messages, sampling: samplingOf(input), stream: input.stream ?? false }
+  return { model, messages: input.messages, params: paramsOf(input), stream: input.stream ?? false }
 }
 
 /** POST /api/v1/chat/completions */
@@ -149,4 +170,34 @@ export const handleChatCompletions = chatHandler((body) => {
 /** POST /api/chaty and /api/reasoning-70b: the operation names the model. */
 export function handleChatOperation(operation: ChatOperation) {
   return chatHandler((body) => toRequest(operation, chatOperationInput.parse(body)), 'envelope')
+}
+
+/** One model as OpenAI's models API lists it. */
+function modelObject(model: { id: string; provider: string }, created: number) {
+  return { id: model.id, object: 'model' as const, created, owned_by: model.provider }
+}
+
+/** GET /api/v1/models: every name the gateway serves (OpenAI's list shape). */
+export async function handleListModels(exchange: Exchange): Promise<void> {
+  try {
+    await enforceRateLimit(exchange.ctx, 'default', `ip:${exchange.ctx.clientAddress}`)
+    const gateway = await exchange.ctx.services.chat()
+    sendJson(exchange.res, 200, { object: 'list', data: gateway.models().map((model) => modelObject(model, gateway.createdAt)) })
+  } catch (error) {
+    sendChatError(exchange, 'openai', error)
+  }
+}
+
+/** GET /api/v1/models/{id}: one served name, or OpenAI's 404. */
+export async function handleGetModel(exchange: Exchange): Promise<void> {
+  try {
+    await enforceRateLimit(exchange.ctx, 'default', `ip:${exchange.ctx.clientAddress}`)
+    const gateway = await exchange.ctx.services.chat()
+    const id = exchange.params.id
+    const model = gateway.models().find((served) => served.id === id)
+    if (!model) throw new GatewayError(404, 'model_not_found', `The model "${id}" is not served here: GET /api/v1/models lists the names that are.`, 'model')
+    sendJson(exchange.res, 200, modelObject(model, gateway.createdAt))
+  } catch (error) {
+    sendChatError(exchange, 'openai', error)
+  }
 }

@@ -131,8 +131,9 @@ function makePrivate(dataDir: string, file: string): void {
 const BUSY = /SQLITE_BUSY|database is locked/i
 
 /**
- * Runs `fn` in an immediate (write-locking) transaction, so concurrent writers queue on SQLite's
- * busy timeout instead of failing on a lock upgrade; retries a few times if the lock still can't be had.
+ * Runs `fn` in an immediate (write-locking) transaction, so concurrent writers queue for the lock
+ * (a local file's client waits for other processes from a timer, local-client.ts; a libsql server
+ * queues them itself) instead of failing on a lock upgrade; retries a few times if the lock still can't be had.
  */
 export async function writeTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
   for (let attempt = 0; ; attempt++) {

@@ -9,6 +9,11 @@
  * batches, and migrations) take turns through an in-process lock: only one can hold SQLite's write
  * lock anyway, and a second BEGIN IMMEDIATE on another connection would wait for it in SQLite's
  * busy handler, which sleeps on the event loop that the first one needs to finish.
+ *
+ * For the same reason these connections have no busy timeout: when another process (a second
+ * `plaza serve` worker, an embedded command) holds the write lock, SQLite's handler would put this
+ * whole process to sleep for 1-100 ms at a time, every request with it. The write is retried from a
+ * timer instead (`whenUnlocked`), and the process serves reads while it waits.
  */
 import {
   LibsqlError,
@@ -29,6 +34,28 @@ interface Lane {
 }
 
 const BEGIN: Record<TransactionMode, string> = { write: 'BEGIN IMMEDIATE', read: 'BEGIN TRANSACTION READONLY', deferred: 'BEGIN DEFERRED' }
+
+/** How long a statement waits for another process's write lock before failing with SQLITE_BUSY (the readers' busy timeout). */
+const LOCK_WAIT_MS = 5000
+
+const isBusy = (error: unknown) => error instanceof LibsqlError && error.code === 'SQLITE_BUSY'
+
+/**
+ * Runs `attempt` (which must change nothing when it fails with SQLITE_BUSY: one statement, or a
+ * BEGIN) until another process's write lock lets it through, retrying every millisecond from a
+ * timer, for at most LOCK_WAIT_MS.
+ */
+async function whenUnlocked<T>(attempt: () => T): Promise<T> {
+  const deadline = performance.now() + LOCK_WAIT_MS
+  for (;;) {
+    try {
+      return attempt()
+    } catch (error) {
+      if (!isBusy(error) || performance.now() > deadline) throw error
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1))
+  }
+}
 
 function toError(error: unknown): unknown {
   if (error instanceof Error && error.name === 'SqliteError') {
@@ -110,17 +137,19 @@ export class LocalClient implements Client {
   }
 
   async execute(stmtOrSql: InStatement, args?: InArgs): Promise<ResultSet> {
-    const lane = this.#borrow()
-    try {
-      return run(lane, typeof stmtOrSql === 'string' ? { sql: stmtOrSql, args } : stmtOrSql)
-    } finally {
-      this.#release(lane)
-    }
+    const stmt = typeof stmtOrSql === 'string' ? { sql: stmtOrSql, args } : stmtOrSql
+    return whenUnlocked(() => {
+      const lane = this.#borrow()
+      try {
+        return run(lane, stmt)
+      } finally {
+        this.#release(lane)
+      }
+    })
   }
 
   async batch(stmts: Array<InStatement | [string, InArgs?]>, mode: TransactionMode = 'deferred'): Promise<ResultSet[]> {
-    return this.#takingTurn((lane) => {
-      run(lane, BEGIN[mode])
+    return this.#takingTurn(BEGIN[mode], (lane) => {
       const results = runBatch(lane, stmts)
       run(lane, 'COMMIT')
       return results
@@ -129,10 +158,12 @@ export class LocalClient implements Client {
 
   /** As @libsql/client: foreign keys off while the migrations run in one transaction. */
   async migrate(stmts: InStatement[]): Promise<ResultSet[]> {
-    return this.#takingTurn((lane) => {
+    const end = await this.#waitTurn()
+    const lane = this.#borrow()
+    try {
       run(lane, 'PRAGMA foreign_keys = OFF')
       try {
-        run(lane, BEGIN.deferred)
+        await whenUnlocked(() => run(lane, BEGIN.write))
         const results = runBatch(lane, stmts)
         run(lane, 'COMMIT')
         return results
@@ -141,36 +172,40 @@ export class LocalClient implements Client {
         if (lane.connection.inTransaction) run(lane, 'ROLLBACK')
         run(lane, 'PRAGMA foreign_keys = ON')
       }
-    })
+    } finally {
+      this.#release(lane)
+      end()
+    }
   }
+
 
   async transaction(mode: TransactionMode = 'write'): Promise<Transaction> {
     const end = await this.#waitTurn()
-    let lane: Lane | undefined
+    let lane: Lane
     try {
-      lane = this.#borrow()
-      run(lane, BEGIN[mode])
+      lane = await this.#begin(BEGIN[mode])
     } catch (error) {
-      if (lane) this.#release(lane)
       end()
       throw error
     }
-    const held = lane
-    return new LocalTransaction(held, () => {
-      this.#release(held)
+    return new LocalTransaction(lane, () => {
+      this.#release(lane)
       end()
     })
   }
 
+  /** Runs a script of statements that may each be retried whole (pragmas, ANALYZE, optimize). */
   async executeMultiple(sql: string): Promise<void> {
-    const lane = this.#borrow()
-    try {
-      lane.connection.exec(sql)
-    } catch (error) {
-      throw toError(error)
-    } finally {
-      this.#release(lane)
-    }
+    return whenUnlocked(() => {
+      const lane = this.#borrow()
+      try {
+        lane.connection.exec(sql)
+      } catch (error) {
+        throw toError(error)
+      } finally {
+        this.#release(lane)
+      }
+    })
   }
 
   async sync(): Promise<never> {
@@ -189,11 +224,11 @@ export class LocalClient implements Client {
     this.#idle.length = 0
   }
 
-  /** Runs `fn` on a connection of its own once no transaction of this client is open. */
-  async #takingTurn<T>(fn: (lane: Lane) => T): Promise<T> {
+  /** Runs `fn` in a transaction begun with `begin` on a connection of its own, once no transaction of this client is open. */
+  async #takingTurn<T>(begin: string, fn: (lane: Lane) => T): Promise<T> {
     const end = await this.#waitTurn()
     try {
-      const lane = this.#borrow()
+      const lane = await this.#begin(begin)
       try {
         return fn(lane)
       } finally {
@@ -201,6 +236,18 @@ export class LocalClient implements Client {
       }
     } finally {
       end()
+    }
+  }
+
+  /** A connection in a transaction begun with `begin`, once another process's write lock allows. */
+  async #begin(begin: string): Promise<Lane> {
+    const lane = this.#borrow()
+    try {
+      await whenUnlocked(() => run(lane, begin))
+      return lane
+    } catch (error) {
+      this.#release(lane)
+      throw error
     }
   }
 
@@ -222,6 +269,8 @@ export class LocalClient implements Client {
     const idle = this.#idle.pop()
     if (idle) return idle
     const connection = openConnection(this.file)
+    // Lock waits happen in whenUnlocked, off SQLite's sleeping busy handler (see the top of this file).
+    connection.exec('PRAGMA busy_timeout = 0')
     const lane = { connection, statements: new StatementCache(connection) }
     this.#open.add(lane)
     return lane

@@ -37,6 +37,8 @@ interface RouteBase {
   summary?: string
   /** The shape of the envelope's `data` on success, for the OpenAPI document (a test checks real answers against it). */
   output?: z.ZodType
+  /** The area the OpenAPI document and the reference page group it under (default: the path's first segment). */
+  tag?: string
 }
 
 export interface ProcedureRoute extends RouteBase {
@@ -54,8 +56,24 @@ export interface ProcedureRoute extends RouteBase {
   deleteWithBody?: boolean
 }
 
+/** What a handler answers on success, for the OpenAPI document (image and audio also as JSON on `Accept: application/json`). */
+export type AnswerKind = 'json' | 'image' | 'audio' | 'text' | 'html' | 'redirect' | 'event-stream'
+
+/**
+ * A handler reads the raw request, so the OpenAPI document cannot learn its input from a procedure:
+ * these optional fields describe it (procedure routes are described by their procedure).
+ */
 export interface HandlerRoute extends RouteBase {
   handle: (exchange: Exchange) => Promise<void>
+  /** The zod schema the handler validates its path and query (GET) or JSON body (otherwise) with. */
+  request?: z.ZodType
+  /** The form field of a `multipart/form-data` upload that carries the file. */
+  multipart?: string
+  answers?: AnswerKind
+  /** HTTP status on success (default 200). */
+  status?: number
+  /** Set when the handler requires a bearer token (it calls `requireSession`). */
+  auth?: 'bearer'
 }
 
 export type Route = ProcedureRoute | HandlerRoute

@@ -2,75 +2,76 @@
  * The social REST API of spec/social-api.md, mounted at /api/mobile. The one place that lists its paths:
  * each row reads like the spec's endpoint table, then names the procedure that serves it.
  */
+import * as data from '../../shared/schemas/responses.js'
 import type { Route } from './adapter.js'
 import { handleNotificationStream } from './notification-stream.js'
 import { handleUpload } from './uploads.js'
 
 export const mobileRoutes: Route[] = [
   // auth
-  { method: 'POST', path: '/auth/register', procedure: 'auth.register', status: 201, message: 'Registration successful' },
-  { method: 'POST', path: '/auth/login', procedure: 'auth.login', message: 'Login successful' },
-  { method: 'POST', path: '/auth/logout', procedure: 'auth.logout', input: () => undefined, message: 'Logged out' },
-  { method: 'POST', path: '/auth/refresh', procedure: 'auth.refresh', input: () => undefined, message: 'Token refreshed' },
-  { method: 'GET', path: '/auth/sessions', procedure: 'auth.sessions', input: () => undefined },
-  { method: 'DELETE', path: '/auth/sessions/:id', procedure: 'auth.revokeSession', input: ({ params }) => params, message: 'Session revoked' },
+  { method: 'POST', path: '/auth/register', procedure: 'auth.register', status: 201, message: 'Registration successful', summary: 'Create an account and log in', output: data.session },
+  { method: 'POST', path: '/auth/login', procedure: 'auth.login', message: 'Login successful', summary: 'Log in with email (or username) and password', output: data.session },
+  { method: 'POST', path: '/auth/logout', procedure: 'auth.logout', input: () => undefined, message: 'Logged out', summary: 'End the calling session', output: data.nothing },
+  { method: 'POST', path: '/auth/refresh', procedure: 'auth.refresh', input: () => undefined, message: 'Token refreshed', summary: 'Swap the calling session for a fresh token', output: data.session },
+  { method: 'GET', path: '/auth/sessions', procedure: 'auth.sessions', input: () => undefined, summary: "List the caller's live sessions", output: data.sessionList },
+  { method: 'DELETE', path: '/auth/sessions/:id', procedure: 'auth.revokeSession', input: ({ params }) => params, message: 'Session revoked', summary: "Revoke one of the caller's sessions", output: data.nothing },
 
   // users
-  { method: 'GET', path: '/user/profile/:user_id?', procedure: 'users.profile', input: ({ params }) => params },
-  { method: 'PUT', path: '/user/update', procedure: 'users.update', input: ({ body }) => body, message: 'Profile updated' },
-  { method: 'POST', path: '/user/follow/:user_id', procedure: 'users.follow', input: ({ params }) => params, message: 'Followed' },
-  { method: 'DELETE', path: '/user/unfollow/:user_id', procedure: 'users.unfollow', input: ({ params }) => params, message: 'Unfollowed' },
-  { method: 'GET', path: '/user/followers/:user_id', procedure: 'users.followers' },
-  { method: 'GET', path: '/user/following/:user_id', procedure: 'users.following' },
-  { method: 'POST', path: '/user/block/:user_id', procedure: 'users.block', input: ({ params }) => params, message: 'Blocked' },
-  { method: 'DELETE', path: '/user/unblock/:user_id', procedure: 'users.unblock', input: ({ params }) => params, message: 'Unblocked' },
-  { method: 'GET', path: '/user/blocked', procedure: 'users.blocked', input: ({ query }) => query },
-  { method: 'POST', path: '/user/mute/:user_id', procedure: 'users.mute', input: ({ params }) => params, message: 'Muted' },
-  { method: 'DELETE', path: '/user/unmute/:user_id', procedure: 'users.unmute', input: ({ params }) => params, message: 'Unmuted' },
-  { method: 'GET', path: '/user/muted', procedure: 'users.muted', input: ({ query }) => query },
-  { method: 'PUT', path: '/user/password', procedure: 'users.changePassword', input: ({ body }) => body, message: 'Password changed' },
-  { method: 'DELETE', path: '/user/account', procedure: 'users.deleteAccount', input: ({ body }) => body, deleteWithBody: true, message: 'Account deleted' },
+  { method: 'GET', path: '/user/profile/:user_id?', procedure: 'users.profile', input: ({ params }) => params, summary: "A user's profile (the caller's own without user_id)", output: data.userProfile },
+  { method: 'PUT', path: '/user/update', procedure: 'users.update', input: ({ body }) => body, message: 'Profile updated', summary: "Change the caller's full name, bio or avatar", output: data.userProfile },
+  { method: 'POST', path: '/user/follow/:user_id', procedure: 'users.follow', input: ({ params }) => params, message: 'Followed', summary: 'Follow a user', output: data.userProfile },
+  { method: 'DELETE', path: '/user/unfollow/:user_id', procedure: 'users.unfollow', input: ({ params }) => params, message: 'Unfollowed', summary: 'Stop following a user', output: data.userProfile },
+  { method: 'GET', path: '/user/followers/:user_id', procedure: 'users.followers', summary: "A page of a user's followers", output: data.userPage },
+  { method: 'GET', path: '/user/following/:user_id', procedure: 'users.following', summary: 'A page of the users a user follows', output: data.userPage },
+  { method: 'POST', path: '/user/block/:user_id', procedure: 'users.block', input: ({ params }) => params, message: 'Blocked', summary: 'Block a user', output: data.blockState },
+  { method: 'DELETE', path: '/user/unblock/:user_id', procedure: 'users.unblock', input: ({ params }) => params, message: 'Unblocked', summary: 'Unblock a user', output: data.blockState },
+  { method: 'GET', path: '/user/blocked', procedure: 'users.blocked', input: ({ query }) => query, summary: 'A page of the users the caller blocks', output: data.userPage },
+  { method: 'POST', path: '/user/mute/:user_id', procedure: 'users.mute', input: ({ params }) => params, message: 'Muted', summary: 'Mute a user', output: data.muteState },
+  { method: 'DELETE', path: '/user/unmute/:user_id', procedure: 'users.unmute', input: ({ params }) => params, message: 'Unmuted', summary: 'Unmute a user', output: data.muteState },
+  { method: 'GET', path: '/user/muted', procedure: 'users.muted', input: ({ query }) => query, summary: 'A page of the users the caller mutes', output: data.userPage },
+  { method: 'PUT', path: '/user/password', procedure: 'users.changePassword', input: ({ body }) => body, message: 'Password changed', summary: 'Change the password; other sessions are revoked', output: data.passwordChanged },
+  { method: 'DELETE', path: '/user/account', procedure: 'users.deleteAccount', input: ({ body }) => body, deleteWithBody: true, message: 'Account deleted', summary: "Delete the caller's account and everything it made", output: data.nothing },
 
   // posts
-  { method: 'GET', path: '/posts/feed', procedure: 'posts.feed', input: ({ query }) => query },
-  { method: 'GET', path: '/posts/explore', procedure: 'posts.explore', input: ({ query }) => query },
-  { method: 'GET', path: '/posts/detail/:post_id', procedure: 'posts.detail' },
-  { method: 'POST', path: '/posts/create', procedure: 'posts.create', input: ({ body }) => body, status: 201, message: 'Post created' },
-  { method: 'GET', path: '/posts/user/:user_id', procedure: 'posts.byUser' },
-  { method: 'DELETE', path: '/posts/:post_id', procedure: 'posts.delete', input: ({ params }) => params, message: 'Post deleted' },
-  { method: 'PUT', path: '/posts/:post_id', procedure: 'posts.edit', input: ({ body, params }) => ({ ...body, ...params }), message: 'Post updated' },
+  { method: 'GET', path: '/posts/feed', procedure: 'posts.feed', input: ({ query }) => query, summary: "Posts of followed users and the caller's own, newest first", output: data.postPage },
+  { method: 'GET', path: '/posts/explore', procedure: 'posts.explore', input: ({ query }) => query, summary: 'Popular public posts', output: data.postPage },
+  { method: 'GET', path: '/posts/detail/:post_id', procedure: 'posts.detail', summary: 'A post and a page of its comments', output: data.postDetail },
+  { method: 'POST', path: '/posts/create', procedure: 'posts.create', input: ({ body }) => body, status: 201, message: 'Post created', summary: 'Publish a post', output: data.post },
+  { method: 'GET', path: '/posts/user/:user_id', procedure: 'posts.byUser', summary: "A page of a user's posts", output: data.postPage },
+  { method: 'DELETE', path: '/posts/:post_id', procedure: 'posts.delete', input: ({ params }) => params, message: 'Post deleted', summary: "Delete one of the caller's posts", output: data.nothing },
+  { method: 'PUT', path: '/posts/:post_id', procedure: 'posts.edit', input: ({ body, params }) => ({ ...body, ...params }), message: 'Post updated', summary: "Edit the text or visibility of one of the caller's posts", output: data.post },
 
   // interactions
-  { method: 'POST', path: '/interactions/like/:post_id', procedure: 'interactions.like', input: ({ params }) => params, message: 'Post liked' },
-  { method: 'DELETE', path: '/interactions/unlike/:post_id', procedure: 'interactions.unlike', input: ({ params }) => params, message: 'Post unliked' },
-  { method: 'POST', path: '/interactions/comment/:post_id', procedure: 'interactions.comment', input: ({ body, params }) => ({ ...body, ...params }), status: 201, message: 'Comment added' },
-  { method: 'DELETE', path: '/interactions/comment/:comment_id', procedure: 'interactions.deleteComment', input: ({ params }) => params, message: 'Comment deleted' },
+  { method: 'POST', path: '/interactions/like/:post_id', procedure: 'interactions.like', input: ({ params }) => params, message: 'Post liked', summary: 'Like a post', output: data.likeState },
+  { method: 'DELETE', path: '/interactions/unlike/:post_id', procedure: 'interactions.unlike', input: ({ params }) => params, message: 'Post unliked', summary: 'Take back a like', output: data.likeState },
+  { method: 'POST', path: '/interactions/comment/:post_id', procedure: 'interactions.comment', input: ({ body, params }) => ({ ...body, ...params }), status: 201, message: 'Comment added', summary: 'Comment on a post', output: data.comment },
+  { method: 'DELETE', path: '/interactions/comment/:comment_id', procedure: 'interactions.deleteComment', input: ({ params }) => params, message: 'Comment deleted', summary: "Delete a comment (the caller's own, or on the caller's post)", output: data.nothing },
 
   // stories
-  { method: 'GET', path: '/stories/feed', procedure: 'stories.feed', input: () => undefined },
-  { method: 'GET', path: '/stories/view/:story_id', procedure: 'stories.view', input: ({ params }) => params },
-  { method: 'POST', path: '/stories/create', procedure: 'stories.create', input: ({ body }) => body, status: 201, message: 'Story created' },
-  { method: 'DELETE', path: '/stories/:story_id', procedure: 'stories.delete', input: ({ params }) => params, message: 'Story deleted' },
+  { method: 'GET', path: '/stories/feed', procedure: 'stories.feed', input: () => undefined, summary: 'Active stories of the caller and followed users, grouped by user', output: data.storyFeed },
+  { method: 'GET', path: '/stories/view/:story_id', procedure: 'stories.view', input: ({ params }) => params, summary: 'Open a story (records a view and notifies its author)', output: data.story },
+  { method: 'POST', path: '/stories/create', procedure: 'stories.create', input: ({ body }) => body, status: 201, message: 'Story created', summary: 'Publish a story for 24 hours', output: data.story },
+  { method: 'DELETE', path: '/stories/:story_id', procedure: 'stories.delete', input: ({ params }) => params, message: 'Story deleted', summary: "Delete one of the caller's stories", output: data.nothing },
 
   // search (GET /search/posts is an extra path; the others are the spec's)
-  { method: 'GET', path: '/search/all', procedure: 'search.all', input: ({ query }) => query },
-  { method: 'GET', path: '/search/users', procedure: 'search.users', input: ({ query }) => query },
-  { method: 'GET', path: '/search/hashtags', procedure: 'search.hashtags', input: ({ query }) => query },
-  { method: 'GET', path: '/search/posts', procedure: 'search.posts', input: ({ query }) => query },
+  { method: 'GET', path: '/search/all', procedure: 'search.all', input: ({ query }) => query, summary: 'Search users, posts and hashtags', output: data.searchResults },
+  { method: 'GET', path: '/search/users', procedure: 'search.users', input: ({ query }) => query, summary: 'Search users', output: data.userSearch },
+  { method: 'GET', path: '/search/hashtags', procedure: 'search.hashtags', input: ({ query }) => query, summary: 'Search hashtags', output: data.hashtagSearch },
+  { method: 'GET', path: '/search/posts', procedure: 'search.posts', input: ({ query }) => query, summary: 'Search public posts', output: data.postSearch },
 
   // notifications
-  { method: 'GET', path: '/notifications/list', procedure: 'notifications.list', input: ({ query }) => query },
-  { method: 'GET', path: '/notifications/count', procedure: 'notifications.count', input: () => undefined },
-  { method: 'PUT', path: '/notifications/mark_read/:notification_id?', procedure: 'notifications.markRead', input: ({ params }) => params },
+  { method: 'GET', path: '/notifications/list', procedure: 'notifications.list', input: ({ query }) => query, summary: "A page of the caller's notifications, newest first", output: data.notificationPage },
+  { method: 'GET', path: '/notifications/count', procedure: 'notifications.count', input: () => undefined, summary: "How many of the caller's notifications are unread", output: data.unreadCount },
+  { method: 'PUT', path: '/notifications/mark_read/:notification_id?', procedure: 'notifications.markRead', input: ({ params }) => params, summary: 'Mark one notification read, or all without an id', output: data.markedRead },
   // Server-Sent Events: notifications as they arrive (Last-Event-ID resumes)
-  { method: 'GET', path: '/notifications/stream', handle: handleNotificationStream },
+  { method: 'GET', path: '/notifications/stream', handle: handleNotificationStream, auth: 'bearer', answers: 'event-stream', summary: 'Notifications as Server-Sent Events as they arrive (Last-Event-ID or last_event_id resumes)' },
 
   // reports (issue 13; not in the spec)
-  { method: 'POST', path: '/reports', procedure: 'reports.create', input: ({ body }) => body, status: 201, message: 'Report submitted' },
+  { method: 'POST', path: '/reports', procedure: 'reports.create', input: ({ body }) => body, status: 201, message: 'Report submitted', summary: 'Report a post, comment, story or user to the moderators', output: data.reportCreated },
 
   // uploads: multipart with the file in field `file` (POST /upload/comment is an extra path)
-  { method: 'POST', path: '/upload/avatar', handle: handleUpload('avatars') },
-  { method: 'POST', path: '/upload/post', handle: handleUpload('posts') },
-  { method: 'POST', path: '/upload/story', handle: handleUpload('stories') },
-  { method: 'POST', path: '/upload/comment', handle: handleUpload('comments') },
+  { method: 'POST', path: '/upload/avatar', handle: handleUpload('avatars'), auth: 'bearer', multipart: 'file', status: 201, summary: "Upload an image and make it the caller's avatar", output: data.uploadResult },
+  { method: 'POST', path: '/upload/post', handle: handleUpload('posts'), auth: 'bearer', multipart: 'file', status: 201, summary: 'Upload an image for a post', output: data.uploadResult },
+  { method: 'POST', path: '/upload/story', handle: handleUpload('stories'), auth: 'bearer', multipart: 'file', status: 201, summary: 'Upload an image or video for a story', output: data.uploadResult },
+  { method: 'POST', path: '/upload/comment', handle: handleUpload('comments'), auth: 'bearer', multipart: 'file', status: 201, summary: 'Upload an image for a comment', output: data.uploadResult },
 ]

@@ -2,18 +2,29 @@
  * The utility REST API of spec/utility-api.md: the offered rows of the catalog registry
  * (catalog/registry.ts, the one place their paths are named), as route tables.
  */
-import type { Route } from './adapter.js'
-import { catalog, isOffered } from '../catalog/registry.js'
+import type { HandlerRoute, Route } from './adapter.js'
+import { catalog, isOffered, type Operation } from '../catalog/registry.js'
 
 const offered = catalog.filter(isOffered)
+
+/** A row as a route at `path`, carrying what the OpenAPI document reads: summary, input schema, answer kind and group. */
+const toRoute = (operation: Operation & { handle: HandlerRoute['handle'] }, path: string): HandlerRoute => ({
+  method: operation.method!,
+  path,
+  handle: operation.handle,
+  summary: operation.summary,
+  request: operation.input,
+  answers: operation.answers,
+  tag: operation.group,
+})
 
 /** Mounted at /api. */
 export const utilityRoutes: Route[] = offered
   .filter((operation) => operation.path.startsWith('/api/'))
-  .map(({ method, path, handle }) => ({ method, path: path.slice('/api'.length), handle }))
+  .map((operation) => toRoute(operation, operation.path.slice('/api'.length)))
 
 /** Catalog operations outside /api (`/docs`, `/metrics`), mounted at the root after every other path. */
-export const rootRoutes: Route[] = offered.filter((operation) => !operation.path.startsWith('/api/')).map(({ method, path, handle }) => ({ method, path, handle }))
+export const rootRoutes: Route[] = offered.filter((operation) => !operation.path.startsWith('/api/')).map((operation) => toRoute(operation, operation.path))
 
 /** Every offered operation's method and full path: what the call statistics count (GET /api/stats). */
 export const catalogOperations = offered.map(({ method, path }) => ({ method, path }))

@@ -1,6 +1,6 @@
 /**
- * Inputs of the three chat operations of spec/utility-api.md: /api/v1/chat/completions,
- * /api/chaty and /api/reasoning-70b. Shared by the REST handlers and the CLI.
+ * Inputs of the chat operations of spec/utility-api.md: /api/v1/chat/completions (OpenAI's whole
+ * request), /api/chaty and /api/reasoning-70b. Shared by the REST handlers and the CLI.
  */
 import { z } from 'zod'
 
@@ -26,52 +26,127 @@ export type ChatModelAlias = (typeof CHAT_MODEL_ALIASES)[number]
 export const CHAT_OPERATIONS = ['chaty', 'reasoning-70b'] as const
 export type ChatOperation = (typeof CHAT_OPERATIONS)[number]
 
+/** The catalog's gateway operations (decisions §6), each served by the model mapped to its name. */
+export const GATEWAY_ALIASES = ['copilot', 'llama-70b', 'reasoning-small', 'gpt', 'coder', 'chat'] as const
+
 /** The alias used when a completions request names no model (the spec makes every field optional). */
 export const DEFAULT_CHAT_ALIAS: ChatModelAlias = 'modelg-4o-mini'
 
-export const CHAT_ROLES = ['system', 'user', 'assistant'] as const
+export const CHAT_ROLES = ['system', 'developer', 'user', 'assistant', 'tool'] as const
 export type ChatRole = (typeof CHAT_ROLES)[number]
 
-/** OpenAI clients may send content as text parts; only text is accepted, joined into one string. */
-const textPart = z.object({
-  type: z.literal('text', { error: 'only text content parts ({type: "text", text}) are accepted' }),
-  text: z.string({ error: 'text must be a string' }),
-})
+/** Absent and null both mean "not set" (OpenAI clients send null for unset fields). */
+const optional = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === null ? undefined : v), schema.optional())
 
-export const chatMessage = z.object({
-  role: z.enum(CHAT_ROLES, { error: `must be one of ${CHAT_ROLES.join(', ')}` }),
-  content: z
-    .union([z.string(), z.array(textPart)], { error: 'must be a string' })
-    .transform((c) => (typeof c === 'string' ? c : c.map((p) => p.text).join(''))),
+const textPart = z.looseObject({ type: z.literal('text'), text: z.string({ error: 'a text part needs text' }) })
+const imagePart = z.looseObject({
+  type: z.literal('image_url'),
+  image_url: z.looseObject({
+    url: z.string({ error: 'an image_url part needs image_url.url' }).regex(/^(https?:|data:image\/)/i, 'image_url.url must be an http(s) URL or a data:image/... URL'),
+    detail: optional(z.enum(['auto', 'low', 'high'])),
+  }),
 })
+const audioPart = z.looseObject({
+  type: z.literal('input_audio'),
+  input_audio: z.looseObject({ data: z.string({ error: 'input_audio.data must be base64 text' }), format: z.string({ error: 'input_audio.format is required (wav, mp3)' }) }),
+})
+const filePart = z.looseObject({ type: z.literal('file'), file: z.looseObject({}) })
+const refusalPart = z.looseObject({ type: z.literal('refusal'), refusal: z.string() })
+
+const PARTS = 'content parts are {type: "text"}, {type: "image_url"}, {type: "input_audio"} or {type: "file"}'
+const userPart = z.discriminatedUnion('type', [textPart, imagePart, audioPart, filePart], { error: PARTS })
+const textContent = z.union([z.string(), z.array(textPart)], { error: 'content must be a string or an array of text parts' })
+
+export type ContentPart = z.output<typeof userPart>
+
+const toolCall = z.looseObject({
+  id: z.string({ error: 'a tool call needs an id' }).min(1),
+  type: z.literal('function').default('function'),
+  function: z.looseObject({ name: z.string({ error: 'a tool call needs function.name' }).min(1), arguments: z.string({ error: 'function.arguments must be a JSON string' }) }),
+})
+export type ToolCall = z.output<typeof toolCall>
+
+const name = optional(z.string().max(256))
+
+/** OpenAI's message shapes, every role; unknown fields are kept and forwarded to OpenAI-compatible upstreams. */
+export const chatMessage = z.discriminatedUnion(
+  'role',
+  [
+    z.looseObject({ role: z.literal('system'), content: textContent, name }),
+    z.looseObject({ role: z.literal('developer'), content: textContent, name }),
+    z.looseObject({ role: z.literal('user'), content: z.union([z.string(), z.array(userPart).min(1, 'content must hold at least one part')], { error: `content must be a string or an array of parts (${PARTS})` }), name }),
+    z.looseObject({
+      role: z.literal('assistant'),
+      content: optional(z.union([z.string(), z.array(z.discriminatedUnion('type', [textPart, refusalPart]))], { error: 'content must be a string or an array of text parts' })),
+      name,
+      refusal: optional(z.string()),
+      tool_calls: optional(z.array(toolCall).max(128, 'at most 128 tool calls per message')),
+    }),
+    z.looseObject({ role: z.literal('tool'), content: textContent, tool_call_id: z.string({ error: 'a tool message needs tool_call_id' }).min(1) }),
+  ],
+  { error: (issue) => (issue.code === 'invalid_union' ? `role must be one of ${CHAT_ROLES.join(', ')}` : 'each message must be an object with a role') },
+)
 export type ChatMessage = z.output<typeof chatMessage>
 
 export const chatMessages = z
   .array(chatMessage, { error: (issue) => (issue.input === undefined || issue.input === null ? 'messages is required' : 'messages must be an array of {role, content} objects') })
   .min(1, 'messages must hold at least one message')
   .max(1000, 'messages may hold at most 1000 messages')
-  .refine((list) => list.some((m) => m.role !== 'system'), 'messages must hold at least one user or assistant message')
-
-/** Absent and null both mean "not set" (OpenAI clients send null for unset fields). */
-const optional = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === null ? undefined : v), schema.optional())
+  .refine((list) => list.some((m) => m.role !== 'system' && m.role !== 'developer'), 'messages must hold at least one user or assistant message')
 
 const maxTokens = (name: string) =>
   z.number({ error: `${name} must be a number` }).int(`${name} must be a whole number`).min(1, `${name} must be at least 1`).max(1_000_000, `${name} must be at most 1000000`)
+const between = (name: string, min: number, max: number) =>
+  z.number({ error: `${name} must be a number` }).min(min, `${name} must be from ${min} to ${max}`).max(max, `${name} must be from ${min} to ${max}`)
+
+const tool = z.looseObject({
+  type: z.literal('function', { error: 'tools must be {type: "function", function: {name, description?, parameters?}}' }),
+  function: z.looseObject({
+    name: z.string({ error: 'a tool needs function.name' }).regex(/^[A-Za-z0-9_-]{1,64}$/, 'function.name is 1-64 letters, digits, _ or -'),
+    description: optional(z.string()),
+    parameters: optional(z.record(z.string(), z.unknown())),
+    strict: optional(z.boolean()),
+  }),
+})
+export type ChatTool = z.output<typeof tool>
+
+const toolChoice = z.union(
+  [z.enum(['none', 'auto', 'required']), z.looseObject({ type: z.literal('function'), function: z.looseObject({ name: z.string().min(1) }) })],
+  { error: 'tool_choice must be none, auto, required or {type: "function", function: {name}}' },
+)
+export type ToolChoice = z.output<typeof toolChoice>
+
+const responseFormat = z.discriminatedUnion(
+  'type',
+  [
+    z.looseObject({ type: z.literal('text') }),
+    z.looseObject({ type: z.literal('json_object') }),
+    z.looseObject({
+      type: z.literal('json_schema'),
+      json_schema: z.looseObject({ name: z.string().min(1), description: optional(z.string()), schema: optional(z.record(z.string(), z.unknown())), strict: optional(z.boolean()) }),
+    }),
+  ],
+  { error: 'response_format must be {type: "text"}, {type: "json_object"} or {type: "json_schema", json_schema: {name, schema}}' },
+)
+export type ResponseFormat = z.output<typeof responseFormat>
 
 /**
- * Sampling fields of the reasoning operation (spec), accepted on all three operations.
- * Ranges are the widest any supported provider accepts; providers that lack a field never receive it.
+ * Every request field of OpenAI's chat completions besides `model` and `messages`, validated where
+ * Plaza reads it or a wrong value would only fail upstream later; fields it does not know are kept
+ * and forwarded to OpenAI-compatible upstreams (vendor extensions, newer OpenAI fields).
  */
-export const samplingFields = {
+export const chatParamFields = {
   max_tokens: optional(maxTokens('max_tokens')),
   /** OpenAI's newer name for max_tokens; either may be sent. */
   max_completion_tokens: optional(maxTokens('max_completion_tokens')),
-  temperature: optional(z.number({ error: 'temperature must be a number' }).min(0, 'temperature must be from 0 to 2').max(2, 'temperature must be from 0 to 2')),
+  temperature: optional(between('temperature', 0, 2)),
   top_p: optional(z.number({ error: 'top_p must be a number' }).gt(0, 'top_p must be greater than 0 and at most 1').max(1, 'top_p must be greater than 0 and at most 1')),
   top_k: optional(z.number({ error: 'top_k must be a number' }).int('top_k must be a whole number').min(1, 'top_k must be from 1 to 1000').max(1000, 'top_k must be from 1 to 1000')),
   repetition_penalty: optional(
     z.number({ error: 'repetition_penalty must be a number' }).gt(0, 'repetition_penalty must be greater than 0 and at most 2').max(2, 'repetition_penalty must be greater than 0 and at most 2'),
   ),
+  presence_penalty: optional(between('presence_penalty', -2, 2)),
+  frequency_penalty: optional(between('frequency_penalty', -2, 2)),
   stop: optional(
     z
       .union([z.string(), z.array(z.string({ error: 'stop must hold strings' }))], { error: 'stop must be a string or an array of strings' })
@@ -79,49 +154,51 @@ export const samplingFields = {
       .refine((s) => s.length <= 4, 'stop may hold at most 4 sequences')
       .refine((s) => s.every((x) => x.length > 0 && x.length <= 200), 'stop sequences must be 1 to 200 characters'),
   ),
+  n: optional(z.number({ error: 'n must be a number' }).int('n must be a whole number').min(1, 'n must be from 1 to 16').max(16, 'n must be from 1 to 16')),
+  seed: optional(z.number({ error: 'seed must be a number' }).int('seed must be a whole number')),
+  logprobs: optional(z.boolean({ error: 'logprobs must be true or false' })),
+  top_logprobs: optional(z.number({ error: 'top_logprobs must be a number' }).int().min(0, 'top_logprobs must be from 0 to 20').max(20, 'top_logprobs must be from 0 to 20')),
+  logit_bias: optional(z.record(z.string(), z.number())),
+  tools: optional(z.array(tool, { error: 'tools must be an array of {type: "function", function}' }).max(128, 'tools may hold at most 128 tools')),
+  tool_choice: optional(toolChoice),
+  parallel_tool_calls: optional(z.boolean({ error: 'parallel_tool_calls must be true or false' })),
+  response_format: optional(responseFormat),
+  user: optional(z.string({ error: 'user must be a string' }).max(256)),
   stream: optional(z.boolean({ error: 'stream must be true or false' })),
+  stream_options: optional(z.looseObject({ include_usage: optional(z.boolean()) })),
 }
 
+const modelName = z.preprocess(
+  (v) => (v === null ? undefined : v),
+  z.string({ error: 'model must be a string' }).min(1, 'model must not be empty').max(256, 'model is at most 256 characters').default(DEFAULT_CHAT_ALIAS),
+)
 
-/** POST /api/v1/chat/completions. Unknown OpenAI fields are ignored so that OpenAI clients work unchanged. */
-export const chatCompletionInput = z.object({
-  model: z.preprocess(
-    (v) => (v === null ? undefined : v),
-    z.enum(CHAT_MODEL_ALIASES, { error: `model must be one of ${CHAT_MODEL_ALIASES.join(', ')}` }).default(DEFAULT_CHAT_ALIAS),
-  ),
-  messages: chatMessages,
-  ...samplingFields,
-}, { error: 'Request body must be a JSON object' })
+/** POST /api/v1/chat/completions: OpenAI's request; `model` is any name the gateway serves (GET /api/v1/models). */
+export const chatCompletionInput = z.looseObject({ model: modelName, messages: chatMessages, ...chatParamFields }, { error: 'Request body must be a JSON object' })
 export type ChatCompletionInput = z.output<typeof chatCompletionInput>
 
+/** GET /api/v1/models/{id}. */
+export const modelIdInput = z.object({ id: z.string().min(1).max(256) })
+
 /** POST /api/chaty and /api/reasoning-70b: the model is fixed by the operation; a `model` field is ignored. */
-export const chatOperationInput = z.object({
-  messages: chatMessages,
-  ...samplingFields,
-}, { error: 'Request body must be a JSON object' })
+export const chatOperationInput = z.looseObject({ messages: chatMessages, ...chatParamFields }, { error: 'Request body must be a JSON object' })
 export type ChatOperationInput = z.output<typeof chatOperationInput>
 
-/** Sampling settings after validation, as the gateway forwards them. */
-export interface Sampling {
-  max_tokens?: number
-  temperature?: number
-  top_p?: number
-  top_k?: number
-  repetition_penalty?: number
-  stop?: string[]
-}
+/**
+ * What goes upstream besides model and messages: the validated fields and any unknown ones.
+ * `stream`, `stream_options` and `model` are the gateway's to set.
+ */
+export type ChatParams = Omit<z.output<z.ZodObject<typeof chatParamFields>>, 'stream' | 'stream_options'> & { [extra: string]: unknown }
 
-export function samplingOf(input: ChatOperationInput): Sampling {
-  const sampling: Sampling = {
-    max_tokens: input.max_completion_tokens ?? input.max_tokens,
-    temperature: input.temperature,
-    top_p: input.top_p,
-    top_k: input.top_k,
-    repetition_penalty: input.repetition_penalty,
-    stop: input.stop,
-  }
-  for (const key of Object.keys(sampling) as Array<keyof Sampling>) if (sampling[key] === undefined) delete sampling[key]
-  return sampling
+/** The sampling settings the CLI sets (a subset of ChatParams). */
+export type Sampling = Pick<ChatParams, 'max_tokens' | 'temperature' | 'top_p' | 'top_k' | 'repetition_penalty' | 'stop'>
+
+/** The request's parameters without the fields the gateway itself decides, and without unset ones. */
+export function paramsOf(input: ChatOperationInput | ChatCompletionInput): ChatParams {
+  const { messages: _messages, stream: _stream, stream_options: _options, model: _model, ...rest } = input as ChatCompletionInput
+  const params: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(rest)) if (value !== undefined) params[key] = value
+  return params as ChatParams
 }
 
 export interface ChatUsage {

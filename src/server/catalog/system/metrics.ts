@@ -10,7 +10,7 @@ import { renderMetricsText, type MetricFamily } from '../../metrics/cluster.js'
 import type { Exchange } from '../../rest/adapter.js'
 
 export async function handleMetricsText({ res, ctx }: Exchange): Promise<void> {
-  const metrics = await admitMetricsReader({ res, ctx })
+  const metrics = admitMetricsReader({ res, ctx })
   const text = await renderMetricsText(await collectOr503(metrics))
   res.writeHead(200, { 'content-type': Registry.PROMETHEUS_CONTENT_TYPE, 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' })
   res.end(text)
@@ -27,7 +27,7 @@ function readable(family: MetricFamily) {
 }
 
 export async function handleMetricsJson({ res, ctx }: Exchange): Promise<void> {
-  const metrics = await admitMetricsReader({ res, ctx })
+  const metrics = admitMetricsReader({ res, ctx })
   const families = await collectOr503(metrics)
   sendJson(res, 200, { message: 'Metrics', metrics: families.map(readable) }, { 'cache-control': 'no-store' })
 }

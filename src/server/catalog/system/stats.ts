@@ -51,7 +51,7 @@ function sinceStartCounts(families: MetricFamily[]): Map<string, BucketCounts> {
 }
 
 export async function handleStats({ res, ctx }: Exchange): Promise<void> {
-  const metrics = await admitMetricsReader({ res, ctx })
+  const metrics = admitMetricsReader({ res, ctx })
   // Every worker writes its tally first: the database then holds every call answered so far.
   const sinceStart = sinceStartCounts(await collectOr503(metrics, { flush: true }))
   const allTime = await readOperationStats(ctx.services.db)

@@ -20,6 +20,8 @@ export interface PostOptions {
 
 /** A successful (2xx) upstream answer whose body is read under the same timeout and abort rules. */
 export interface UpstreamResponse {
+  /** The upstream's id for this request (`x-request-id`, Anthropic's `request-id`), when it gives one. */
+  requestId?: string
   json(): Promise<any>
   /** Server-Sent Events of the body, in order. */
   events(): AsyncIterable<EventSourceMessage>
@@ -111,7 +113,9 @@ export async function postUpstream(options: PostOptions): Promise<UpstreamRespon
   }
 
   const body = response.body
+  const requestId = response.headers['x-request-id'] ?? response.headers['request-id']
   return {
+    requestId: typeof requestId === 'string' && /^[\w.:-]{1,128}$/.test(requestId) ? requestId : undefined,
     async json() {
       try {
         const text = await body.text()

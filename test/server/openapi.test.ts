@@ -1,0 +1,200 @@
+/**
+ * GET /api/openapi.json: a valid OpenAPI 3.1 document of exactly the routes the server serves,
+ * generated from the route tables and the zod schemas that validate requests.
+ */
+import http from 'node:http'
+import { Validator } from '@seriousme/openapi-schema-validator'
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { z } from 'zod'
+import { createSchemaCollector } from '../../src/server/catalog/system/json-schema.js'
+import type { Route } from '../../src/server/rest/adapter.js'
+import { mobileRoutes } from '../../src/server/rest/mobile.js'
+import { rootRoutes, utilityRoutes } from '../../src/server/rest/utility.js'
+import { startTestServer, type TestServer } from '../helpers/server.js'
+
+let server: TestServer
+let document: any
+
+test.before(async () => {
+  server = await startTestServer()
+  document = (await server.request('GET', '/api/openapi.json')).body
+})
+test.after(() => server.close())
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch']
+
+function operations(): Array<{ method: string; path: string; operation: any }> {
+  return Object.entries(document.paths as Record<string, Record<string, any>>).flatMap(([path, item]) =>
+    Object.entries(item)
+      .filter(([method]) => METHODS.includes(method))
+      .map(([method, operation]) => ({ method: method.toUpperCase(), path, operation })),
+  )
+}
+
+/** `METHOD /path/{name}` for every route of a table; an optional last segment gives the path with and without it. */
+function expected(prefix: string, routes: Route[]): string[] {
+  return routes.flatMap((route) => {
+    const withParam = prefix + route.path.replace(/:(\w+)\??/g, '{$1}')
+    return /:\w+\?$/.test(route.path) ? [`${route.method} ${withParam.replace(/\/\{\w+\}$/, '')}`, `${route.method} ${withParam}`] : [`${route.method} ${withParam}`]
+  })
+}
+
+function getWithHost(url: string, host: string, ifNoneMatch: string): Promise<{ status: number; etag: string; body: string }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { headers: { host, 'if-none-match': ifNoneMatch } }, (res) => {
+        let body = ''
+        res.on('data', (chunk) => (body += chunk))
+        res.on('end', () => resolve({ status: res.statusCode!, etag: String(res.headers.etag), body }))
+      })
+      .on('error', reject)
+  })
+}
+
+const operation = (method: string, path: string) => document.paths[path]?.[method.toLowerCase()]
+
+test('the served document is valid OpenAPI 3.1', async () => {
+  assert.is(document.openapi, '3.1.0')
+  const result = await new Validator().validate(document)
+  assert.ok(result.valid, JSON.stringify(result.errors, null, 1)?.slice(0, 2000))
+})
+
+test('every route of the route tables and /health appears with its method, and nothing else does', () => {
+  const want = [...expected('/api/mobile', mobileRoutes), ...expected('/api', utilityRoutes), ...expected('', rootRoutes), 'GET /health'].sort()
+  const have = operations().map(({ method, path }) => `${method} ${path}`).sort()
+  assert.equal(have, want)
+  assert.ok(have.includes('POST /api/mobile/posts/create') && have.includes('GET /api/mobile/user/profile/{user_id}') && have.includes('GET /api/mobile/user/profile'))
+  assert.ok(have.includes('GET /api/openapi.json') && have.includes('GET /docs'))
+  assert.not.ok(have.some((line) => line.includes(':')), 'no `:name` path syntax')
+})
+
+test('operation ids are unique and read like the procedure or path', () => {
+  const ids = operations().map(({ operation }) => operation.operationId)
+  assert.is(new Set(ids).size, ids.length)
+  assert.is(operation('POST', '/api/mobile/posts/create').operationId, 'postsCreate')
+  assert.is(operation('GET', '/api/mobile/user/profile/{user_id}').operationId, 'usersProfileByUserId')
+  assert.is(operation('POST', '/api/mobile/upload/post').operationId, 'uploadPost')
+  assert.is(operation('POST', '/api/codeimage').operationId, 'codeimage')
+  assert.is(operation('POST', '/api/v1/chat/completions').operationId, 'v1ChatCompletions')
+  assert.equal(operation('POST', '/api/codeimage').tags, ['Maker'])
+  assert.equal(operation('GET', '/api/mobile/posts/feed').tags, ['posts'])
+})
+
+test('posts.create takes the fields of its zod schema as a JSON body, answers 201 with the envelope', () => {
+  const create = operation('POST', '/api/mobile/posts/create')
+  const body = create.requestBody.content['application/json'].schema
+  assert.equal(Object.keys(body.properties).sort(), ['content', 'image', 'is_public'])
+  assert.is(body.properties.content.maxLength, 2200)
+  assert.is(body.properties.is_public.type, 'boolean')
+  assert.ok(create.responses['201'], 'created')
+  assert.not.ok(create.responses['200'])
+  assert.match(JSON.stringify(create.responses['201'].content['application/json'].schema), '#/components/schemas/Envelope')
+  assert.equal(create.responses['400'], { $ref: '#/components/responses/BadRequest' })
+  assert.equal(create.responses['413'], { $ref: '#/components/responses/PayloadTooLarge' })
+  assert.ok(document.components.responses.TooManyRequests.headers['Retry-After'])
+})
+
+test('path fields become path parameters; the rest are query parameters on GET, a body otherwise', () => {
+  const detail = operation('GET', '/api/mobile/posts/detail/{post_id}')
+  assert.equal(
+    detail.parameters.map((p: any) => `${p.in}:${p.name}:${p.required}`),
+    ['path:post_id:true', 'query:page:false', 'query:limit:false'],
+  )
+  assert.is(detail.parameters[0].schema.type, 'integer')
+  assert.not.ok(detail.requestBody)
+  assert.ok(detail.responses['404'])
+
+  const edit = operation('PUT', '/api/mobile/posts/{post_id}')
+  assert.equal(edit.parameters.map((p: any) => p.name), ['post_id'])
+  assert.equal(Object.keys(edit.requestBody.content['application/json'].schema.properties).sort(), ['content', 'is_public'])
+
+  // The optional segment's field is a path field only: never a query parameter or body field of the shorter path.
+  const own = operation('GET', '/api/mobile/user/profile')
+  assert.not.ok(own.parameters)
+  assert.not.ok(own.responses['404'])
+  const markAll = operation('PUT', '/api/mobile/notifications/mark_read')
+  assert.not.ok(markAll.requestBody)
+})
+
+test('/upload/post is multipart with a binary file field and answers 201', () => {
+  const upload = operation('POST', '/api/mobile/upload/post')
+  const form = upload.requestBody.content['multipart/form-data'].schema
+  assert.equal(form.required, ['file'])
+  assert.is(form.properties.file.type, 'string')
+  assert.is(form.properties.file.format, 'binary')
+  assert.ok(upload.responses['201'])
+  assert.ok(upload.responses['413'])
+  assert.equal(upload.security, [{ bearerAuth: [] }])
+})
+
+test('other media: an event stream, an image or JSON, chat as JSON or a stream with OpenAI errors on /api/v1', () => {
+  assert.ok(operation('GET', '/api/mobile/notifications/stream').responses['200'].content['text/event-stream'])
+  const codeimage = operation('POST', '/api/codeimage').responses['200'].content
+  assert.equal(Object.keys(codeimage).sort(), ['application/json', 'image/*'])
+  const chat = operation('POST', '/api/v1/chat/completions')
+  assert.equal(Object.keys(chat.responses['200'].content).sort(), ['application/json', 'text/event-stream'])
+  assert.equal(chat.responses['400'], { $ref: '#/components/responses/OpenAIBadRequest' })
+  assert.equal(operation('POST', '/api/chaty').responses['400'], { $ref: '#/components/responses/BadRequest' })
+  assert.ok(operation('GET', '/docs').responses['200'].content['text/html'])
+})
+
+test('bearer security and 401 where a token is needed, an optional token where it is optional, none where public', () => {
+  assert.equal(document.components.securitySchemes.bearerAuth, { type: 'http', scheme: 'bearer', description: document.components.securitySchemes.bearerAuth.description })
+  const feed = operation('GET', '/api/mobile/posts/feed')
+  assert.equal(feed.security, [{ bearerAuth: [] }])
+  assert.equal(feed.responses['401'], { $ref: '#/components/responses/Unauthorized' })
+  const explore = operation('GET', '/api/mobile/posts/explore')
+  assert.equal(explore.security, [{}, { bearerAuth: [] }])
+  const register = operation('POST', '/api/mobile/auth/register')
+  assert.is(register.security, undefined)
+  assert.not.ok(register.responses['401'])
+  assert.is(operation('GET', '/health').security, undefined)
+})
+
+test('what the document says about tokens is what the server does: every operation that needs one refuses a call without it', async () => {
+  const needing = operations().filter(({ operation }) => JSON.stringify(operation.security) === '[{"bearerAuth":[]}]')
+  assert.ok(needing.length > 30)
+  for (const { method, path } of needing) {
+    const answer = await server.request(method, path.replace(/\{\w+\}/g, '1'), method === 'GET' || method === 'DELETE' ? {} : { body: {} })
+    assert.is(answer.status, 401, `${method} ${path}`)
+  }
+  const publicOnes = operations().filter(({ path, operation }) => !operation.security && path.startsWith('/api/mobile/'))
+  for (const { method, path } of publicOnes) {
+    const answer = await server.request(method, path, method === 'GET' ? {} : { body: {} })
+    assert.is.not(answer.status, 401, `${method} ${path}`)
+  }
+})
+
+test('servers is the request origin; the document carries an ETag and revalidates to a 304', async () => {
+  const first = await server.request('GET', '/api/openapi.json')
+  assert.equal(first.body.servers, [{ url: server.url }])
+  const etag = first.headers.get('etag')!
+  assert.match(etag, /^"[\w-]+"$/)
+  assert.is(first.headers.get('cache-control'), 'no-cache')
+  const again = await server.request('GET', '/api/openapi.json', { headers: { 'if-none-match': etag } })
+  assert.is(again.status, 304)
+  // Another origin (fetch cannot set Host): other servers, so another ETag.
+  const elsewhere = await getWithHost(server.url + '/api/openapi.json', 'plaza.example:8443', etag)
+  assert.is(elsewhere.status, 200)
+  assert.equal(JSON.parse(elsewhere.body).servers, [{ url: 'http://plaza.example:8443' }])
+  assert.is.not(elsewhere.etag, etag)
+})
+
+test('named zod schemas become components; a name whose request and answer forms differ gets an Input twin', () => {
+  const schemas = createSchemaCollector()
+  const when = z.string().meta({ id: 'TestWhen' })
+  const page = z.object({ size: z.number().default(20), at: when }).meta({ id: 'TestPage' })
+  const request = schemas.toSchema(z.object({ page, since: when }), 'input')
+  const answer = schemas.toSchema(z.object({ page }), 'output')
+  assert.equal(request.properties, { page: { $ref: '#/components/schemas/TestPageInput' }, since: { $ref: '#/components/schemas/TestWhen' } })
+  assert.equal(answer.properties, { page: { $ref: '#/components/schemas/TestPage' } })
+  assert.equal((schemas.components.TestPage.properties as any).at, { $ref: '#/components/schemas/TestWhen' })
+  assert.equal(schemas.components.TestPage.required, ['size', 'at'])
+  assert.equal(schemas.components.TestPageInput.required, ['at'])
+  assert.is(request.$schema, undefined)
+  // Types JSON Schema cannot express (a date) are left open rather than failing the document.
+  assert.equal(schemas.toSchema(z.object({ d: z.date() }), 'input').properties, { d: {} })
+})
+
+test.run()
