@@ -84,12 +84,14 @@ export interface ClusterLink {
 export function joinClusterMetrics(report: (flush: boolean) => Promise<MetricFamily[]>): ClusterLink {
   let next = 0
   const waiting = new Map<number, { resolve: (metrics: MetricFamily[]) => void; reject: (error: Error) => void }>()
+  // A worker that is shutting down may have lost its channel: then there is no one to tell.
+  const send = (message: Message) => void (process.connected && process.send!(message))
   const onMessage = (message: unknown) => {
     if (!isMessage(message)) return
     if (message.type === 'plaza:metrics:report') {
       report(message.flush).then(
-        (metrics) => process.send!({ type: 'plaza:metrics:reported', id: message.id, metrics } satisfies Message),
-        (error: Error) => process.send!({ type: 'plaza:metrics:reported', id: message.id, error: error.message } satisfies Message),
+        (metrics) => send({ type: 'plaza:metrics:reported', id: message.id, metrics }),
+        (error: Error) => send({ type: 'plaza:metrics:reported', id: message.id, error: error.message }),
       )
     } else if (message.type === 'plaza:metrics:answer') {
       const request = waiting.get(message.id)
@@ -103,6 +105,7 @@ export function joinClusterMetrics(report: (flush: boolean) => Promise<MetricFam
     collect(flush) {
       const id = next++
       return new Promise((resolve, reject) => {
+        if (!process.connected) return reject(new Error('the primary process is gone'))
         const timer = setTimeout(() => {
           waiting.delete(id)
           reject(new Error('the primary process did not answer in time'))
@@ -111,7 +114,7 @@ export function joinClusterMetrics(report: (flush: boolean) => Promise<MetricFam
           resolve: (metrics) => (clearTimeout(timer), resolve(metrics)),
           reject: (error) => (clearTimeout(timer), reject(error)),
         })
-        process.send!({ type: 'plaza:metrics:ask', id, flush } satisfies Message)
+        send({ type: 'plaza:metrics:ask', id, flush })
       })
     },
     close() {
