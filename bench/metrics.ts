@@ -4,6 +4,9 @@
  * shipped and one with PLAZA_METRICS=off, measured in the same run, interleaved round by round
  * (on, off, on, off, ...), each round starting on an idle server. Prints each round and each
  * arm's req/s (requests over the rounds' total time) and the overhead in %: (off - on) / off.
+ * On a machine shared with other work, throughput swings from round to round with what else
+ * runs; the server processes' own CPU time per request (from /proc) is printed beside it, as it
+ * hardly depends on how much CPU the machine had to give.
  *
  *   npm run build
  *   npx tsx bench/metrics.ts                                   # 10k users, 50k posts, 4 rounds of 5 s per arm
@@ -13,6 +16,7 @@
  * seconds per arm (2), --connections (50), --workers per server (1), --data-dir DIR. The network is
  * cached in $TMPDIR/plaza-bench-social-u<users>-p<posts>-s<seed> (shared with bench/social.ts).
  */
+import { readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
@@ -65,6 +69,20 @@ function feedUsers(dbFile: string): number[] {
   }
 }
 
+/** CPU time (user + system) the processes have used, in milliseconds (Linux /proc; 0 elsewhere). */
+function cpuMs(pids: number[]): number {
+  let ticks = 0
+  for (const pid of pids) {
+    try {
+      // The command name in (…) may hold spaces; utime and stime are the 12th and 13th fields after it.
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      ticks += Number(fields[11]) + Number(fields[12])
+    } catch {}
+  }
+  return ticks * 10 // USER_HZ is 100 on Linux
+}
+
 async function main() {
   log(`network: ${DATA_DIR}`)
   const network = await seedNetwork(DATA_DIR, { users: USERS, posts: POSTS, seed: SEED, log })
@@ -82,8 +100,8 @@ async function main() {
   process.once('SIGINT', () => void Promise.all(servers.map((s) => s.stop())).then(() => process.exit(130)))
   try {
     const arms = [
-      { name: 'on', server: await startPlaza(DATA_DIR, { workers: WORKERS }), rounds: [] as Awaited<ReturnType<typeof runRound>>[] },
-      { name: 'off', server: await startPlaza(DATA_DIR, { workers: WORKERS, env: { PLAZA_METRICS: 'off' } }), rounds: [] as Awaited<ReturnType<typeof runRound>>[] },
+      { name: 'on', server: await startPlaza(DATA_DIR, { workers: WORKERS }), rounds: [] as Awaited<ReturnType<typeof runRound>>[], cpu: 0 },
+      { name: 'off', server: await startPlaza(DATA_DIR, { workers: WORKERS, env: { PLAZA_METRICS: 'off' } }), rounds: [] as Awaited<ReturnType<typeof runRound>>[], cpu: 0 },
     ]
     servers.push(...arms.map((arm) => arm.server))
     log(`metrics on ${arms[0].server.url}, off ${arms[1].server.url}; ${users.length} feed users; ${ROUNDS} rounds of ${SECONDS} s per arm, ${CONNECTIONS} connections, ${WORKERS} worker(s) each`)
@@ -91,19 +109,24 @@ async function main() {
     for (let round = 0; round < ROUNDS; round++) {
       for (const arm of arms) {
         await settle(arm.server.url, probe)
+        const before = cpuMs(arm.server.pids())
         const result = await runRound(arm.server.url, options)
+        const cpu = cpuMs(arm.server.pids()) - before
+        arm.cpu += cpu
         arm.rounds.push(result)
         const one = aggregate([result], CONNECTIONS)
-        log(`  round ${round + 1} ${arm.name.padEnd(3)}: ${rate(one.perSecond)} req/s (non-2xx ${one.non2xx}, errors ${one.errors})`)
+        log(`  round ${round + 1} ${arm.name.padEnd(3)}: ${rate(one.perSecond)} req/s, ${((cpu * 1000) / one.requests).toFixed(0)} µs CPU per request (non-2xx ${one.non2xx}, errors ${one.errors})`)
       }
     }
     const [on, off] = arms.map((arm) => aggregate(arm.rounds, CONNECTIONS))
     const overhead = ((off.perSecond - on.perSecond) / off.perSecond) * 100
+    const [onCpu, offCpu] = [arms[0].cpu / on.requests, arms[1].cpu / off.requests].map((ms) => ms * 1000)
+    const cpuOverhead = ((onCpu - offCpu) / offCpu) * 100
     console.log(`\n${network.manifest.counts.users.toLocaleString('en')} users, ${network.manifest.counts.posts.toLocaleString('en')} posts; GET /api/mobile/posts/feed; ${ROUNDS} × ${SECONDS} s per arm, interleaved; ${CONNECTIONS} connections; ${WORKERS} worker(s)\n`)
-    console.log('| metrics | req/s | p50 ms | p99 ms | non-2xx/errors |')
-    console.log('|---|---:|---:|---:|---:|')
-    for (const [name, m] of [['on', on], ['off (PLAZA_METRICS=off)', off]] as const) console.log(`| ${name} | ${rate(m.perSecond)} | ${m.p50} | ${m.p99} | ${m.non2xx}/${m.errors} |`)
-    console.log(`\noverhead of metrics and statistics: ${overhead.toFixed(1)} % of feed throughput`)
+    console.log('| metrics | req/s | server CPU per request | p50 ms | p99 ms | non-2xx/errors |')
+    console.log('|---|---:|---:|---:|---:|---:|')
+    for (const [name, m, cpu] of [['on', on, onCpu], ['off (PLAZA_METRICS=off)', off, offCpu]] as const) console.log(`| ${name} | ${rate(m.perSecond)} | ${cpu.toFixed(0)} µs | ${m.p50} | ${m.p99} | ${m.non2xx}/${m.errors} |`)
+    console.log(`\noverhead of metrics and statistics: ${overhead.toFixed(1)} % of feed throughput, ${cpuOverhead.toFixed(1)} % of server CPU per request`)
     if (on.non2xx + off.non2xx + on.errors + off.errors > 0) process.exitCode = 1
   } finally {
     await Promise.all(servers.map((s) => s.stop()))
