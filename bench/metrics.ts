@@ -13,7 +13,8 @@
  *   npx tsx bench/metrics.ts --users 2000 --posts 20000 --rounds 3 --seconds 3
  *
  * Flags: --users, --posts, --seed, --seconds per round, --rounds per arm (at least 3), --warmup
- * seconds per arm (2), --connections (50), --workers per server (1), --data-dir DIR. The network is
+ * seconds per arm (2), --connections (50), --workers per server (1), --first on|off (which arm
+ * leads each pair, to see whether going first matters), --data-dir DIR. The network is
  * cached in $TMPDIR/plaza-bench-social-u<users>-p<posts>-s<seed> (shared with bench/social.ts).
  */
 import { readFileSync } from 'node:fs'
@@ -34,6 +35,7 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '2' },
     connections: { type: 'string', default: '50' },
     workers: { type: 'string', default: '1' },
+    first: { type: 'string', default: 'on' },
     'data-dir': { type: 'string' },
   },
 })
@@ -104,10 +106,11 @@ async function main() {
       { name: 'off', server: await startPlaza(DATA_DIR, { workers: WORKERS, env: { PLAZA_METRICS: 'off' } }), rounds: [] as Awaited<ReturnType<typeof runRound>>[], cpu: 0 },
     ]
     servers.push(...arms.map((arm) => arm.server))
+    const order = values.first === 'off' ? [arms[1], arms[0]] : arms
     log(`metrics on ${arms[0].server.url}, off ${arms[1].server.url}; ${users.length} feed users; ${ROUNDS} rounds of ${SECONDS} s per arm, ${CONNECTIONS} connections, ${WORKERS} worker(s) each`)
     for (const arm of arms) if (WARMUP > 0) await runRound(arm.server.url, { ...options, seconds: WARMUP })
     for (let round = 0; round < ROUNDS; round++) {
-      for (const arm of arms) {
+      for (const arm of order) {
         await settle(arm.server.url, probe)
         const before = cpuMs(arm.server.pids())
         const result = await runRound(arm.server.url, options)
