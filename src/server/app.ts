@@ -8,7 +8,7 @@ import { createRequestContext, JSON_BODY_LIMIT, sendError, sendRedirect, sendSuc
 import { toPublicError } from './errors.js'
 import { createRestHandler, sendRouteError } from './rest/adapter.js'
 import { mobileRoutes } from './rest/mobile.js'
-import { rootRoutes, utilityRoutes } from './rest/utility.js'
+import { catalogOperations, rootRoutes, utilityRoutes } from './rest/utility.js'
 import { logRequest, requestId, setRoute } from './request-log.js'
 import { appRouter } from './router.js'
 import { serveUpload } from './uploads/serve.js'
@@ -95,6 +95,9 @@ export function createApp(services: Services): App {
     { prefix: '', handle: createRestHandler(rootRoutes) },
   ]
 
+  services.metrics?.describeApp({ operations: catalogOperations, procedures: Object.keys(appRouter._def.procedures) })
+  const observer = services.metrics?.requests
+
   let closing = false
 
   async function dispatch(req: IncomingMessage, res: ServerResponse) {
@@ -102,7 +105,7 @@ export function createApp(services: Services): App {
     if (closing) res.setHeader('connection', 'close')
     const id = requestId(req)
     res.setHeader('x-request-id', id)
-    logRequest(logger, req, res, id)
+    logRequest(logger, req, res, id, observer)
     limitBodyTime(req, res, config.requestTimeoutMs, services)
     const ctx = createRequestContext(services, req)
     try {

@@ -54,6 +54,8 @@ export interface ServerConfig {
   streams: StreamConfig
   /** Where `GET /api/website` redirects (`PLAZA_WEBSITE_URL`): an http(s) URL or an absolute path on this server. */
   websiteUrl: string
+  /** Metrics and call statistics (`PLAZA_METRICS`, `PLAZA_METRICS_TOKEN`; docs/metrics.md). */
+  metrics: MetricsConfig
   /** The environment the configuration was read from; feature modules (chat providers) read their own variables from it. */
   env: NodeJS.ProcessEnv
 }
@@ -74,6 +76,14 @@ export interface StreamConfig {
   stallMs: number
   /** The `retry:` hint: how long a client waits before reconnecting (`PLAZA_STREAM_RETRY`). */
   retryMs: number
+}
+
+/** Whether metrics and call statistics are recorded, and the bearer token their endpoints require. */
+export interface MetricsConfig {
+  /** False with `PLAZA_METRICS=off`: nothing is recorded and the metrics endpoints answer 503. */
+  enabled: boolean
+  /** `PLAZA_METRICS_TOKEN`: when set, /metrics, /api/metrics and /api/stats require it as a bearer token. */
+  token: string | null
 }
 
 export const DEFAULTS = {
@@ -239,6 +249,7 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
     generatedMaxBytes: parseBytes('PLAZA_GENERATED_MAX_BYTES', env.PLAZA_GENERATED_MAX_BYTES, DEFAULTS.generatedMaxBytes),
     streams: parseStreamConfig(env),
     websiteUrl: parseWebsiteUrl(env.PLAZA_WEBSITE_URL),
+    metrics: parseMetricsConfig(env),
     env,
   }
 }
@@ -259,4 +270,21 @@ function parseStreamConfig(env: NodeJS.ProcessEnv): StreamConfig {
     stallMs: positive('PLAZA_STREAM_STALL', parseDuration('PLAZA_STREAM_STALL', env.PLAZA_STREAM_STALL, d.stallMs)),
     retryMs: positive('PLAZA_STREAM_RETRY', parseDuration('PLAZA_STREAM_RETRY', env.PLAZA_STREAM_RETRY, d.retryMs)),
   }
+}
+
+/** Shortest `PLAZA_METRICS_TOKEN` accepted: a guessable token would publish the figures to anyone. */
+const MIN_METRICS_TOKEN = 16
+
+/** `PLAZA_METRICS` (`on` by default, `off`) and `PLAZA_METRICS_TOKEN` (visible ASCII, at least 16 characters). */
+export function parseMetricsConfig(env: NodeJS.ProcessEnv): MetricsConfig {
+  const value = env.PLAZA_METRICS?.trim().toLowerCase() ?? ''
+  if (!['', 'on', 'off', 'true', 'false', '1', '0', 'yes', 'no'].includes(value)) {
+    throw new ConfigError(`PLAZA_METRICS must be on or off, not "${env.PLAZA_METRICS}"`)
+  }
+  const token = env.PLAZA_METRICS_TOKEN
+  // The token itself is never put in a message: a start-up error may end up in a log.
+  if (token !== undefined && token !== '' && !(token.length >= MIN_METRICS_TOKEN && /^[\x21-\x7e]+$/.test(token))) {
+    throw new ConfigError(`PLAZA_METRICS_TOKEN must be at least ${MIN_METRICS_TOKEN} visible ASCII characters with no spaces`)
+  }
+  return { enabled: !['off', 'false', '0', 'no'].includes(value), token: token || null }
 }

@@ -40,25 +40,37 @@ export function requestId(req: IncomingMessage): string {
   return typeof given === 'string' && INCOMING_ID.test(given) ? given : freshId()
 }
 
+/** Told of every request as it starts and ends, with what its log line says (metrics/recorder.ts). */
+export interface RequestObserver {
+  started(): void
+  finished(method: string | undefined, route: string | null, status: number, ms: number): void
+}
+
 /**
  * Writes the request's line when the answer is finished, or one info line when the client went
- * away first (status 499, as nginx logs it): a disconnect is not an error.
+ * away first (status 499, as nginx logs it): a disconnect is not an error. `observer` hears of the
+ * same request from the same hooks, so recording metrics adds no listeners of its own.
  */
-export function logRequest(logger: Logger, req: IncomingMessage, res: ServerResponse, id: string) {
+export function logRequest(logger: Logger, req: IncomingMessage, res: ServerResponse, id: string, observer?: RequestObserver) {
   const started = performance.now()
+  observer?.started()
   const written = req.socket.bytesWritten
   let done = false
   const line = (aborted: boolean) => {
     if (done) return
     done = true
+    const route = routes.get(req) ?? null
+    const status = aborted && !res.writableFinished ? 499 : res.statusCode
+    const ms = performance.now() - started
     logger.info(aborted ? 'client closed the connection' : 'request', {
       id,
       method: req.method,
-      route: routes.get(req) ?? null,
-      status: aborted && !res.writableFinished ? 499 : res.statusCode,
+      route,
+      status,
       bytes: Math.max(0, req.socket.bytesWritten - written),
-      ms: Math.round((performance.now() - started) * 10) / 10,
+      ms: Math.round(ms * 10) / 10,
     })
+    observer?.finished(req.method, route, status, ms)
   }
   res.once('finish', () => line(false))
   res.once('close', () => line(!res.writableFinished))

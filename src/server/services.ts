@@ -6,6 +6,7 @@ import { createSessionTouches, type SessionTouches } from './auth/sessions.js'
 import { startFanout, type Fanout } from './domain/fanout.js'
 import { createNotificationFeed, type NotificationFeed } from './domain/notification-feed.js'
 import { createLogger, type Logger } from './logger.js'
+import { createMetrics, type Metrics } from './metrics/recorder.js'
 import { RateLimiter } from './rate-limit.js'
 import { startMaintenance } from './uploads/generated.js'
 import { LocalDiskStorage, type Storage } from './uploads/storage.js'
@@ -58,6 +59,11 @@ export interface Services {
   notificationFeed: NotificationFeed
   /** Sessions' last uses, noted by each authenticated request and written in batches (auth/sessions.ts). */
   sessionTouches: SessionTouches
+  /**
+   * Metrics and call statistics (metrics/recorder.ts, docs/metrics.md). Null when switched off
+   * (`PLAZA_METRICS=off`) and in a process that serves no requests (`maintenance: false`).
+   */
+  metrics: Metrics | null
   close(): Promise<void>
 }
 
@@ -95,14 +101,16 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
   const clock = options.clock ?? systemClock
   const startedAt = clock()
   const logger = options.logger ?? createLogger(config.logLevel)
+  // Created once the database is open; the gateway and the renderer report through it from then on.
+  let metrics: Metrics | null = null
   let gateway: Promise<ChatGateway> | undefined
   const chat = () =>
     (gateway ??= Promise.all([import('./chat/config.js'), import('./chat/gateway.js')]).then(([{ loadChatConfig }, { createChatGateway }]) =>
-      createChatGateway(loadChatConfig(config.env), { logger, now: clock }),
+      createChatGateway(loadChatConfig(config.env), { logger, now: clock, onUpstreamCall: (provider, outcome) => metrics?.upstreamCall(provider, outcome) }),
     ))
   if (options.eagerChat) await chat()
   const storage = new LocalDiskStorage(config.dataDir)
-  const codeimage = createCodeImageService(config)
+  const codeimage = createCodeImageService(config, { onRender: (outcome, seconds) => metrics?.codeImageRender(outcome, seconds) })
   let database: Awaited<ReturnType<typeof openDatabase>>
   try {
     database = await openDatabase({
@@ -116,6 +124,7 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
     throw error
   }
   let stopMaintenance: (() => Promise<void>) | undefined
+  if (config.metrics.enabled && options.maintenance !== false) metrics = createMetrics({ config, db: database.db, logger })
   const fanout = startFanout(
     { db: database.db, reads: database.reads, logger, maxFollowers: config.fanoutMaxFollowers },
     { background: options.maintenance !== false },
@@ -138,9 +147,11 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
       background: options.maintenance !== false,
       onError: (error) => logger.warn("recording sessions' last use failed", { error: String(error) }),
     }),
+    metrics,
     async close() {
       services.notificationFeed.close()
       await services.sessionTouches.close()
+      await metrics?.close()
       await fanout.close()
       await stopMaintenance?.()
       await database.close()

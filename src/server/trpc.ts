@@ -40,7 +40,13 @@ export const createCallerFactory = t.createCallerFactory
 /** Counts one call against a rate-limit class; throws 429 (with Retry-After) past the limit. Handler routes call it directly. */
 export async function enforceRateLimit(ctx: Context, kind: RateLimitClass, key: string) {
   const verdict = await ctx.services.limiter?.hit(kind, key)
-  if (verdict && !verdict.allowed) throw new RateLimitedError(verdict.retryAfter)
+  if (verdict && !verdict.allowed) refuse(ctx, kind, verdict.retryAfter)
+}
+
+/** A 429 of class `kind`, counted in the metrics' refusals. */
+function refuse(ctx: Context, kind: RateLimitClass, retryAfter: number): never {
+  ctx.services.metrics?.rateLimited(kind)
+  throw new RateLimitedError(retryAfter)
 }
 
 /**
@@ -53,7 +59,7 @@ const failedAuthKey = (ctx: Context) => `failed:ip:${ctx.clientAddress}`
 /** Refuses (429) an address that has used up its failed authentications, before any credential is checked. */
 async function refuseGuesser(ctx: Context) {
   const verdict = await ctx.services.limiter?.peek('auth', failedAuthKey(ctx))
-  if (verdict && !verdict.allowed) throw new RateLimitedError(verdict.retryAfter)
+  if (verdict && !verdict.allowed) refuse(ctx, 'auth', verdict.retryAfter)
 }
 
 /** No token needed; counts against the caller's address. Authentication endpoints also count their failures. */

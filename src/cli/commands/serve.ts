@@ -97,6 +97,9 @@ export default class Serve extends Command {
     } catch (error) {
       this.failStart(error)
     }
+    // A scrape reaching any worker reports the whole server: that worker asks here, and this process asks them all.
+    const { serveClusterMetrics } = await import('../../server/metrics/cluster.js')
+    serveClusterMetrics()
 
     let stopping = false
     const live = new Set<Worker>()

@@ -11,7 +11,9 @@ import { handleChatCompletions, handleChatOperation, handleGetModel, handleListM
 import { handleCodeImage } from '../codeimage/http.js'
 import { docsPageInput, handleDocsPage } from './system/docs-page.js'
 import { handleListOperations } from './system/list.js'
+import { handleMetricsJson, handleMetricsText } from './system/metrics.js'
 import { handleOpenApi } from './system/openapi.js'
+import { handleStats } from './system/stats.js'
 import { handleUptime } from './system/uptime.js'
 import { handleWebsite } from './system/website.js'
 import type { HandlerRoute, Method } from '../rest/adapter.js'
@@ -59,8 +61,8 @@ export const catalog: Operation[] = [
   defineOperation({ group: 'system', method: 'GET', path: '/docs/:asset?', summary: 'Interactive API reference page', backend: 'local', handle: handleDocsPage, input: docsPageInput, answers: 'html', docs: 'docs/api-reference.md' }),
   defineOperation({ group: 'system', method: 'GET', path: '/api/uptime', summary: 'Server uptime and start time', backend: 'local', handle: handleUptime, docs: 'docs/catalog.md' }),
   defineOperation({ group: 'system', method: 'GET', path: '/api/website', summary: 'Redirect to the website (PLAZA_WEBSITE_URL, default /docs)', backend: 'local', answers: 'redirect', handle: handleWebsite, docs: 'docs/catalog.md' }),
-  defineOperation({ group: 'system', method: 'GET', path: '/api/metrics', summary: 'Metrics report as JSON: requests, errors and latency per route, process and database figures', backend: 'local' }),
-  defineOperation({ group: 'system', method: 'GET', path: '/metrics', summary: 'Metrics in the Prometheus text format', backend: 'local', answers: 'text' }),
+  defineOperation({ group: 'system', method: 'GET', path: '/api/metrics', summary: 'Metrics report as JSON: requests, errors and latency per route, process and database figures', backend: 'local', handle: handleMetricsJson, docs: 'docs/metrics.md' }),
+  defineOperation({ group: 'system', method: 'GET', path: '/metrics', summary: 'Metrics in the Prometheus text format', backend: 'local', answers: 'text', handle: handleMetricsText, docs: 'docs/metrics.md' }),
   defineOperation({
     group: 'system',
     method: 'GET',
@@ -72,7 +74,7 @@ export const catalog: Operation[] = [
     input: catalogListInput,
     docs: 'docs/catalog.md',
   }),
-  defineOperation({ group: 'system', method: 'GET', path: '/api/stats', summary: 'Calls, errors, mean and p95 latency per operation, since start and all-time', backend: 'local' }),
+  defineOperation({ group: 'system', method: 'GET', path: '/api/stats', summary: 'Calls, errors, mean and p95 latency per operation, since start and all-time', backend: 'local', handle: handleStats, docs: 'docs/metrics.md' }),
 
   // Tools
   defineOperation({ group: 'Tools', method: 'POST', path: '/api/execute', summary: 'Compile and execute code (JavaScript and Python sandboxed in Plaza; other languages via a Piston provider)', backend: 'local', providers: ['PISTON'] }),

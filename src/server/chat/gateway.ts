@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto'
 import type { Dispatcher } from 'undici'
 import type { ChatMessage, ChatParams, ChatUsage } from '../../shared/schemas/chat.js'
 import type { Logger } from '../logger.js'
+import type { UpstreamOutcome } from '../metrics/recorder.js'
 import { HOW_TO_CONFIGURE, servedModels, targetsFor, type ChatConfig, type Target } from './config.js'
 import { ClientAbortError, GatewayError, redact, UpstreamError } from './errors.js'
 import { anthropicProvider } from './providers/anthropic.js'
@@ -82,6 +83,8 @@ export interface GatewayOptions {
   random?: () => number
   now?: () => Date
   dispatcher?: Dispatcher
+  /** Told of every call to a provider (each retry and fallback is one), by the operator's name for the provider; never a key. */
+  onUpstreamCall?: (provider: string, outcome: UpstreamOutcome) => void
 }
 
 const PROVIDERS: Record<Target['provider']['type'], Provider> = { openai: openaiProvider, anthropic: anthropicProvider }
@@ -99,6 +102,11 @@ function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
     }
     signal.addEventListener('abort', onAbort, { once: true })
   })
+}
+
+/** A failed call's outcome for the metrics: its HTTP status, or how it failed without one. */
+function outcomeOf(error: UpstreamError): UpstreamOutcome {
+  return error.kind === 'http' && error.status !== undefined ? `http_${error.status}` : error.kind === 'http' ? 'protocol' : error.kind
 }
 
 function completionId(): string {
@@ -146,9 +154,13 @@ export function createChatGateway(config: ChatConfig | null, options: GatewayOpt
       const call: UpstreamCall = { target, messages: request.messages, params: { ...target.params, ...request.params }, signal, dispatcher: upstream }
       for (let retry = 0; ; retry++) {
         try {
-          return { value: await attempt(call, PROVIDERS[target.provider.type]), target }
+          const value = await attempt(call, PROVIDERS[target.provider.type])
+          // A stream counts as answered once its first piece has arrived.
+          options.onUpstreamCall?.(target.provider.name, 'ok')
+          return { value, target }
         } catch (error) {
           if (!(error instanceof UpstreamError)) throw error
+          options.onUpstreamCall?.(target.provider.name, outcomeOf(error))
           last = error
           const delay = error.retryable && retry < config!.retry.maxRetries ? backoff(retry, error) : null
           logger?.info('chat upstream failed', { model: request.model, provider: target.provider.name, upstream_model: target.model, attempt: retry + 1, kind: error.kind, status: error.status, message: redact(error.message, secrets), next: delay === null ? 'fallback' : `retry in ${delay} ms` })

@@ -6,6 +6,8 @@
 import { availableParallelism } from 'node:os'
 import { codeImageInput, type CodeImageInput } from '../../shared/schemas/codeimage.js'
 import { parsePositiveInt, type ServerConfig } from '../config.js'
+import { toPublicError } from '../errors.js'
+import type { RenderOutcome } from '../metrics/recorder.js'
 import { RenderPool } from './pool.js'
 import type { RenderResult } from './renderer.js'
 
@@ -20,7 +22,13 @@ export interface CodeImageService {
 export const MIME = { png: 'image/png', svg: 'image/svg+xml' } as const
 
 
-export function createCodeImageService(config: Pick<ServerConfig, 'env'>): CodeImageService {
+/** A failed render's outcome: the client's input refused, the renderer busy or too slow, or a failure of ours. */
+function outcomeOf(error: unknown): RenderOutcome {
+  const { status } = toPublicError(error)
+  return status === 400 || status === 413 ? 'rejected' : status === 503 ? 'unavailable' : 'failed'
+}
+
+export function createCodeImageService(config: Pick<ServerConfig, 'env'>, options: { onRender?: (outcome: RenderOutcome, seconds: number) => void } = {}): CodeImageService {
   const size = parsePositiveInt('PLAZA_CODEIMAGE_WORKERS', config.env.PLAZA_CODEIMAGE_WORKERS, Math.max(1, Math.min(4, availableParallelism() - 1)))
   const pool = new RenderPool({
     size,
@@ -29,9 +37,17 @@ export function createCodeImageService(config: Pick<ServerConfig, 'env'>): CodeI
   })
   return {
     async render(input) {
-      // Validation needs the language tables (shiki, highlight.js): loaded on the first render, not at start-up.
-      const { toRenderJob } = await import('./validate.js')
-      return pool.render(toRenderJob(codeImageInput.parse(input)))
+      const started = performance.now()
+      try {
+        // Validation needs the language tables (shiki, highlight.js): loaded on the first render, not at start-up.
+        const { toRenderJob } = await import('./validate.js')
+        const image = await pool.render(toRenderJob(codeImageInput.parse(input)))
+        options.onRender?.('ok', (performance.now() - started) / 1000)
+        return image
+      } catch (error) {
+        options.onRender?.(outcomeOf(error), (performance.now() - started) / 1000)
+        throw error
+      }
     },
     warm: () => pool.warm(),
     close: () => pool.close(),

@@ -3,7 +3,7 @@
  * Counters shown on profiles and posts are kept here and changed in the same transaction as the rows they count.
  */
 import { sql } from 'drizzle-orm'
-import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { check, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 
 export const users = sqliteTable(
   'users',
@@ -401,4 +401,27 @@ export const moderationActions = sqliteTable(
     createdAt: integer('created_at').notNull(),
   },
   (t) => [index('moderation_actions_created_idx').on(t.createdAt)],
+)
+
+/**
+ * All-time call statistics of the utility catalog's operations (GET /api/stats), one row per
+ * operation and latency bucket so that every figure is a sum: a flush adds its counts to the rows
+ * in one statement, and the p95 is read from the buckets. Written in batches (metrics/operation-stats.ts).
+ */
+export const operationStats = sqliteTable(
+  'operation_stats',
+  {
+    method: text('method').notNull(),
+    /** The registry's path template, e.g. `/api/codeimage`. */
+    path: text('path').notNull(),
+    /** The bucket: calls that took from this many milliseconds up to the next bucket's bound. */
+    fromMs: integer('from_ms').notNull(),
+    calls: integer('calls').notNull(),
+    /** Answers with status 500 or more. */
+    errors: integer('errors').notNull(),
+    /** Answers with status 400 to 499. */
+    clientErrors: integer('client_errors').notNull(),
+    totalMs: real('total_ms').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.method, t.path, t.fromMs] })],
 )

@@ -25,3 +25,6 @@ export const utilityRoutes: Route[] = offered
 
 /** Catalog operations outside /api (`/docs`, `/metrics`), mounted at the root after every other path. */
 export const rootRoutes: Route[] = offered.filter((operation) => !operation.path.startsWith('/api/')).map((operation) => toRoute(operation, operation.path))
+
+/** Every offered operation's method and full path: what the call statistics count (GET /api/stats). */
+export const catalogOperations = offered.map(({ method, path }) => ({ method, path }))

@@ -133,11 +133,16 @@ const health: Endpoint = {
 
 /** Operation ids shared by several methods of one path (GET and POST /api/chat) get the method appended. */
 function disambiguate(endpoints: Endpoint[]): Endpoint[] {
-  const counts = new Map<string, number>()
-  for (const { operationId } of endpoints) counts.set(operationId, (counts.get(operationId) ?? 0) + 1)
-  return endpoints.map((endpoint) =>
-    counts.get(endpoint.operationId)! > 1 ? { ...endpoint, operationId: camel([endpoint.operationId, endpoint.method.toLowerCase()]) } : endpoint,
-  )
+  const countIds = (list: Endpoint[]) => {
+    const counts = new Map<string, number>()
+    for (const { operationId } of list) counts.set(operationId, (counts.get(operationId) ?? 0) + 1)
+    return counts
+  }
+  const first = countIds(endpoints)
+  const byMethod = endpoints.map((endpoint) => (first.get(endpoint.operationId)! > 1 ? { ...endpoint, operationId: camel([endpoint.operationId, endpoint.method.toLowerCase()]) } : endpoint))
+  // One name and method on two mounts (`GET /api/metrics` as JSON, `GET /metrics` as text): told apart by what they answer.
+  const second = countIds(byMethod)
+  return byMethod.map((endpoint, i) => (second.get(endpoint.operationId)! > 1 ? { ...endpoint, operationId: camel([endpoints[i].operationId, endpoint.answers]) } : endpoint))
 }
 
 /** Every endpoint, in the order the server matches them. */
