@@ -54,6 +54,8 @@ export interface ServerConfig {
   streams: StreamConfig
   /** Where `GET /api/website` redirects (`PLAZA_WEBSITE_URL`): an http(s) URL or an absolute path on this server. */
   websiteUrl: string
+  /** Whether the chat gateway requires a key before any exists (`PLAZA_GATEWAY_AUTH`; docs/chat.md#keys). */
+  gatewayAuth: GatewayAuth
   /** The environment the configuration was read from; feature modules (chat providers) read their own variables from it. */
   env: NodeJS.ProcessEnv
 }
@@ -75,6 +77,9 @@ export interface StreamConfig {
   /** The `retry:` hint: how long a client waits before reconnecting (`PLAZA_STREAM_RETRY`). */
   retryMs: number
 }
+
+/** `required`: the chat gateway needs a key even before one exists. `auto` (`off` or unset): once any key exists. */
+export type GatewayAuth = 'auto' | 'required'
 
 export const DEFAULTS = {
   host: '127.0.0.1',
@@ -199,6 +204,14 @@ export function parseWebsiteUrl(value: string | undefined): string {
   return text
 }
 
+/** `PLAZA_GATEWAY_AUTH`: `required`, or `off`/unset (a key is required once any exists; a key that exists is never ignored). */
+export function parseGatewayAuth(value: string | undefined): GatewayAuth {
+  const text = value?.trim().toLowerCase() ?? ''
+  if (text === 'required') return 'required'
+  if (text === '' || text === 'off' || text === 'auto') return 'auto'
+  throw new ConfigError(`PLAZA_GATEWAY_AUTH must be required or off, not "${value}"`)
+}
+
 export function parseLogLevel(value: string | undefined): LogLevel {
   const text = value?.trim().toLowerCase() || 'info'
   if (!LOG_LEVELS.includes(text as LogLevel)) throw new ConfigError(`PLAZA_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, not "${value}"`)
@@ -239,6 +252,7 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
     generatedMaxBytes: parseBytes('PLAZA_GENERATED_MAX_BYTES', env.PLAZA_GENERATED_MAX_BYTES, DEFAULTS.generatedMaxBytes),
     streams: parseStreamConfig(env),
     websiteUrl: parseWebsiteUrl(env.PLAZA_WEBSITE_URL),
+    gatewayAuth: parseGatewayAuth(env.PLAZA_GATEWAY_AUTH),
     env,
   }
 }

@@ -1,4 +1,5 @@
 import type { ChatGateway } from './chat/gateway.js'
+import { createGatewayAccess, type GatewayAccess } from './chat/keys/access.js'
 import { createCodeImageService, type CodeImageService } from './codeimage/service.js'
 import { openDatabase, type Db, type ReadDb } from './db/client.js'
 import { ConfigError, type ServerConfig } from './config.js'
@@ -58,6 +59,8 @@ export interface Services {
   notificationFeed: NotificationFeed
   /** Sessions' last uses, noted by each authenticated request and written in batches (auth/sessions.ts). */
   sessionTouches: SessionTouches
+  /** The chat gateway's keys, their limits and usage (chat/keys/access.ts); usage is written in batches. */
+  gatewayAccess: GatewayAccess
   close(): Promise<void>
 }
 
@@ -138,9 +141,18 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
       background: options.maintenance !== false,
       onError: (error) => logger.warn("recording sessions' last use failed", { error: String(error) }),
     }),
+    gatewayAccess: createGatewayAccess({
+      db: database.db,
+      reads: database.reads,
+      clock,
+      auth: config.gatewayAuth,
+      background: options.maintenance !== false,
+      onError: (error) => logger.warn('recording gateway usage failed', { error: String(error) }),
+    }),
     async close() {
       services.notificationFeed.close()
       await services.sessionTouches.close()
+      await services.gatewayAccess.close()
       await fanout.close()
       await stopMaintenance?.()
       await database.close()
