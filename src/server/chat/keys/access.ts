@@ -57,6 +57,8 @@ const DAY_MS = 86_400_000
 
 interface CachedKey {
   row: GatewayKeyRow
+  /** The hash as bytes, for the constant-time comparison. */
+  hash: Buffer
   models: Set<string> | null
   loadedAt: number
   /** Tokens of this process already in `row.usedTokens` when it was read. */
@@ -71,6 +73,8 @@ export function createGatewayAccess(options: { db: Db; reads: ReadDb; clock: Clo
   const { db, reads, clock } = options
   const book: UsageBook = createUsageBook(db, { background: options.background, onError: options.onError })
   const byHash = new Map<string, CachedKey>()
+  // One pass per loaded row, made once rather than per call.
+  const passes = new WeakMap<CachedKey, GatewayPass>()
   const windows = new Map<number, { requests: MinuteWindow; tokens: MinuteWindow }>()
   // Once true it stays true (keys are revoked, never deleted), so it is read again only while false.
   let keysExist: { value: boolean; at: number } | null = null
@@ -87,7 +91,10 @@ export function createGatewayAccess(options: { db: Db; reads: ReadDb; clock: Clo
     // Read while no usage batch is being written, so that the row's used_tokens and `written` agree.
     const entry = await book.consistently(async () => {
       const row = await keyByHash(reads).get({ hash })
-      return row ? { row, models: row.models ? new Set(row.models) : null, loadedAt: now, writtenAtLoad: book.written(row.id) } : null
+      if (!row) return null
+      const loaded: CachedKey = { row, hash: Buffer.from(row.keyHash, 'hex'), models: row.models ? new Set(row.models) : null, loadedAt: now, writtenAtLoad: book.written(row.id) }
+      passes.set(loaded, passFor(loaded))
+      return loaded
     })
     if (entry) byHash.set(hash, entry)
     else byHash.delete(hash)
@@ -150,9 +157,9 @@ export function createGatewayAccess(options: { db: Db; reads: ReadDb; clock: Clo
       let entry = byHash.get(hash)
       if (!entry || Math.abs(now - entry.loadedAt) >= KEY_CACHE_MS) entry = (await load(hash, now)) ?? undefined
       // Found by its hash, so only a caller who holds the key gets here; compared again in constant time all the same.
-      if (!entry || !timingSafeEqual(Buffer.from(entry.row.keyHash), Buffer.from(hash))) unauthorized('Incorrect API key provided: it is not a key of this gateway.')
+      if (!entry || !timingSafeEqual(entry.hash, Buffer.from(hash, 'hex'))) unauthorized('Incorrect API key provided: it is not a key of this gateway.')
       if (entry.row.revokedAt !== null) unauthorized('This API key has been revoked.')
-      return passFor(entry)
+      return passes.get(entry)!
     },
 
     isOpen: async () => !(await required(clock().getTime())),
