@@ -56,11 +56,18 @@ cli('keys create prints the key once (alone on stdout, or in --json); a running 
   assert.is((await ok.json()).answer, 'Hello there!')
   assert.is((await chat(ctx, plain.stdout.trim(), { model: 'o1-mini' })).status, 200)
   assert.is((await chat(ctx, info.key, { model: 'o1-mini' })).status, 403)
+  // plaza util chat against this server sends PLAZA_GATEWAY_KEY.
+  const withoutKey = await runCli(['util', 'chat', 'Hi', '--url', ctx.server.url], { env: { PLAZA_DATA_DIR: tempDir() } })
+  assert.is(withoutKey.code, 1)
+  assert.match(withoutKey.stderr, /requires an API key/)
+  const withKey = await runCli(['util', 'chat', 'Hi', '--url', ctx.server.url], { env: { PLAZA_DATA_DIR: tempDir(), PLAZA_GATEWAY_KEY: info.key } })
+  assert.is(withKey.code, 0, withKey.stderr)
+  assert.is(withKey.stdout, 'Hello there!\n')
 
   const list = await runCli(['admin', 'keys', 'list', '--data-dir', ctx.dataDir])
   assert.is(list.code, 0, list.stderr)
   assert.match(list.stdout, /^ID\s+NAME\s+STATE\s+RPM\s+TPM\s+TOKENS\s+PREMIUM\s+CREATED\s+MODELS\n/)
-  assert.match(list.stdout, /\n1\s+ci\s+live\s+60\s+100000\s+(0|19)\/1000\s+yes\s+\S+ \S+\s+modelg-4o-mini,chaty\n/)
+  assert.match(list.stdout, /\n1\s+ci\s+live\s+60\s+100000\s+(0|19|38)\/1000\s+yes\s+\S+ \S+\s+modelg-4o-mini,chaty\n/)
   assert.match(list.stdout, /\n2\s+batch\s+live\s+-\s+-\s+(0|19)\s+no\s+\S+ \S+\s+all$/m)
   const listJson = await runCli(['admin', 'keys', 'list', '--json', '--data-dir', ctx.dataDir])
   for (const output of [list.stdout, listJson.stdout]) {
@@ -85,9 +92,9 @@ cli('admin usage: per day, key and model once the server has written it; --key a
   assert.is(all.code, 0, all.stderr)
   const day = new Date().toISOString().slice(0, 10)
   const rows = JSON.parse(all.stdout)
-  // ci's two calls of the first test (12 + 7 each), metered's two.
+  // ci's two calls of the first test and batch's one (12 + 7 each), metered's two.
   assert.equal(rows, [
-    { key_id: ci.id, day, model: 'modelg-4o-mini', prompt_tokens: 12, completion_tokens: 7, total_tokens: 19, requests: 1, errors: 0, key_name: 'ci' },
+    { key_id: ci.id, day, model: 'modelg-4o-mini', prompt_tokens: 24, completion_tokens: 14, total_tokens: 38, requests: 2, errors: 0, key_name: 'ci' },
     { key_id: 2, day, model: 'o1-mini', prompt_tokens: 12, completion_tokens: 7, total_tokens: 19, requests: 1, errors: 0, key_name: 'batch' },
     { key_id: metered.id, day, model: 'chaty', prompt_tokens: 5, completion_tokens: 6, total_tokens: 11, requests: 1, errors: 0, key_name: 'metered' },
     { key_id: metered.id, day, model: 'modelg-4o-mini', prompt_tokens: 3, completion_tokens: 4, total_tokens: 7, requests: 1, errors: 0, key_name: 'metered' },
