@@ -205,7 +205,7 @@ export function parseWebsiteUrl(value: string | undefined): string {
 }
 
 /** `PLAZA_GATEWAY_AUTH`: `required`, or `off`/unset (a key is required once any exists; a key that exists is never ignored). */
-export function parseGatewayAuth(value: string | undefined): GatewayAuth {
+function parseGatewayAuth(value: string | undefined): GatewayAuth {
   const text = value?.trim().toLowerCase() ?? ''
   if (text === 'required') return 'required'
   if (text === '' || text === 'off' || text === 'auto') return 'auto'

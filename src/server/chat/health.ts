@@ -7,7 +7,7 @@
 import type { RouterPolicy, Target } from './config.js'
 import type { UpstreamError } from './errors.js'
 
-export interface DeploymentHealth {
+interface DeploymentHealth {
   coolingDown(target: Target, now: number): boolean
   /** Notes a failed call; true when it has just put the deployment into cooldown. */
   failed(target: Target, error: UpstreamError, now: number): boolean

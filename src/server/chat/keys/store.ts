@@ -35,7 +35,7 @@ export interface GatewayKeyInfo {
   revoked_at: string | null
 }
 
-export function toKeyInfo(row: GatewayKeyRow): GatewayKeyInfo {
+function toKeyInfo(row: GatewayKeyRow): GatewayKeyInfo {
   return {
     id: row.id,
     name: row.name,

@@ -11,7 +11,7 @@ import { writeTransaction, type Db } from '../../db/client.js'
 import { gatewayKeys, gatewayUsage } from '../../db/schema.js'
 
 /** How often a serving process writes the usage it counted. */
-export const USAGE_FLUSH_MS = 5_000
+const USAGE_FLUSH_MS = 5_000
 
 export interface UsageRow {
   key_id: number
