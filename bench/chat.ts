@@ -60,7 +60,7 @@ async function startPlaza() {
 const open = await startPlaza()
 const keyed = await startPlaza()
 // Every limit set, so that every check runs; none is reached.
-const { key } = await keyed.services.gatewayAccess.createKey({ name: 'bench', models: ['modelg-4o-mini'], rpm: 1e9, tpm: 1e9, budget_tokens: 1e15 })
+const { key } = await (await keyed.services.gatewayAccess()).createKey({ name: 'bench', models: ['modelg-4o-mini'], rpm: 1e9, tpm: 1e9, budget_tokens: 1e15 })
 
 const messages = [{ role: 'system', content: 'You are concise.' }, { role: 'user', content: 'Say hello in one sentence.' }]
 const direct = new Pool(upstreamUrl, { connections: 1 })
@@ -114,7 +114,7 @@ console.log('|---|---|---|---|')
 await compare('non-streamed', false)
 await compare('streamed (to [DONE])', true)
 
-const usage = await keyed.services.gatewayAccess.usage({ ref: 'bench', days: 1 })
+const usage = await (await keyed.services.gatewayAccess()).usage({ ref: 'bench', days: 1 })
 console.log(`\nusage recorded for the key: ${usage.map((row) => `${row.model} ${row.requests} requests, ${row.total_tokens} tokens`).join('; ')}`)
 
 await direct.close()

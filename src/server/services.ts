@@ -1,5 +1,5 @@
 import type { ChatGateway } from './chat/gateway.js'
-import { createGatewayAccess, type GatewayAccess } from './chat/keys/access.js'
+import type { GatewayAccess } from './chat/keys/access.js'
 import { createCodeImageService, type CodeImageService } from './codeimage/service.js'
 import { openDatabase, type Db, type ReadDb } from './db/client.js'
 import { ConfigError, type ServerConfig } from './config.js'
@@ -59,8 +59,11 @@ export interface Services {
   notificationFeed: NotificationFeed
   /** Sessions' last uses, noted by each authenticated request and written in batches (auth/sessions.ts). */
   sessionTouches: SessionTouches
-  /** The chat gateway's keys, their limits and usage (chat/keys/access.ts); usage is written in batches. */
-  gatewayAccess: GatewayAccess
+  /**
+   * The chat gateway's keys, their limits and usage (chat/keys/access.ts; usage is written in
+   * batches). Created on first use, like `chat()`, so that a command that never chats loads none of it.
+   */
+  gatewayAccess(): Promise<GatewayAccess>
   close(): Promise<void>
 }
 
@@ -119,6 +122,7 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
     throw error
   }
   let stopMaintenance: (() => Promise<void>) | undefined
+  let access: Promise<GatewayAccess> | undefined
   const fanout = startFanout(
     { db: database.db, reads: database.reads, logger, maxFollowers: config.fanoutMaxFollowers },
     { background: options.maintenance !== false },
@@ -141,18 +145,21 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
       background: options.maintenance !== false,
       onError: (error) => logger.warn("recording sessions' last use failed", { error: String(error) }),
     }),
-    gatewayAccess: createGatewayAccess({
-      db: database.db,
-      reads: database.reads,
-      clock,
-      auth: config.gatewayAuth,
-      background: options.maintenance !== false,
-      onError: (error) => logger.warn('recording gateway usage failed', { error: String(error) }),
-    }),
+    gatewayAccess: () =>
+      (access ??= import('./chat/keys/access.js').then(({ createGatewayAccess }) =>
+        createGatewayAccess({
+          db: database.db,
+          reads: database.reads,
+          clock,
+          auth: config.gatewayAuth,
+          background: options.maintenance !== false,
+          onError: (error) => logger.warn('recording gateway usage failed', { error: String(error) }),
+        }),
+      )),
     async close() {
       services.notificationFeed.close()
       await services.sessionTouches.close()
-      await services.gatewayAccess.close()
+      await access?.then((created) => created.close(), () => {})
       await fanout.close()
       await stopMaintenance?.()
       await database.close()

@@ -86,7 +86,7 @@ cli('admin usage: per day, key and model once the server has written it; --key a
   ctx.fake.enqueue(reply({ usage: { input: 3, output: 4 } }), reply({ usage: { input: 5, output: 6 } }))
   assert.is((await chat(ctx, metered.key)).status, 200)
   await (await chat(ctx, metered.key, { model: 'chaty', stream: true })).text()
-  await ctx.server.services.gatewayAccess.flush()
+  await (await ctx.server.services.gatewayAccess()).flush()
 
   const all = await runCli(['admin', 'usage', '--json', '--data-dir', ctx.dataDir])
   assert.is(all.code, 0, all.stderr)

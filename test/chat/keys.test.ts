@@ -49,8 +49,8 @@ keys.after(async (ctx) => {
   await ctx.fake.close()
 })
 
-async function createKey(ctx: Ctx, input: Parameters<TestServer['services']['gatewayAccess']['createKey']>[0]) {
-  const created = await ctx.server.services.gatewayAccess.createKey(input)
+async function createKey(ctx: Ctx, input: Parameters<Awaited<ReturnType<TestServer['services']['gatewayAccess']>>['createKey']>[0]) {
+  const created = await (await ctx.server.services.gatewayAccess()).createKey(input)
   ctx.keys.push(created.key)
   return created
 }
@@ -173,7 +173,7 @@ keys('budget: checked before each call, usage added after it; past it 429 insuff
   assert.match(spent.message, /budget of 30 tokens \(38 used\)/)
   assert.is(ctx.fake.requests.length, before, 'refused before any upstream call')
   // Still refused after the usage is written and the key's row read again.
-  await ctx.server.services.gatewayAccess.flush()
+  await (await ctx.server.services.gatewayAccess()).flush()
   ctx.clock.advance(KEY_CACHE_MS)
   assert.is((await call(ctx, 'POST', '/api/v1/chat/completions', key, hi)).body.error.code, 'insufficient_quota')
   const usage = await call(ctx, 'GET', '/api/v1/usage', key)
@@ -213,12 +213,12 @@ keys('usage per key, model and UTC day is exact after plain and streamed calls t
   assert.equal(unwritten.body.total, { prompt_tokens: 47, completion_tokens: 23, total_tokens: 70, requests: 6, errors: 1 })
   assert.equal((await call(ctx, 'GET', '/api/v1/usage?days=1', key)).body.data, expected.slice(1))
 
-  await ctx.server.services.gatewayAccess.flush()
+  await (await ctx.server.services.gatewayAccess()).flush()
   const written = await call(ctx, 'GET', '/api/v1/usage', key)
   assert.equal(written.body.data, expected, 'the same once written: nothing lost, nothing twice')
-  const operator = await ctx.server.services.gatewayAccess.usage({ ref: 'metered', days: 30 })
+  const operator = await (await ctx.server.services.gatewayAccess()).usage({ ref: 'metered', days: 30 })
   assert.equal(operator.map(({ key_id: _id, key_name: _name, ...row }) => row), expected)
-  const listed = (await ctx.server.services.gatewayAccess.listKeys()).find((row) => row.id === info.id)!
+  const listed = (await (await ctx.server.services.gatewayAccess()).listKeys()).find((row) => row.id === info.id)!
   assert.is(listed.used_tokens, 70)
 
   const bad = await call(ctx, 'GET', '/api/v1/usage?days=0', key)
@@ -229,7 +229,7 @@ keys('usage per key, model and UTC day is exact after plain and streamed calls t
 keys('revoked: 401 at once in-process, and within KEY_CACHE_MS when revoked by another process', async (ctx) => {
   const { key } = await createKey(ctx, { name: 'short-lived' })
   assert.is((await call(ctx, 'POST', '/api/v1/chat/completions', key, hi)).status, 200)
-  await ctx.server.services.gatewayAccess.revokeKey('short-lived')
+  await (await ctx.server.services.gatewayAccess()).revokeKey('short-lived')
   const revoked = await client(ctx, key).chat.completions.create(hi as OpenAI.ChatCompletionCreateParamsNonStreaming).catch((e) => e)
   assert.instance(revoked, OpenAI.AuthenticationError)
   assert.match(revoked.message, /revoked/)
@@ -267,7 +267,7 @@ required('required: 401 before any key exists; a bad value stops the start', asy
     const stream = await post(`${server.url}/api/v1/chat/completions`, { messages: USER_HI, stream: true })
     assert.is(stream.status, 401)
     assert.is(fake.requests.length, 0)
-    const { key } = await server.services.gatewayAccess.createKey({ name: 'first' })
+    const { key } = await (await server.services.gatewayAccess()).createKey({ name: 'first' })
     const events = await readEvents(await post(`${server.url}/api/v1/chat/completions`, { messages: USER_HI, stream: true }, { headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` } }))
     assert.is(events.at(-1), '[DONE]')
   } finally {

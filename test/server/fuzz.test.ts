@@ -265,7 +265,7 @@ test(`fuzz: ${REQUESTS} seeded requests over every route: no 5xx, no answer outs
     const carolPost = await server.request('POST', '/api/mobile/posts/create', { token: carol.token, body: { content: 'untouched' } })
     const ids = [alice.id, bob.id, post.body.data.id, story.body.data?.id ?? 1, 1, 2, 3]
     // The gateway then requires a key: calls with this one reach it (and GET /api/v1/usage answers), others are refused.
-    const gateway = await server.services.gatewayAccess.createKey({ name: 'fuzz', rpm: 1_000_000 })
+    const gateway = await (await server.services.gatewayAccess()).createKey({ name: 'fuzz', rpm: 1_000_000 })
     const png = await solidImage(8, 8, 'png')
 
     const targets: Target[] = [

@@ -92,7 +92,7 @@ function upstreamHeaders(provider: string, upstreamRequestId: string | undefined
  */
 export async function authorizeGatewayCall(ctx: Exchange['ctx']): Promise<GatewayPass> {
   await enforceRateLimit(ctx, 'default', `ip:${ctx.clientAddress}`)
-  return ctx.services.gatewayAccess.authorize(ctx.token)
+  return (await ctx.services.gatewayAccess()).authorize(ctx.token)
 }
 
 /** Streams the answer; resolves with what the call used, for the key's usage (the last chunk carries it). */

@@ -10,7 +10,7 @@ export async function handleGetUsage(exchange: Exchange): Promise<void> {
     const pass = await authorizeGatewayCall(exchange.ctx)
     if (!pass.key) throw new GatewayError(401, 'invalid_api_key', 'This gateway has no keys, and usage is recorded per key: the operator creates one with plaza admin keys create.')
     const { days } = gatewayUsageInput.parse(exchange.query)
-    const rows = await exchange.ctx.services.gatewayAccess.usage({ key: pass.key, days })
+    const rows = await (await exchange.ctx.services.gatewayAccess()).usage({ key: pass.key, days })
     const data = rows.map(({ key_id: _id, key_name: _name, ...row }) => row)
     const total = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, requests: 0, errors: 0 }
     for (const row of data) for (const field of Object.keys(total) as Array<keyof typeof total>) total[field] += row[field]

@@ -19,7 +19,7 @@ A running server writes what it counted every 5 seconds and when it stops.`
 
   async run(): Promise<Array<UsageRow & { key_name: string }>> {
     const { flags } = await this.parse(AdminUsage).catch(asUsageError)
-    const rows = await withDataDir(this, flags['data-dir'], (services) => services.gatewayAccess.usage({ ref: flags.key, days: flags.days }))
+    const rows = await withDataDir(this, flags['data-dir'], async (services) => (await services.gatewayAccess()).usage({ ref: flags.key, days: flags.days }))
     if (!this.jsonEnabled()) {
       if (rows.length === 0) this.log(`no gateway usage in the last ${flags.days} days`)
       else {

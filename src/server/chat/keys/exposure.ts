@@ -12,7 +12,7 @@ function isLoopback(host: string): boolean {
  */
 export async function openGatewayWarning(services: Services): Promise<string | null> {
   const { host } = services.config
-  if (isLoopback(host) || !(await services.gatewayAccess.isOpen())) return null
+  if (isLoopback(host) || !(await (await services.gatewayAccess()).isOpen())) return null
   const configured = await services.chat().then((gateway) => gateway.configured, () => false)
   if (!configured) return null
   return `the chat gateway is open: anyone who can reach this server (listening on ${host}) can use the configured model providers. Create a key (plaza admin keys create --name NAME) or set PLAZA_GATEWAY_AUTH=required.`

@@ -28,8 +28,8 @@ From the first key on, every gateway call needs Authorization: Bearer <key>. A r
   async run(): Promise<GatewayKeyInfo & { key: string }> {
     const { flags } = await this.parse(AdminKeysCreate).catch(asUsageError)
     const models = flags.models?.split(',').map((name) => name.trim()).filter(Boolean)
-    const { key, info } = await withDataDir(this, flags['data-dir'], (services) =>
-      services.gatewayAccess.createKey({ name: flags.name, models, rpm: flags.rpm, tpm: flags.tpm, budget_tokens: flags['budget-tokens'], premium: flags.premium }),
+    const { key, info } = await withDataDir(this, flags['data-dir'], async (services) =>
+      (await services.gatewayAccess()).createKey({ name: flags.name, models, rpm: flags.rpm, tpm: flags.tpm, budget_tokens: flags['budget-tokens'], premium: flags.premium }),
     )
     if (!this.jsonEnabled()) {
       // The key alone on stdout, so that `KEY=$(plaza admin keys create --name ci)` works.

@@ -14,7 +14,7 @@ export default class AdminKeysList extends Command {
 
   async run(): Promise<GatewayKeyInfo[]> {
     const { flags } = await this.parse(AdminKeysList).catch(asUsageError)
-    const keys = await withDataDir(this, flags['data-dir'], (services) => services.gatewayAccess.listKeys())
+    const keys = await withDataDir(this, flags['data-dir'], async (services) => (await services.gatewayAccess()).listKeys())
     if (!this.jsonEnabled()) {
       if (keys.length === 0) this.log('no gateway keys (the gateway is open unless PLAZA_GATEWAY_AUTH=required)')
       else {

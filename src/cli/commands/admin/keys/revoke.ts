@@ -19,7 +19,7 @@ Its usage stays on record, and the gateway stays closed: revoking every key does
 
   async run(): Promise<GatewayKeyInfo> {
     const { args, flags } = await this.parse(AdminKeysRevoke).catch(asUsageError)
-    const revoked = await withDataDir(this, flags['data-dir'], (services) => services.gatewayAccess.revokeKey(args.key))
+    const revoked = await withDataDir(this, flags['data-dir'], async (services) => (await services.gatewayAccess()).revokeKey(args.key))
     if (!this.jsonEnabled()) this.log(`gateway key #${revoked.id} "${revoked.name}" is revoked`)
     return revoked
   }
