@@ -241,6 +241,9 @@ test('DELETE /user/account erases every row and file of the account, corrects ev
       // Neither holds anything of a user: the fan-out's cursor, and the operator's record (kept by design).
       timeline_fanout: '0',
       moderation_actions: '0',
+      // The chat gateway's keys and their usage are the operator's, not any user's.
+      gateway_keys: '0',
+      gateway_usage: '0',
     }
     assert.equal(await tables(server), Object.keys(hers).sort(), 'every table of the schema is accounted for')
     const before: Record<string, { total: number; hers: number }> = {}
