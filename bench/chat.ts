@@ -1,8 +1,10 @@
 /**
  * The latency the chat gateway adds: the same request sent straight to a loopback
- * OpenAI-compatible upstream, and through Plaza's /api/v1/chat/completions to that upstream,
- * interleaved in one run so both see the same machine state. Reports median and p95 of each and
- * the difference. Run: npx tsx bench/chat.ts [iterations]
+ * OpenAI-compatible upstream, through Plaza's /api/v1/chat/completions with the gateway open, and
+ * through a second Plaza that requires a key (key check, per-minute windows, budget check and
+ * usage recording on, its usage written every 5 s), interleaved in one run so all three see the
+ * same machine state. Reports median and p95 of each and the differences.
+ * Run: npx tsx bench/chat.ts [iterations]
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import http from 'node:http'
@@ -47,20 +49,27 @@ upstream.keepAliveTimeout = 60_000
 await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve))
 const upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`
 
-const dataDir = mkdtempSync(path.join(tmpdir(), 'plaza-bench-chat-'))
-const config = loadConfig({ port: 0, host: '127.0.0.1', dataDir, rateLimits: false }, { PLAZA_LLM_BASE_URL: `${upstreamUrl}/v1`, PLAZA_LLM_MODEL: 'bench' })
-const services = await createServices(config, { logger: silentLogger })
-const app = createApp(services)
-app.server.keepAliveTimeout = 60_000
-const plazaUrl = `http://127.0.0.1:${(await app.listen(0, '127.0.0.1')).port}`
+async function startPlaza() {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'plaza-bench-chat-'))
+  const config = loadConfig({ port: 0, host: '127.0.0.1', dataDir, rateLimits: false }, { PLAZA_LLM_BASE_URL: `${upstreamUrl}/v1`, PLAZA_LLM_MODEL: 'bench' })
+  const services = await createServices(config, { logger: silentLogger })
+  const app = createApp(services)
+  app.server.keepAliveTimeout = 60_000
+  return { dataDir, services, app, url: `http://127.0.0.1:${(await app.listen(0, '127.0.0.1')).port}` }
+}
+const open = await startPlaza()
+const keyed = await startPlaza()
+// Every limit set, so that every check runs; none is reached.
+const { key } = await (await keyed.services.gatewayAccess()).createKey({ name: 'bench', models: ['modelg-4o-mini'], rpm: 1e9, tpm: 1e9, budget_tokens: 1e15 })
 
 const messages = [{ role: 'system', content: 'You are concise.' }, { role: 'user', content: 'Say hello in one sentence.' }]
 const direct = new Pool(upstreamUrl, { connections: 1 })
-const viaPlaza = new Pool(plazaUrl, { connections: 1 })
+const viaPlaza = new Pool(open.url, { connections: 1 })
+const viaKeyed = new Pool(keyed.url, { connections: 1 })
 
-async function timed(pool: Pool, route: string, body: unknown): Promise<number> {
+async function timed(pool: Pool, route: string, body: unknown, headers: Record<string, string> = {}): Promise<number> {
   const start = process.hrtime.bigint()
-  const res = await pool.request({ method: 'POST', path: route, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  const res = await pool.request({ method: 'POST', path: route, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })
   const text = await res.body.text()
   const elapsed = Number(process.hrtime.bigint() - start) / 1e6
   if (res.statusCode !== 200 || !text.includes('Hello')) throw new Error(`bench request failed: ${res.statusCode} ${text.slice(0, 200)}`)
@@ -70,30 +79,33 @@ async function timed(pool: Pool, route: string, body: unknown): Promise<number> 
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]
 
 async function compare(label: string, stream: boolean) {
-  const directTimes: number[] = []
-  const plazaTimes: number[] = []
   const directBody = { model: 'bench', messages, ...(stream ? { stream: true } : {}) }
   const plazaBody = { model: 'modelg-4o-mini', messages, ...(stream ? { stream: true } : {}) }
+  const paths = [
+    () => timed(direct, '/v1/chat/completions', directBody),
+    () => timed(viaPlaza, '/api/v1/chat/completions', plazaBody),
+    () => timed(viaKeyed, '/api/v1/chat/completions', plazaBody, { authorization: `Bearer ${key}` }),
+  ]
+  const times: number[][] = paths.map(() => [])
   for (let i = 0; i < WARMUP + ITERATIONS; i++) {
-    // Alternate which goes first, so neither always runs on a warmer path.
-    const pair = i % 2 === 0
-      ? [await timed(direct, '/v1/chat/completions', directBody), await timed(viaPlaza, '/api/v1/chat/completions', plazaBody)]
-      : [NaN, NaN]
-    if (i % 2 === 1) {
-      pair[1] = await timed(viaPlaza, '/api/v1/chat/completions', plazaBody)
-      pair[0] = await timed(direct, '/v1/chat/completions', directBody)
-    }
-    if (i >= WARMUP) {
-      directTimes.push(pair[0])
-      plazaTimes.push(pair[1])
+    // Rotate which goes first, so none always runs on a warmer path.
+    for (let j = 0; j < paths.length; j++) {
+      const which = (i + j) % paths.length
+      const elapsed = await paths[which]()
+      if (i >= WARMUP) times[which].push(elapsed)
     }
   }
-  directTimes.sort((a, b) => a - b)
-  plazaTimes.sort((a, b) => a - b)
-  const row = (name: string, times: number[]) => `| ${label} | ${name} | ${quantile(times, 0.5).toFixed(3)} | ${quantile(times, 0.95).toFixed(3)} |`
+  for (const list of times) list.sort((a, b) => a - b)
+  const [directTimes, plazaTimes, keyedTimes] = times
+  const row = (name: string, list: number[]) => `| ${label} | ${name} | ${quantile(list, 0.5).toFixed(3)} | ${quantile(list, 0.95).toFixed(3)} |`
+  const added = (name: string, over: number[], base: number[]) =>
+    `| ${label} | **${name}** | **${(quantile(over, 0.5) - quantile(base, 0.5)).toFixed(3)}** | **${(quantile(over, 0.95) - quantile(base, 0.95)).toFixed(3)}** |`
   console.log(row('upstream directly', directTimes))
-  console.log(row('through Plaza', plazaTimes))
-  console.log(`| ${label} | **added by the gateway** | **${(quantile(plazaTimes, 0.5) - quantile(directTimes, 0.5)).toFixed(3)}** | **${(quantile(plazaTimes, 0.95) - quantile(directTimes, 0.95)).toFixed(3)}** |`)
+  console.log(row('through Plaza, open', plazaTimes))
+  console.log(row('through Plaza, with a key', keyedTimes))
+  console.log(added('added by the gateway, open', plazaTimes, directTimes))
+  console.log(added('added by the gateway, with a key and usage recording', keyedTimes, directTimes))
+  console.log(added('of which the key and usage', keyedTimes, plazaTimes))
 }
 
 console.log(`Node ${process.version}, ${ITERATIONS} requests each (after ${WARMUP} warm-up), one keep-alive connection per side, times in ms\n`)
@@ -102,8 +114,14 @@ console.log('|---|---|---|---|')
 await compare('non-streamed', false)
 await compare('streamed (to [DONE])', true)
 
+const usage = await (await keyed.services.gatewayAccess()).usage({ ref: 'bench', days: 1 })
+console.log(`\nusage recorded for the key: ${usage.map((row) => `${row.model} ${row.requests} requests, ${row.total_tokens} tokens`).join('; ')}`)
+
 await direct.close()
 await viaPlaza.close()
-await app.close()
+await viaKeyed.close()
+for (const plaza of [open, keyed]) {
+  await plaza.app.close()
+  rmSync(plaza.dataDir, { recursive: true, force: true })
+}
 await new Promise<void>((resolve) => upstream.close(() => resolve()))
-rmSync(dataDir, { recursive: true, force: true })

@@ -56,6 +56,8 @@ export interface ServerConfig {
   websiteUrl: string
   /** Metrics and call statistics (`PLAZA_METRICS`, `PLAZA_METRICS_TOKEN`; docs/metrics.md). */
   metrics: MetricsConfig
+  /** Whether the chat gateway requires a key before any exists (`PLAZA_GATEWAY_AUTH`; docs/chat.md#keys). */
+  gatewayAuth: GatewayAuth
   /** The environment the configuration was read from; feature modules (chat providers) read their own variables from it. */
   env: NodeJS.ProcessEnv
 }
@@ -85,6 +87,8 @@ export interface MetricsConfig {
   /** `PLAZA_METRICS_TOKEN`: when set, /metrics, /api/metrics and /api/stats require it as a bearer token. */
   token: string | null
 }
+/** `required`: the chat gateway needs a key even before one exists. `auto` (`off` or unset): once any key exists. */
+export type GatewayAuth = 'auto' | 'required'
 
 export const DEFAULTS = {
   host: '127.0.0.1',
@@ -209,6 +213,14 @@ export function parseWebsiteUrl(value: string | undefined): string {
   return text
 }
 
+/** `PLAZA_GATEWAY_AUTH`: `required`, or `off`/unset (a key is required once any exists; a key that exists is never ignored). */
+function parseGatewayAuth(value: string | undefined): GatewayAuth {
+  const text = value?.trim().toLowerCase() ?? ''
+  if (text === 'required') return 'required'
+  if (text === '' || text === 'off' || text === 'auto') return 'auto'
+  throw new ConfigError(`PLAZA_GATEWAY_AUTH must be required or off, not "${value}"`)
+}
+
 export function parseLogLevel(value: string | undefined): LogLevel {
   const text = value?.trim().toLowerCase() || 'info'
   if (!LOG_LEVELS.includes(text as LogLevel)) throw new ConfigError(`PLAZA_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, not "${value}"`)
@@ -250,6 +262,7 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
     streams: parseStreamConfig(env),
     websiteUrl: parseWebsiteUrl(env.PLAZA_WEBSITE_URL),
     metrics: parseMetricsConfig(env),
+    gatewayAuth: parseGatewayAuth(env.PLAZA_GATEWAY_AUTH),
     env,
   }
 }

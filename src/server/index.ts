@@ -1,10 +1,13 @@
 import { createApp, type App } from './app.js'
+import { openGatewayWarning } from './chat/keys/exposure.js'
 import { loadConfig, type ConfigOverrides } from './config.js'
 import { createServices, type ServiceOptions } from './services.js'
 
 export interface StartedServer {
   app: App
   url: string
+  /** What the operator should hear about once (not per worker): an open gateway on a public address. */
+  warnings: string[]
 }
 
 /**
@@ -38,7 +41,8 @@ export async function startServer(overrides: ConfigOverrides = {}, options: Serv
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address
     // Start the code-image workers in the background, so the first render doesn't pay for fonts and grammars.
     services.codeimage.warm().catch((error) => services.logger.error('code-image warm-up failed', { error: String(error) }))
-    return { app, url: `http://${host}:${address.port}` }
+    const warning = await openGatewayWarning(services)
+    return { app, url: `http://${host}:${address.port}`, warnings: warning ? [warning] : [] }
   } catch (error) {
     await services.close()
     throw error

@@ -1,4 +1,5 @@
 import type { ChatGateway } from './chat/gateway.js'
+import type { GatewayAccess } from './chat/keys/access.js'
 import { createCodeImageService, type CodeImageService } from './codeimage/service.js'
 import { openDatabase, type Db, type ReadDb } from './db/client.js'
 import { ConfigError, type ServerConfig } from './config.js'
@@ -64,6 +65,11 @@ export interface Services {
    * (`PLAZA_METRICS=off`) and in a process that serves no requests (`maintenance: false`).
    */
   metrics: Metrics | null
+  /**
+   * The chat gateway's keys, their limits and usage (chat/keys/access.ts; usage is written in
+   * batches). Created on first use, like `chat()`, so that a command that never chats loads none of it.
+   */
+  gatewayAccess(): Promise<GatewayAccess>
   close(): Promise<void>
 }
 
@@ -125,6 +131,7 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
   }
   let stopMaintenance: (() => Promise<void>) | undefined
   if (config.metrics.enabled && options.maintenance !== false) metrics = createMetrics({ config, db: database.db, logger })
+  let access: Promise<GatewayAccess> | undefined
   const fanout = startFanout(
     { db: database.db, reads: database.reads, logger, maxFollowers: config.fanoutMaxFollowers },
     { background: options.maintenance !== false },
@@ -148,10 +155,22 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
       onError: (error) => logger.warn("recording sessions' last use failed", { error: String(error) }),
     }),
     metrics,
+    gatewayAccess: () =>
+      (access ??= import('./chat/keys/access.js').then(({ createGatewayAccess }) =>
+        createGatewayAccess({
+          db: database.db,
+          reads: database.reads,
+          clock,
+          auth: config.gatewayAuth,
+          background: options.maintenance !== false,
+          onError: (error) => logger.warn('recording gateway usage failed', { error: String(error) }),
+        }),
+      )),
     async close() {
       services.notificationFeed.close()
       await services.sessionTouches.close()
       await metrics?.close()
+      await access?.then((created) => created.close(), () => {})
       await fanout.close()
       await stopMaintenance?.()
       await database.close()

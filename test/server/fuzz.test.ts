@@ -191,7 +191,7 @@ async function fire(server: TestServer, rng: Rng, targets: Target[], tokens: str
   const headers: Record<string, string> = {}
   // The users' own tokens never go to logout or refresh, which would end them for the rest of the run.
   const revokes = /auth[./](logout|refresh)/.test(target.path)
-  const token = revokes ? rng.pick([undefined, 'not-a-token']) : rng.pick([undefined, tokens[0], tokens[1], tokens[1], 'not-a-token', 'x'.repeat(300)])
+  const token = revokes ? rng.pick([undefined, 'not-a-token']) : rng.pick([undefined, tokens[0], tokens[1], tokens[1], 'not-a-token', 'x'.repeat(300), tokens[2], tokens[2]])
   if (token) headers.authorization = `Bearer ${token}`
   if (rng.chance(0.3)) headers.accept = rng.pick(['application/json', 'image/png', '*/*', 'application/json;q=0'])
   let body: Buffer | string | undefined
@@ -264,6 +264,8 @@ test(`fuzz: ${REQUESTS} seeded requests over every route: no 5xx, no answer outs
     const carol = await registerUser(server)
     const carolPost = await server.request('POST', '/api/mobile/posts/create', { token: carol.token, body: { content: 'untouched' } })
     const ids = [alice.id, bob.id, post.body.data.id, story.body.data?.id ?? 1, 1, 2, 3]
+    // The gateway then requires a key: calls with this one reach it (and GET /api/v1/usage answers), others are refused.
+    const gateway = await (await server.services.gatewayAccess()).createKey({ name: 'fuzz', rpm: 1_000_000 })
     const png = await solidImage(8, 8, 'png')
 
     const targets: Target[] = [
@@ -290,7 +292,7 @@ test(`fuzz: ${REQUESTS} seeded requests over every route: no 5xx, no answer outs
       Array.from({ length: CONCURRENCY }, async () => {
         while (done < REQUESTS) {
           done++
-          const { problem } = await fire(server, rng, targets, [alice.token, bob.token], ids, png)
+          const { problem } = await fire(server, rng, targets, [alice.token, bob.token, gateway.key], ids, png)
           if (problem) problems.push(problem)
         }
       }),

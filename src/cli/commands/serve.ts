@@ -74,7 +74,10 @@ export default class Serve extends Command {
       process.on('SIGTERM', stop)
     })
     if (cluster.isWorker) process.send!({ type: 'plaza:listening', url: started.url } satisfies ListeningMessage)
-    else this.log(`listening on ${started.url}`)
+    else {
+      for (const warning of started.warnings) this.warn(warning)
+      this.log(`listening on ${started.url}`)
+    }
     await stopped
     // A worker's IPC channel would keep it alive.
     if (cluster.isWorker) process.exit(0)
@@ -86,14 +89,21 @@ export default class Serve extends Command {
    * replaces a worker that dies, and on SIGINT/SIGTERM has every worker drain, then exits.
    */
   private async runPrimary(count: number, overrides: ConfigOverrides): Promise<void> {
+    // Said once by this process, not once per worker.
+    let warning: string | null = null
     try {
-      const [{ loadConfig }, { createServices }, { silentLogger }] = await Promise.all([
+      const [{ loadConfig }, { createServices }, { silentLogger }, { openGatewayWarning }] = await Promise.all([
         import('../../server/config.js'),
         import('../../server/services.js'),
         import('../../server/logger.js'),
+        import('../../server/chat/keys/exposure.js'),
       ])
       const services = await createServices(loadConfig(overrides), { eagerChat: true, maintenance: false, logger: silentLogger })
-      await services.close()
+      try {
+        warning = await openGatewayWarning(services)
+      } finally {
+        await services.close()
+      }
     } catch (error) {
       this.failStart(error)
     }
@@ -148,6 +158,7 @@ export default class Serve extends Command {
       for (const worker of live) worker.process.kill('SIGKILL')
       this.error((error as Error).message, { exit: 1 })
     }
+    if (warning) this.warn(warning)
     this.log(`listening on ${url} (${count} workers)`)
     await stopped
   }

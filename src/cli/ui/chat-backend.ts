@@ -24,7 +24,7 @@ export interface ChatBackend {
 
 /** `env` holds the PLAZA_LLM_* settings of the embedded gateway (this process's environment unless given). */
 export async function openChatBackend(target: Target, env: NodeJS.ProcessEnv = process.env): Promise<ChatBackend> {
-  return target.kind === 'remote' ? remoteBackend(target.url) : embeddedBackend(env)
+  return target.kind === 'remote' ? remoteBackend(target.url, env.PLAZA_GATEWAY_KEY?.trim() || undefined) : embeddedBackend(env)
 }
 
 async function embeddedBackend(env: NodeJS.ProcessEnv): Promise<ChatBackend> {
@@ -64,14 +64,15 @@ function errorMessage(status: number, text: string): string {
   return `the server answered HTTP ${status}`
 }
 
-function remoteBackend(base: string): ChatBackend {
+/** `key`: the server's gateway key (`PLAZA_GATEWAY_KEY`), for a server whose gateway requires one. */
+function remoteBackend(base: string, key: string | undefined): ChatBackend {
   const send = async (model: string, messages: ChatMessage[], sampling: Sampling, stream: boolean) => {
     const path = pathFor(model)
     let response: Response
     try {
       response = (await remoteFetch(base + path, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: stream ? 'text/event-stream' : 'application/json' },
+        headers: { 'content-type': 'application/json', accept: stream ? 'text/event-stream' : 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
         body: JSON.stringify({ ...(path.startsWith('/api/v1') ? { model } : {}), messages, ...sampling, stream }),
       })) as unknown as Response
     } catch (error) {

@@ -8,6 +8,8 @@ import { catalogListInput, type CatalogGroup } from '../../shared/schemas/catalo
 import { chatCompletionInput, chatOperationInput, modelIdInput } from '../../shared/schemas/chat.js'
 import { codeImageInput } from '../../shared/schemas/codeimage.js'
 import { handleChatCompletions, handleChatOperation, handleGetModel, handleListModels } from '../chat/http.js'
+import { gatewayUsageInput } from '../../shared/schemas/gateway-keys.js'
+import { handleGetUsage } from '../chat/usage-http.js'
 import { handleCodeImage } from '../codeimage/http.js'
 import { docsPageInput, handleDocsPage } from './system/docs-page.js'
 import { handleListOperations } from './system/list.js'
@@ -125,6 +127,7 @@ export const catalog: Operation[] = [
   }),
   defineOperation({ group: 'AI', method: 'GET', path: '/api/v1/models', summary: 'The model names the gateway serves, OpenAI-compatible', backend: 'gateway', handle: handleListModels, docs: 'docs/chat.md' }),
   defineOperation({ group: 'AI', method: 'GET', path: '/api/v1/models/:id', summary: 'One model name the gateway serves, OpenAI-compatible', backend: 'gateway', handle: handleGetModel, input: modelIdInput, docs: 'docs/chat.md' }),
+  defineOperation({ group: 'AI', method: 'GET', path: '/api/v1/usage', summary: "The calling key's own gateway usage by UTC day and model (`?days=`, default 30)", backend: 'gateway', handle: handleGetUsage, input: gatewayUsageInput, docs: 'docs/chat.md' }),
   defineOperation({ group: 'AI', method: 'GET', path: '/api/gpt', summary: 'Chat through the configured official provider (gateway alias `gpt`)', backend: 'gateway' }),
   defineOperation({ group: 'AI', method: 'GET', path: '/api/chat/providers', summary: 'The configured chat providers (no keys)', backend: 'local' }),
   defineOperation({ group: 'AI', method: 'GET', path: '/api/chat/models', summary: 'The chat model aliases and what serves them', backend: 'local' }),

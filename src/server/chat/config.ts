@@ -52,12 +52,22 @@ export interface RetryPolicy {
   maxDelayMs: number
 }
 
+/** When a failing deployment is skipped (chat/health.ts): LiteLLM's allowed_fails and cooldown_time. */
+export interface RouterPolicy {
+  /** Failures within `failWindowMs` that put a deployment into cooldown. */
+  allowedFails: number
+  failWindowMs: number
+  /** How long it is skipped for; 0 never skips one. */
+  cooldownMs: number
+}
+
 export interface ChatConfig {
   /** Ordered targets (first choice, then fallbacks) by alias or operation name. */
   routes: Map<string, Target[]>
   /** Serves every name `routes` does not list, when set. */
   defaultRoute: Target[] | null
   retry: RetryPolicy
+  router: RouterPolicy
   /** Every configured key, so that anything leaving the gateway can be scrubbed of them. */
   secrets: string[]
 }
@@ -68,6 +78,7 @@ export const BUILT_IN_NAMES: readonly string[] = [...CHAT_MODEL_ALIASES, ...CHAT
 const DEFAULT_TIMEOUT_MS = 300_000
 const DEFAULT_MAX_TOKENS = 4096
 const DEFAULT_RETRY: RetryPolicy = { maxRetries: 2, baseDelayMs: 250, maxDelayMs: 10_000 }
+const DEFAULT_ROUTER: RouterPolicy = { allowedFails: 3, failWindowMs: 60_000, cooldownMs: 30_000 }
 const ANTHROPIC_BASE_URL = 'https://api.anthropic.com'
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
@@ -102,6 +113,9 @@ const fileSchema = z.strictObject({
   models: z.record(z.string().min(1).max(256), routeSchema).default({}),
   retry: z
     .strictObject({ max_retries: z.number().int().min(0).max(10).optional(), base_delay_ms: z.number().int().min(0).optional(), max_delay_ms: z.number().int().min(0).optional() })
+    .optional(),
+  router: z
+    .strictObject({ allowed_fails: z.number().int().min(1).max(1000).optional(), fail_window_ms: positiveMs.optional(), cooldown_ms: z.number().int().min(0).optional() })
     .optional(),
 })
 type FileConfig = z.output<typeof fileSchema>
@@ -273,8 +287,13 @@ export function loadChatConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Cha
     baseDelayMs: parsed.retry?.base_delay_ms ?? DEFAULT_RETRY.baseDelayMs,
     maxDelayMs: parsed.retry?.max_delay_ms ?? DEFAULT_RETRY.maxDelayMs,
   }
+  const router: RouterPolicy = {
+    allowedFails: parsed.router?.allowed_fails ?? DEFAULT_ROUTER.allowedFails,
+    failWindowMs: parsed.router?.fail_window_ms ?? DEFAULT_ROUTER.failWindowMs,
+    cooldownMs: parsed.router?.cooldown_ms ?? DEFAULT_ROUTER.cooldownMs,
+  }
   const secrets = [...providers.values()].map((p) => p.apiKey).filter((k): k is string => !!k)
-  return { routes, defaultRoute, retry, secrets }
+  return { routes, defaultRoute, retry, router, secrets }
 }
 
 /** The ordered targets for an alias or operation; null when this configuration does not serve it. */

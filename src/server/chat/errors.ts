@@ -30,23 +30,36 @@ export class ClientAbortError extends Error {
   }
 }
 
-export type GatewayErrorCode = 'provider_not_configured' | 'upstream_error' | 'upstream_timeout' | 'invalid_request' | 'model_not_found'
+export type GatewayErrorCode =
+  | 'provider_not_configured'
+  | 'upstream_error'
+  | 'upstream_timeout'
+  | 'invalid_request'
+  | 'model_not_found'
+  | 'invalid_api_key'
+  | 'model_not_allowed'
+  | 'rate_limit_exceeded'
+  | 'insufficient_quota'
 
 /** What the gateway reports to its caller: an HTTP status, an OpenAI-style type and code, and a message safe to show. */
 export class GatewayError extends Error {
   constructor(
-    readonly status: 400 | 404 | 502 | 503 | 504,
+    readonly status: 400 | 401 | 403 | 404 | 429 | 502 | 503 | 504,
     readonly code: GatewayErrorCode,
     message: string,
     /** The request field at fault, for OpenAI's `error.param`. */
     readonly param: string | null = null,
+    /** Seconds, for the Retry-After header of a 429. */
+    readonly retryAfter?: number,
   ) {
     super(message)
   }
 
-  /** OpenAI's `error.type` for this failure. */
+  /** OpenAI's `error.type` for this failure (its clients raise AuthenticationError, PermissionDeniedError, RateLimitError from the status). */
   get type(): string {
-    if (this.status === 400 || this.status === 404) return 'invalid_request_error'
+    if (this.code === 'insufficient_quota') return 'insufficient_quota'
+    if (this.status === 429) return 'rate_limit_error'
+    if (this.status < 500) return 'invalid_request_error'
     if (this.status === 503) return 'service_unavailable'
     return 'upstream_error'
   }

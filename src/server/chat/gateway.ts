@@ -11,6 +11,7 @@ import type { Logger } from '../logger.js'
 import type { UpstreamOutcome } from '../metrics/recorder.js'
 import { HOW_TO_CONFIGURE, servedModels, targetsFor, type ChatConfig, type Target } from './config.js'
 import { ClientAbortError, GatewayError, redact, UpstreamError } from './errors.js'
+import { createDeploymentHealth } from './health.js'
 import { anthropicProvider } from './providers/anthropic.js'
 import { openaiProvider } from './providers/openai.js'
 import type { CompletionChoice, Delta, Provider, ToolCallDelta, UpstreamCall } from './providers/types.js'
@@ -119,6 +120,7 @@ export function createChatGateway(config: ChatConfig | null, options: GatewayOpt
   const random = options.random ?? Math.random
   const now = options.now ?? (() => new Date())
   const secrets = config?.secrets ?? []
+  const health = config ? createDeploymentHealth(config.router) : null
   let closed = false
   // One keep-alive pool for all upstream calls; timeouts are the gateway's own (see providers/http.ts).
   // Created (and undici loaded) at the first upstream call, so that creating the gateway costs nothing.
@@ -149,8 +151,11 @@ export function createChatGateway(config: ChatConfig | null, options: GatewayOpt
   async function withFallback<T>(request: ChatRequest, signal: AbortSignal, attempt: (call: UpstreamCall, provider: Provider) => Promise<T>): Promise<{ value: T; target: Target }> {
     const targets = resolve(request.model)
     const upstream = await dispatcher()
+    // Deployments cooling down are skipped while another is healthy; when none is, all are tried all the same.
+    const healthy = targets.filter((target) => !health!.coolingDown(target, now().getTime()))
+    const candidates = healthy.length > 0 ? healthy : targets
     let last: UpstreamError | undefined
-    for (const target of targets) {
+    for (const target of candidates) {
       const call: UpstreamCall = { target, messages: request.messages, params: { ...target.params, ...request.params }, signal, dispatcher: upstream }
       for (let retry = 0; ; retry++) {
         try {
@@ -162,6 +167,9 @@ export function createChatGateway(config: ChatConfig | null, options: GatewayOpt
           if (!(error instanceof UpstreamError)) throw error
           options.onUpstreamCall?.(target.provider.name, outcomeOf(error))
           last = error
+          if (health!.failed(target, error, now().getTime())) {
+            logger?.warn('chat deployment cooling down', { provider: target.provider.name, upstream_model: target.model, failures: config!.router.allowedFails, cooldown_ms: config!.router.cooldownMs })
+          }
           const delay = error.retryable && retry < config!.retry.maxRetries ? backoff(retry, error) : null
           logger?.info('chat upstream failed', { model: request.model, provider: target.provider.name, upstream_model: target.model, attempt: retry + 1, kind: error.kind, status: error.status, message: redact(error.message, secrets), next: delay === null ? 'fallback' : `retry in ${delay} ms` })
           if (delay === null) break
@@ -169,7 +177,7 @@ export function createChatGateway(config: ChatConfig | null, options: GatewayOpt
         }
       }
     }
-    const tried = targets.length > 1 ? ` (tried ${targets.length} providers)` : ''
+    const tried = candidates.length > 1 ? ` (tried ${candidates.length} providers)` : ''
     const message = redact(`${last!.message}${tried}`, secrets)
     if (last!.kind === 'timeout') throw new GatewayError(504, 'upstream_timeout', message)
     throw new GatewayError(502, 'upstream_error', message)

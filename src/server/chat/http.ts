@@ -16,6 +16,8 @@ import { enforceRateLimit } from '../trpc.js'
 import { ClientAbortError, GatewayError } from './errors.js'
 import { completionBody } from './format.js'
 import type { ChatRequest, ChatStream } from './gateway.js'
+import type { GatewayPass } from './keys/access.js'
+import type { CallOutcome } from './keys/usage.js'
 
 /** Long conversations are allowed; 4 MiB is far beyond any model's context. */
 const CHAT_BODY_LIMIT = 4 * 1024 * 1024
@@ -45,7 +47,7 @@ function isConfigError(error: unknown): error is ConfigError {
 }
 
 function describe(error: unknown): ClientError {
-  if (error instanceof GatewayError) return { status: error.status, message: error.message, type: error.type, code: error.code, param: error.param, unexpected: false }
+  if (error instanceof GatewayError) return { status: error.status, message: error.message, type: error.type, code: error.code, param: error.param, retryAfter: error.retryAfter, unexpected: false }
   // An invalid PLAZA_LLM_* configuration found at the first chat request (`plaza serve` refuses to start with one).
   if (isConfigError(error)) return { status: 503, message: `The chat configuration is invalid: ${error.message}`, type: 'service_unavailable', code: 'provider_not_configured', param: null, unexpected: false }
   const failure = toPublicError(error)
@@ -55,12 +57,13 @@ function describe(error: unknown): ClientError {
   return { status: failure.status, message: failure.message, type, code, param, retryAfter: failure.retryAfter, unexpected: failure.unexpected }
 }
 
-function sendChatError(exchange: Exchange, style: ErrorStyle, error: unknown) {
+export function sendChatError(exchange: Exchange, style: ErrorStyle, error: unknown) {
   const { res, req, ctx } = exchange
   const failure = describe(error)
   if (failure.unexpected) ctx.services.logger.error('chat request failed', { url: req.url, error: String((error as Error)?.stack ?? error) })
   if (res.headersSent) return void res.destroy()
   const headers: Record<string, string> = failure.retryAfter ? { 'retry-after': String(failure.retryAfter) } : {}
+  if (failure.status === 401) headers['www-authenticate'] = 'Bearer'
   if (style === 'openai') sendJson(res, failure.status, { error: { message: failure.message, type: failure.type, code: failure.code, param: failure.param } }, headers)
   else sendError(res, failure.status, failure.message, headers, ctx.services.clock())
 }
@@ -83,7 +86,17 @@ function upstreamHeaders(provider: string, upstreamRequestId: string | undefined
   return { 'x-plaza-provider': provider, ...(upstreamRequestId ? { 'x-upstream-request-id': upstreamRequestId } : {}) }
 }
 
-async function sendStream(res: ServerResponse, stream: ChatStream) {
+/**
+ * The one gate of every gateway operation: the caller's address rate limit, then its key (401 when
+ * the gateway requires one and this is none). The pass then admits each call and counts its usage.
+ */
+export async function authorizeGatewayCall(ctx: Exchange['ctx']): Promise<GatewayPass> {
+  await enforceRateLimit(ctx, 'default', `ip:${ctx.clientAddress}`)
+  return (await ctx.services.gatewayAccess()).authorize(ctx.token)
+}
+
+/** Streams the answer; resolves with what the call used, for the key's usage (the last chunk carries it). */
+async function sendStream(res: ServerResponse, stream: ChatStream): Promise<CallOutcome> {
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache, no-transform',
@@ -95,10 +108,11 @@ async function sendStream(res: ServerResponse, stream: ChatStream) {
     JSON.stringify({ id: stream.id, object: 'chat.completion.chunk', created: stream.created, model: stream.model, choices: [{ index, delta, logprobs, finish_reason: finishReason }], ...extra })
   // Each choice opens with its role, as OpenAI's streams do.
   const opened = new Set<number>([0])
+  const outcome: CallOutcome = { failed: false }
   await writeEvent(res, chunk(0, { role: 'assistant', content: '' }))
   try {
     for await (const event of stream.events) {
-      if (res.destroyed) return
+      if (res.destroyed) return outcome
       if (event.type === 'delta') {
         if (!opened.has(event.index)) {
           opened.add(event.index)
@@ -113,6 +127,7 @@ async function sendStream(res: ServerResponse, stream: ChatStream) {
         await writeEvent(res, chunk(event.index, delta, null, event.logprobs ?? null))
       } else {
         // Usage rides on the last chunk, whether or not the client asked for it (stream_options.include_usage).
+        outcome.usage = event.usage
         const last = event.finishReasons.length - 1
         for (const [position, { index, finishReason }] of event.finishReasons.entries()) {
           await writeEvent(res, chunk(index, {}, finishReason, null, position === last ? { usage: event.usage ?? null } : {}))
@@ -121,13 +136,15 @@ async function sendStream(res: ServerResponse, stream: ChatStream) {
     }
     await writeEvent(res, '[DONE]')
   } catch (error) {
-    if (error instanceof ClientAbortError || res.destroyed) return
+    if (error instanceof ClientAbortError || res.destroyed) return outcome
+    outcome.failed = true
     // Headers are gone: the failure travels as an OpenAI error event (OpenAI's client throws on it; the
     // same shape on every operation, as an envelope means nothing inside a stream) and no [DONE] follows.
     const failure = describe(error)
     await writeEvent(res, JSON.stringify({ error: { message: failure.message, type: failure.type, code: failure.code, param: null } }))
   }
   res.end()
+  return outcome
 }
 
 /** Builds the handler of one chat operation. */
@@ -139,18 +156,27 @@ function chatHandler(parse: (body: unknown) => ChatRequest & { stream: boolean }
     res.on('close', () => {
       if (!res.writableFinished) controller.abort()
     })
+    let admitted: { pass: GatewayPass; model: string } | undefined
     try {
-      await enforceRateLimit(ctx, 'default', `ip:${ctx.clientAddress}`)
+      const pass = await authorizeGatewayCall(ctx)
       const request = parse(await readJson(req, CHAT_BODY_LIMIT))
+      pass.admit(request.model)
+      admitted = { pass, model: request.model }
       const gateway = await ctx.services.chat()
       if (request.stream) {
         const stream = await gateway.stream(request, controller.signal)
-        await sendStream(res, stream)
+        const outcome = await sendStream(res, stream)
+        admitted = undefined
+        pass.settle(request.model, outcome)
       } else {
         const result = await gateway.complete(request, controller.signal)
+        admitted = undefined
+        pass.settle(request.model, { usage: result.usage, failed: false })
         sendJson(res, 200, completionBody(result), upstreamHeaders(result.provider, result.upstreamRequestId))
       }
     } catch (error) {
+      // An admitted call that failed before answering still counts, as a request and an error (a client that left is no error).
+      admitted?.pass.settle(admitted.model, { failed: !(error instanceof ClientAbortError) })
       if (error instanceof ClientAbortError) return void res.destroy()
       sendChatError(exchange, style, error)
     }
@@ -180,9 +206,10 @@ function modelObject(model: { id: string; provider: string }, created: number) {
 /** GET /api/v1/models: every name the gateway serves (OpenAI's list shape). */
 export async function handleListModels(exchange: Exchange): Promise<void> {
   try {
-    await enforceRateLimit(exchange.ctx, 'default', `ip:${exchange.ctx.clientAddress}`)
+    const pass = await authorizeGatewayCall(exchange.ctx)
     const gateway = await exchange.ctx.services.chat()
-    sendJson(exchange.res, 200, { object: 'list', data: gateway.models().map((model) => modelObject(model, gateway.createdAt)) })
+    const allowed = gateway.models().filter((model) => pass.allows(model.id))
+    sendJson(exchange.res, 200, { object: 'list', data: allowed.map((model) => modelObject(model, gateway.createdAt)) })
   } catch (error) {
     sendChatError(exchange, 'openai', error)
   }
@@ -191,10 +218,11 @@ export async function handleListModels(exchange: Exchange): Promise<void> {
 /** GET /api/v1/models/{id}: one served name, or OpenAI's 404. */
 export async function handleGetModel(exchange: Exchange): Promise<void> {
   try {
-    await enforceRateLimit(exchange.ctx, 'default', `ip:${exchange.ctx.clientAddress}`)
+    const pass = await authorizeGatewayCall(exchange.ctx)
     const gateway = await exchange.ctx.services.chat()
     const id = exchange.params.id
-    const model = gateway.models().find((served) => served.id === id)
+    // A name the key may not use is as unknown to it as one nobody serves (OpenAI answers the same 404).
+    const model = gateway.models().find((served) => served.id === id && pass.allows(served.id))
     if (!model) throw new GatewayError(404, 'model_not_found', `The model "${id}" is not served here: GET /api/v1/models lists the names that are.`, 'model')
     sendJson(exchange.res, 200, modelObject(model, gateway.createdAt))
   } catch (error) {

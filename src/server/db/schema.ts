@@ -425,3 +425,53 @@ export const operationStats = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.method, t.path, t.fromMs] })],
 )
+
+/**
+ * Keys of the chat gateway (`plaza admin keys`): only the SHA-256 of each key is kept. Once any key
+ * exists the gateway requires one. A name is unique among live keys; revoked keys are kept (and
+ * keep the gateway closed) so that their usage stays attributed.
+ */
+export const gatewayKeys = sqliteTable(
+  'gateway_keys',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    name: text('name').notNull(),
+    keyHash: text('key_hash').notNull(),
+    /** The model names the key may use, as a JSON array; null allows every name. */
+    models: text('models', { mode: 'json' }).$type<string[]>(),
+    rpm: integer('rpm'),
+    tpm: integer('tpm'),
+    /** Total tokens the key may use over its life; null for no budget. */
+    budgetTokens: integer('budget_tokens'),
+    /** Tokens used so far, added in the transaction that writes the usage rows. */
+    usedTokens: integer('used_tokens').notNull().default(0),
+    premium: integer('premium', { mode: 'boolean' }).notNull().default(false),
+    createdAt: integer('created_at').notNull(),
+    revokedAt: integer('revoked_at'),
+  },
+  (t) => [
+    uniqueIndex('gateway_keys_hash_idx').on(t.keyHash),
+    uniqueIndex('gateway_keys_live_name_idx')
+      .on(t.name)
+      .where(sql`${t.revokedAt} is null`),
+  ],
+)
+
+/** A key's usage per UTC day and model name (as the client asked for it), written in batches. */
+export const gatewayUsage = sqliteTable(
+  'gateway_usage',
+  {
+    keyId: integer('key_id')
+      .notNull()
+      .references(() => gatewayKeys.id, { onDelete: 'cascade' }),
+    /** `YYYY-MM-DD`, UTC. */
+    day: text('day').notNull(),
+    model: text('model').notNull(),
+    promptTokens: integer('prompt_tokens').notNull().default(0),
+    completionTokens: integer('completion_tokens').notNull().default(0),
+    totalTokens: integer('total_tokens').notNull().default(0),
+    requests: integer('requests').notNull().default(0),
+    errors: integer('errors').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.keyId, t.day, t.model] }), index('gateway_usage_day_idx').on(t.day)],
+)

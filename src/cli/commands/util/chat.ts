@@ -9,7 +9,7 @@ export default class Chat extends PlazaCommand<typeof Chat> {
   static override description = `Chat with a model through Plaza's chat gateway.
 
 Streams the answer to stdout as it arrives; reasoning (a <think> block or the provider's own) goes to stderr, dimmed, when stderr is a terminal. The prompt is PROMPT, or piped stdin; with neither, on a terminal, opens an interactive chat that keeps the conversation.
-Embedded (no --url), the gateway runs in-process with the PLAZA_LLM_* settings of this environment; with --url it uses that server's /api/v1/chat/completions (or /api/chaty, /api/reasoning-70b).`
+Embedded (no --url), the gateway runs in-process with the PLAZA_LLM_* settings of this environment; with --url it uses that server's /api/v1/chat/completions (or /api/chaty, /api/reasoning-70b), sending PLAZA_GATEWAY_KEY as its key when the server's gateway requires one.`
 
   static override examples = [
     '<%= config.bin %> util chat "Explain SSE in one sentence"',

@@ -1,0 +1,26 @@
+import { Args, Command } from '@oclif/core'
+import { asUsageError, dataDirFlag, withDataDir } from '../../../admin.js'
+import type { GatewayKeyInfo } from '../../../../server/chat/keys/store.js'
+
+/** Operator command: ends a gateway key for good (its usage stays on record). */
+export default class AdminKeysRevoke extends Command {
+  static override description = `Revoke a chat gateway key by id or name: calls with it get 401 (a running server sees it within a second).
+Its usage stays on record, and the gateway stays closed: revoking every key does not open it again.`
+
+  static override examples = ['<%= config.bin %> admin keys revoke ci', '<%= config.bin %> admin keys revoke 3 --json']
+
+  static override enableJsonFlag = true
+
+  static override args = {
+    key: Args.string({ description: 'the key id, or the name of a live key', required: true }),
+  }
+
+  static override flags = { 'data-dir': dataDirFlag }
+
+  async run(): Promise<GatewayKeyInfo> {
+    const { args, flags } = await this.parse(AdminKeysRevoke).catch(asUsageError)
+    const revoked = await withDataDir(this, flags['data-dir'], async (services) => (await services.gatewayAccess()).revokeKey(args.key))
+    if (!this.jsonEnabled()) this.log(`gateway key #${revoked.id} "${revoked.name}" is revoked`)
+    return revoked
+  }
+}

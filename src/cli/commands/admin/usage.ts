@@ -1,0 +1,34 @@
+import { Command, Flags } from '@oclif/core'
+import { asUsageError, dataDirFlag, formatTable, withDataDir } from '../../admin.js'
+import type { UsageRow } from '../../../server/chat/keys/usage.js'
+
+/** Operator command: gateway usage per key, model and UTC day. */
+export default class AdminUsage extends Command {
+  static override description = `Chat gateway usage of a local data directory, per key, model and UTC day: requests, errors, prompt, completion and total tokens.
+A running server writes what it counted every 5 seconds and when it stops.`
+
+  static override examples = ['<%= config.bin %> admin usage', '<%= config.bin %> admin usage --key ci --days 7', '<%= config.bin %> admin usage --json']
+
+  static override enableJsonFlag = true
+
+  static override flags = {
+    'data-dir': dataDirFlag,
+    key: Flags.string({ description: 'only this key (id or name)' }),
+    days: Flags.integer({ description: 'how many UTC days, today included', min: 1, max: 366, default: 30 }),
+  }
+
+  async run(): Promise<Array<UsageRow & { key_name: string }>> {
+    const { flags } = await this.parse(AdminUsage).catch(asUsageError)
+    const rows = await withDataDir(this, flags['data-dir'], async (services) => (await services.gatewayAccess()).usage({ ref: flags.key, days: flags.days }))
+    if (!this.jsonEnabled()) {
+      if (rows.length === 0) this.log(`no gateway usage in the last ${flags.days} days`)
+      else {
+        const table = rows.map((row) => [row.day, `${row.key_name} (#${row.key_id})`, row.model, String(row.requests), String(row.errors), String(row.prompt_tokens), String(row.completion_tokens), String(row.total_tokens)])
+        const sum = (field: 'requests' | 'errors' | 'prompt_tokens' | 'completion_tokens' | 'total_tokens') => String(rows.reduce((total, row) => total + row[field], 0))
+        table.push(['total', '', '', sum('requests'), sum('errors'), sum('prompt_tokens'), sum('completion_tokens'), sum('total_tokens')])
+        this.log(formatTable(['DAY', 'KEY', 'MODEL', 'REQUESTS', 'ERRORS', 'PROMPT', 'COMPLETION', 'TOTAL'], table))
+      }
+    }
+    return rows
+  }
+}

@@ -1,0 +1,194 @@
+/**
+ * Who may call the chat gateway, and how much. Open while no key exists (and
+ * `PLAZA_GATEWAY_AUTH` is not `required`); from the first key on, every gateway call needs
+ * `Authorization: Bearer <key>`. A key's model allow-list, requests and tokens per minute and
+ * lifetime token budget are checked before the call (`admit`), its usage counted after it (`settle`).
+ *
+ * On the request path nothing waits on the database while the cache is fresh: a key's row is read
+ * at most once per KEY_CACHE_MS, so a key created or revoked by another process (`plaza admin
+ * keys`) takes effect here within that time, and at once when done through this process. The
+ * per-minute windows are this process's (with `--workers N` each worker counts its own calls).
+ */
+import { timingSafeEqual } from 'node:crypto'
+import { TRPCError } from '@trpc/server'
+import type { CreateGatewayKeyInput } from '../../../shared/schemas/gateway-keys.js'
+import type { GatewayAuth } from '../../config.js'
+import type { Db, ReadDb } from '../../db/client.js'
+import type { Clock } from '../../services.js'
+import { GatewayError } from '../errors.js'
+import { anyGatewayKey, createGatewayKey, findGatewayKeys, hashGatewayKey, keyByHash, listGatewayKeys, revokeGatewayKey, type GatewayKeyInfo, type GatewayKeyRow } from './store.js'
+import { createUsageBook, utcDay, type CallOutcome, type UsageBook, type UsageRow } from './usage.js'
+import { MinuteWindow } from './window.js'
+
+/** How long a key's row, and the answer to "does any key exist", are trusted before being read again. */
+export const KEY_CACHE_MS = 1_000
+
+/** What one admitted caller may do; the open gateway's pass allows everything and counts nothing. */
+export interface GatewayPass {
+  /** Null when the gateway is open. */
+  readonly key: { id: number; name: string; premium: boolean } | null
+  /** Whether the key may use this model name (for the models list). */
+  allows(model: string): boolean
+  /** Throws 403 for a model outside the allow-list, 429 past the budget or a per-minute limit; counts the request. */
+  admit(model: string): void
+  /** Counts the call's tokens (and whether it failed) once it has ended. */
+  settle(model: string, outcome: CallOutcome): void
+  /** The key's lifetime budget and what it has used of it (every process's written usage plus this one's). */
+  quota(): { budget_tokens: number | null; used_tokens: number }
+}
+
+export interface GatewayAccess {
+  /** The caller behind a bearer token; 401 when a key is required and this is none, or a revoked one. */
+  authorize(token: string | null): Promise<GatewayPass>
+  /** True while calls need no key. */
+  isOpen(): Promise<boolean>
+  createKey(input: CreateGatewayKeyInput): Promise<{ key: string; info: GatewayKeyInfo }>
+  listKeys(): Promise<GatewayKeyInfo[]>
+  revokeKey(ref: string): Promise<GatewayKeyInfo>
+  /** Usage rows over the last `days` UTC days of one key, of the keys a reference (id or name) names, or of every key. */
+  usage(options: { key?: { id: number; name: string }; ref?: string; days: number }): Promise<Array<UsageRow & { key_name: string }>>
+  flush(): Promise<void>
+  close(): Promise<void>
+}
+
+const OPEN_PASS: GatewayPass = { key: null, allows: () => true, admit() {}, settle() {}, quota: () => ({ budget_tokens: null, used_tokens: 0 }) }
+
+const DAY_MS = 86_400_000
+
+interface CachedKey {
+  row: GatewayKeyRow
+  /** The hash as bytes, for the constant-time comparison. */
+  hash: Buffer
+  models: Set<string> | null
+  loadedAt: number
+  /** Tokens of this process already in `row.usedTokens` when it was read. */
+  writtenAtLoad: number
+}
+
+function unauthorized(message: string): never {
+  throw new GatewayError(401, 'invalid_api_key', message)
+}
+
+export function createGatewayAccess(options: { db: Db; reads: ReadDb; clock: Clock; auth: GatewayAuth; background: boolean; onError: (error: unknown) => void }): GatewayAccess {
+  const { db, reads, clock } = options
+  const book: UsageBook = createUsageBook(db, { background: options.background, onError: options.onError })
+  const byHash = new Map<string, CachedKey>()
+  // One pass per loaded row, made once rather than per call.
+  const passes = new WeakMap<CachedKey, GatewayPass>()
+  const windows = new Map<number, { requests: MinuteWindow; tokens: MinuteWindow }>()
+  // Once true it stays true (keys are revoked, never deleted), so it is read again only while false.
+  let keysExist: { value: boolean; at: number } | null = null
+
+  async function required(now: number): Promise<boolean> {
+    if (options.auth === 'required') return true
+    if (keysExist && (keysExist.value || Math.abs(now - keysExist.at) < KEY_CACHE_MS)) return keysExist.value
+    const found = await anyGatewayKey(reads).get()
+    keysExist = { value: found !== undefined, at: now }
+    return keysExist.value
+  }
+
+  async function load(hash: string, now: number): Promise<CachedKey | null> {
+    // Read while no usage batch is being written, so that the row's used_tokens and `written` agree.
+    const entry = await book.consistently(async () => {
+      const row = await keyByHash(reads).get({ hash })
+      if (!row) return null
+      const loaded: CachedKey = { row, hash: Buffer.from(row.keyHash, 'hex'), models: row.models ? new Set(row.models) : null, loadedAt: now, writtenAtLoad: book.written(row.id) }
+      passes.set(loaded, passFor(loaded))
+      return loaded
+    })
+    if (entry) byHash.set(hash, entry)
+    else byHash.delete(hash)
+    return entry
+  }
+
+  function windowsOf(keyId: number) {
+    let found = windows.get(keyId)
+    if (!found) windows.set(keyId, (found = { requests: new MinuteWindow(), tokens: new MinuteWindow() }))
+    return found
+  }
+
+  function passFor(entry: CachedKey): GatewayPass {
+    const { row } = entry
+    const allows = (model: string) => entry.models === null || entry.models.has(model)
+    const spent = () => row.usedTokens + book.counted(row.id) - entry.writtenAtLoad
+    return {
+      key: { id: row.id, name: row.name, premium: row.premium },
+      allows,
+      admit(model) {
+        if (!allows(model)) {
+          throw new GatewayError(403, 'model_not_allowed', `This key may not use the model "${model}"; it may use: ${[...entry.models!].join(', ')}.`, 'model')
+        }
+        if (row.budgetTokens !== null && spent() >= row.budgetTokens) {
+          throw new GatewayError(429, 'insufficient_quota', `This key has used its budget of ${row.budgetTokens} tokens (${spent()} used); ask the operator for a new key.`)
+        }
+        const now = clock().getTime()
+        const counters = windowsOf(row.id)
+        if (row.rpm !== null && counters.requests.total(now) >= row.rpm) {
+          const wait = counters.requests.secondsUntilBelow(now, row.rpm)
+          throw new GatewayError(429, 'rate_limit_exceeded', `Rate limit reached: this key may make ${row.rpm} requests per minute; try again in ${wait} s.`, null, wait)
+        }
+        if (row.tpm !== null && counters.tokens.total(now) >= row.tpm) {
+          const wait = counters.tokens.secondsUntilBelow(now, row.tpm)
+          throw new GatewayError(429, 'rate_limit_exceeded', `Rate limit reached: this key may use ${row.tpm} tokens per minute; try again in ${wait} s.`, null, wait)
+        }
+        counters.requests.add(now, 1)
+      },
+      settle(model, outcome) {
+        const at = clock()
+        book.record(row.id, utcDay(at), model, outcome)
+        const tokens = outcome.usage ? (outcome.usage.total_tokens ?? outcome.usage.prompt_tokens + outcome.usage.completion_tokens) : 0
+        if (tokens > 0) windowsOf(row.id).tokens.add(at.getTime(), tokens)
+      },
+      quota: () => ({ budget_tokens: row.budgetTokens, used_tokens: spent() }),
+    }
+  }
+
+  /** Forgets what this process cached of a key, so its change applies to the next call. */
+  function forget(keyId: number) {
+    for (const [hash, entry] of byHash) if (entry.row.id === keyId) byHash.delete(hash)
+  }
+
+  return {
+    async authorize(token) {
+      const now = clock().getTime()
+      if (!(await required(now))) return OPEN_PASS
+      if (!token) unauthorized('This gateway requires an API key: send Authorization: Bearer <key> (the operator creates keys with plaza admin keys create).')
+      const hash = hashGatewayKey(token)
+      let entry = byHash.get(hash)
+      if (!entry || Math.abs(now - entry.loadedAt) >= KEY_CACHE_MS) entry = (await load(hash, now)) ?? undefined
+      // Found by its hash, so only a caller who holds the key gets here; compared again in constant time all the same.
+      if (!entry || !timingSafeEqual(entry.hash, Buffer.from(hash, 'hex'))) unauthorized('Incorrect API key provided: it is not a key of this gateway.')
+      if (entry.row.revokedAt !== null) unauthorized('This API key has been revoked.')
+      return passes.get(entry)!
+    },
+
+    isOpen: async () => !(await required(clock().getTime())),
+
+    async createKey(input) {
+      const created = await createGatewayKey(db, input, clock())
+      keysExist = { value: true, at: clock().getTime() }
+      return created
+    },
+
+    listKeys: () => listGatewayKeys(db),
+
+    async revokeKey(ref) {
+      const revoked = await revokeGatewayKey(db, ref, clock())
+      forget(revoked.id)
+      return revoked
+    },
+
+    async usage({ key, ref, days }) {
+      const keys = key ? [key] : ref !== undefined ? await findGatewayKeys(db, ref) : await listGatewayKeys(db)
+      if (ref !== undefined && keys.length === 0) throw new TRPCError({ code: 'NOT_FOUND', message: `no gateway key ${/^\d+$/.test(ref) ? `with id ${ref}` : `named "${ref}"`} (plaza admin keys list shows them)` })
+      const names = new Map(keys.map(({ id, name }) => [id, name]))
+      const since = utcDay(new Date(clock().getTime() - (days - 1) * DAY_MS))
+      const rows = await book.read([...names.keys()], since)
+      return rows.map((row) => ({ ...row, key_name: names.get(row.key_id) ?? '' }))
+    },
+
+    flush: () => book.flush(),
+
+    close: () => book.close(),
+  }
+}
