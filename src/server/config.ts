@@ -54,6 +54,11 @@ export interface ServerConfig {
   streams: StreamConfig
   /** Where `GET /api/website` redirects (`PLAZA_WEBSITE_URL`): an http(s) URL or an absolute path on this server. */
   websiteUrl: string
+  /**
+   * `PLAZA_FETCH_ALLOW_PRIVATE=1`: the fetch guard (fetch-guard.ts) may reach loopback and private
+   * networks. For tests that serve images from loopback; never on a server open to users.
+   */
+  fetchAllowPrivate: boolean
   /** The environment the configuration was read from; feature modules (chat providers) read their own variables from it. */
   env: NodeJS.ProcessEnv
 }
@@ -205,6 +210,14 @@ export function parseLogLevel(value: string | undefined): LogLevel {
   return text as LogLevel
 }
 
+/** `PLAZA_FETCH_ALLOW_PRIVATE`: `1`/`true` or `0`/`false`; anything else stops the start-up rather than guessing. */
+export function parseFetchAllowPrivate(value: string | undefined): boolean {
+  const text = value?.trim().toLowerCase() ?? ''
+  if (text === '' || text === '0' || text === 'false') return false
+  if (text === '1' || text === 'true') return true
+  throw new ConfigError(`PLAZA_FETCH_ALLOW_PRIVATE must be 1 or 0, not "${value}"`)
+}
+
 export interface ConfigOverrides {
   host?: string
   port?: number | string
@@ -239,6 +252,7 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
     generatedMaxBytes: parseBytes('PLAZA_GENERATED_MAX_BYTES', env.PLAZA_GENERATED_MAX_BYTES, DEFAULTS.generatedMaxBytes),
     streams: parseStreamConfig(env),
     websiteUrl: parseWebsiteUrl(env.PLAZA_WEBSITE_URL),
+    fetchAllowPrivate: parseFetchAllowPrivate(env.PLAZA_FETCH_ALLOW_PRIVATE),
     env,
   }
 }
