@@ -73,7 +73,8 @@ export function toPublicError(error: unknown): PublicError {
       return { status, code: error.code, message: GENERIC_ERROR_MESSAGE, unexpected: true }
     }
     // A rate-limit refusal or a full queue says when to come back.
-    const retryAfter = typeof (error as { retryAfter?: unknown }).retryAfter === 'number' ? (error as { retryAfter: number }).retryAfter : undefined
+    const declared = (error as { retryAfter?: unknown }).retryAfter
+    const retryAfter = typeof declared === 'number' ? declared : undefined
     return { status, code: error.code, message: error.message, retryAfter, unexpected: false }
   }
   return { status: 500, code: 'INTERNAL_SERVER_ERROR', message: GENERIC_ERROR_MESSAGE, unexpected: true }

@@ -8,7 +8,9 @@ import { catalogListInput, type CatalogGroup } from '../../shared/schemas/catalo
 import { chatCompletionInput, chatOperationInput, modelIdInput } from '../../shared/schemas/chat.js'
 import { codeImageInput } from '../../shared/schemas/codeimage.js'
 import { handleChatCompletions, handleChatOperation, handleGetModel, handleListModels } from '../chat/http.js'
+import { expandInput, imageFxInput, upscaleInput } from '../../shared/schemas/imaging.js'
 import { handleCodeImage } from '../codeimage/http.js'
+import { handleExpand, handleImageFx, handleListEffects, handleUpscale } from './imaging/http.js'
 import { docsPageInput, handleDocsPage } from './system/docs-page.js'
 import { handleListOperations } from './system/list.js'
 import { handleOpenApi } from './system/openapi.js'
@@ -86,9 +88,10 @@ export const catalog: Operation[] = [
   defineOperation({ group: 'music', method: 'POST', path: '/api/identify', summary: 'Identify a song from an uploaded audio file (AudD protocol)', backend: 'provider', providers: ['AUDD'] }),
 
   // Image Processing
-  defineOperation({ group: 'Image Processing', method: 'GET', path: '/api/imageFx', summary: 'Photo effects from a numbered list (also by name)', backend: 'local', answers: 'image' }),
-  defineOperation({ group: 'Image Processing', method: 'GET', path: '/api/diffuser/expand', summary: 'Expand an image to a ratio over a blurred fill (generative fill through the image provider when configured)', backend: 'local', answers: 'image' }),
-  defineOperation({ group: 'Image Processing', method: 'GET', path: '/api/upscale', summary: 'Upscale an image 2x or 4x (AI upscaling through the image provider when configured)', backend: 'local', answers: 'image' }),
+  defineOperation({ group: 'Image Processing', method: 'GET', path: '/api/imageFx', summary: 'Photo effects from a numbered list (also by name)', backend: 'local', handle: handleImageFx, input: imageFxInput, answers: 'image', docs: 'docs/imaging.md' }),
+  defineOperation({ group: 'Image Processing', method: 'GET', path: '/api/imageFx/effects', summary: 'The numbered list of photo effects', backend: 'local', handle: handleListEffects, docs: 'docs/imaging.md' }),
+  defineOperation({ group: 'Image Processing', method: 'GET', path: '/api/diffuser/expand', summary: 'Expand an image to a ratio over a blurred fill (generative fill through the image provider when configured)', backend: 'local', handle: handleExpand, input: expandInput, answers: 'image', docs: 'docs/imaging.md' }),
+  defineOperation({ group: 'Image Processing', method: 'GET', path: '/api/upscale', summary: 'Upscale an image 2x or 4x (AI upscaling through the image provider when configured)', backend: 'local', handle: handleUpscale, input: upscaleInput, answers: 'image', docs: 'docs/imaging.md' }),
   defineOperation({ group: 'Image Processing', method: 'GET', path: '/api/removebg', summary: 'Remove the background of an image', backend: 'provider', providers: ['REMOVEBG'], answers: 'image' }),
   defineOperation({ group: 'Image Processing', method: 'GET', path: '/api/zombie', summary: 'A zombie-like version of an image (image-to-image)', backend: 'provider', providers: ['IMAGES'], answers: 'image' }),
   defineOperation({ group: 'Image Processing', method: null, path: null, summary: 'Change clothes on a person using a clothing image', backend: 'provider', notOffered: 'out of commission in the original catalog' }),
