@@ -235,6 +235,23 @@ test('upscale: 2x and 4x double and quadruple with lanczos; past 8192 px a side 
   assert.match(stored.body.path, /^uploads\/upscale\//)
 })
 
+test('a heavy job does not hold up other requests: /health answers while a 4x upscale runs', async () => {
+  files.set('large.jpg', await noisyImage(1200, 800), 'image/jpeg')
+  let upscaled = false
+  const job = server.request('GET', `/api/upscale?url=${files.url}/large.jpg&scale=4`).then((res) => {
+    upscaled = true
+    return res
+  })
+  // Once the image has been fetched and the job is in sharp's hands, the event loop is free.
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  const health = await server.request('GET', '/health')
+  assert.is(health.status, 200)
+  assert.not.ok(upscaled, 'the upscale finished before /health answered: the check proved nothing')
+  const res = await job
+  assert.is(res.status, 200)
+  assert.equal([Number(res.headers.get('x-image-width')), Number(res.headers.get('x-image-height'))], [4800, 3200])
+})
+
 test('bad input: each a 4xx naming the problem, and nothing is written', async () => {
   files.set('page.html', Buffer.from('<html>hello</html>'), 'image/png')
   files.set('bomb.png', pngBomb())
