@@ -50,14 +50,21 @@ export function defaultOutput(input: string, operation: ImageOperation, format: 
   return `${base}-${suffix}.${format === 'jpeg' ? 'jpg' : 'png'}`
 }
 
+/** A URL or uploads/ path is fetched by the server (GET); a local file is sent as the POST form's `file`. */
 async function runRemote(url: string, operation: ImageOperation, input: string): Promise<Result> {
-  if (!isUrl(input) && !isUploadPath(input)) {
-    throw new UsageError(`a server reads images by URL or uploads/... path; ${input} is a local file: leave out --url to process it here, or upload it first`)
-  }
+  const byReference = isUrl(input) || isUploadPath(input)
   const { path: route, query } = queryOf(operation, input)
+  const init: Parameters<typeof remoteFetch>[1] = { headers: { accept: 'image/png, image/jpeg' } }
+  if (!byReference) {
+    delete query[operation.kind === 'imagefx' ? 'imageUrl' : 'url']
+    const { FormData } = await import('undici')
+    const form = new FormData()
+    form.append('file', new Blob([new Uint8Array(await readLocal(input))]), path.basename(input))
+    Object.assign(init, { method: 'POST', body: form })
+  }
   let response
   try {
-    response = await remoteFetch(`${url}${route}?${new URLSearchParams(query)}`, { headers: { accept: 'image/png, image/jpeg' } })
+    response = await remoteFetch(`${url}${route}?${new URLSearchParams(query)}`, init)
   } catch (error) {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause
     throw new Error(`cannot reach ${url}: ${cause?.code ?? cause?.message ?? (error as Error).message}`)

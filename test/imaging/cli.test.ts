@@ -73,7 +73,7 @@ test('embedded: a URL goes through the fetch guard (refused on loopback unless P
   }
 })
 
-test('remote: the server fetches the URL and the CLI writes its answer; a local file is a usage error', async () => {
+test('remote: the server fetches the URL, or receives a local file as the POST form, and the CLI writes its answer', async () => {
   const dir = tempDir()
   const host = await servePng(await halves())
   const server = await startTestServer({ env: { PLAZA_FETCH_ALLOW_PRIVATE: '1' } })
@@ -86,9 +86,15 @@ test('remote: the server fetches the URL and the CLI writes its answer; a local 
     assert.is(bad.code, 1)
     assert.match(bad.stderr, /effect must be one of/)
     writeFileSync(path.join(dir, 'local.png'), await halves())
-    const local = await plaza(['util', 'fx', 'local.png', 'sepia', '--url', server.url], dir)
-    assert.is(local.code, 2)
-    assert.match(local.stderr, /local\.png is a local file: leave out --url/)
+    writeFileSync(path.join(dir, 'notes.txt'), 'plain words')
+    const local = await plaza(['util', 'fx', 'local.png', '3', '--url', server.url, '--json'], dir)
+    assert.is(local.code, 0, local.stderr)
+    assert.equal(JSON.parse(local.stdout), { output: 'local-3.png', format: 'png', width: 120, height: 80 })
+    const { data } = await sharp(readFileSync(path.join(dir, 'local-3.png'))).raw().toBuffer({ resolveWithObject: true })
+    assert.equal([...data.subarray(0, 3)], [25, 235, 235])
+    const notImage = await plaza(['util', 'expand', 'notes.txt', '16:9', '--url', server.url], dir)
+    assert.is(notImage.code, 1)
+    assert.match(notImage.stderr, /file: not an image Plaza reads/)
   } finally {
     await server.close()
     await host.close()

@@ -187,7 +187,7 @@ test('Accept: application/json stores the result under uploads/imagefx/, served,
 test('an uploads/... path of this server is an input; an unrecorded or malformed one is a 404', async () => {
   const user = await registerUser(server)
   const form = new FormData()
-  form.append('file', new Blob([await quadrants(300, 200, 'jpeg')]), 'q.jpg')
+  form.append('file', new Blob([new Uint8Array(await quadrants(300, 200, 'jpeg'))]), 'q.jpg')
   const upload = await server.request('POST', '/api/mobile/upload/post', { token: user.token, raw: form })
   assert.is(upload.status, 201)
   const res = await server.request('GET', `/api/upscale?url=${upload.body.data.path}&scale=2`)
@@ -250,6 +250,38 @@ test('a heavy job does not hold up other requests: /health answers while a 4x up
   const res = await job
   assert.is(res.status, 200)
   assert.equal([Number(res.headers.get('x-image-width')), Number(res.headers.get('x-image-height'))], [4800, 3200])
+})
+
+const form = (body: Buffer, field = 'file') => {
+  const data = new FormData()
+  data.append(field, new Blob([new Uint8Array(body)]), 'image.bin')
+  return data
+}
+
+test('POST forms: the multipart file instead of a URL, the other parameters in the query', async () => {
+  const fxRes = await server.request('POST', '/api/imageFx?effect=invert', { raw: form(await quadrants()) })
+  assert.is(fxRes.status, 200, JSON.stringify(fxRes.body))
+  assert.equal((await pixels(fxRes.body)).at(10, 10), [35, 225, 225])
+  const wide = await server.request('POST', '/api/diffuser/expand?ratio=16:9', { raw: form(await quadrants(200, 120)), headers: { accept: 'application/json' } })
+  assert.equal([wide.status, wide.body.width, wide.body.height], [200, 213, 120])
+  assert.match(wide.body.path, /^uploads\/expand\//)
+  const up = await server.request('POST', '/api/upscale?scale=4', { raw: form(await quadrants(50, 40, 'jpeg')) })
+  assert.is(up.headers.get('content-type'), 'image/jpeg')
+  assert.equal([Number(up.headers.get('x-image-width')), Number(up.headers.get('x-image-height'))], [200, 160])
+  const cases: Array<[string, FormData | string, number, RegExp]> = [
+    ['/api/imageFx?effect=invert', form(await quadrants(), 'photo'), 400, /No file was sent/],
+    ['/api/imageFx?effect=invert', form(Buffer.from('%PDF-1.4 not an image')), 415, /file: not an image Plaza reads.*application\/pdf/],
+    ['/api/imageFx?effect=invert', form(pngBomb()), 400, /file: Image is too large/],
+    ['/api/imageFx?effect=invert', form(Buffer.alloc(11 * 1024 * 1024)), 413, /larger than 10 MiB/],
+    ['/api/imageFx', form(await quadrants()), 400, /effectIndex \(or effect\) is required/],
+    ['/api/upscale?scale=3', form(await quadrants()), 400, /scale must be 2 or 4/],
+    ['/api/diffuser/expand?ratio=16:9', '{"url": "x"}', 400, /multipart/],
+  ]
+  for (const [route, body, status, message] of cases) {
+    const res = await server.request('POST', route, { raw: body, headers: typeof body === 'string' ? { 'content-type': 'application/json' } : {} })
+    assert.is(res.status, status, `${route}: ${JSON.stringify(res.body)}`)
+    assert.match(res.body.message, message, route)
+  }
 })
 
 test('bad input: each a 4xx naming the problem, and nothing is written', async () => {

@@ -118,7 +118,7 @@ function targetsOf(prefix: string, routes: Route[]): Target[] {
     method: route.method,
     path: prefix + route.path,
     kind: route.path.startsWith('/v1/') ? 'openai' : 'rest',
-    multipart: route.path.startsWith('/upload/'),
+    multipart: route.path.startsWith('/upload/') || ('multipart' in route && route.multipart !== undefined),
   }))
 }
 

@@ -49,34 +49,44 @@ const MAX_SOURCE_LENGTH = 2048
 const source = (field: string) =>
   z.string({ error: `${field} must be a string` }).trim().min(1, `${field} is required`).max(MAX_SOURCE_LENGTH, `${field} is longer than ${MAX_SOURCE_LENGTH} characters`)
 
+const effectIndex = z
+  .string()
+  .regex(/^\d+$/, 'effectIndex must be a whole number')
+  .transform(Number)
+  .refine((n) => n >= 1 && n <= IMAGE_EFFECTS.length, `effectIndex must be from 1 to ${IMAGE_EFFECTS.length} (GET /api/imageFx/effects lists them)`)
+  .optional()
+  .describe(`the effect by number, 1 to ${IMAGE_EFFECTS.length}`)
+const effect = z
+  .string()
+  .transform((name) => name.trim().toLowerCase())
+  .refine((name): name is ImageEffectName => (IMAGE_EFFECT_NAMES as string[]).includes(name), `effect must be one of: ${IMAGE_EFFECT_NAMES.join(', ')}`)
+  .optional()
+  .describe('the effect by name')
+
+const effectOf = (input: { effectIndex?: number; effect?: ImageEffectName }) => (input.effect ?? IMAGE_EFFECT_NAMES[input.effectIndex! - 1]) as ImageEffectName
+const requireEffect = (input: { effectIndex?: number; effect?: string }, context: z.RefinementCtx) => {
+  if (input.effectIndex === undefined && input.effect === undefined) context.addIssue({ code: 'custom', path: ['effectIndex'], message: 'effectIndex (or effect) is required' })
+}
+
 /** `GET /api/imageFx?imageUrl=&effectIndex=` (or `url=`, `effect=`). */
 export const imageFxInput = z
   .object({
     imageUrl: source('imageUrl').optional().describe('the image: an http(s) URL or an uploads/... path of this server'),
     url: source('url').optional().describe('the same as imageUrl'),
-    effectIndex: z
-      .string()
-      .regex(/^\d+$/, 'effectIndex must be a whole number')
-      .transform(Number)
-      .refine((n) => n >= 1 && n <= IMAGE_EFFECTS.length, `effectIndex must be from 1 to ${IMAGE_EFFECTS.length} (GET /api/imageFx/effects lists them)`)
-      .optional()
-      .describe(`the effect by number, 1 to ${IMAGE_EFFECTS.length}`),
-    effect: z
-      .string()
-      .transform((name) => name.trim().toLowerCase())
-      .refine((name): name is ImageEffectName => (IMAGE_EFFECT_NAMES as string[]).includes(name), `effect must be one of: ${IMAGE_EFFECT_NAMES.join(', ')}`)
-      .optional()
-      .describe('the effect by name'),
+    effectIndex,
+    effect,
   })
   .superRefine((input, context) => {
     if (!input.imageUrl && !input.url) context.addIssue({ code: 'custom', path: ['imageUrl'], message: 'imageUrl (or url) is required' })
-    if (input.effectIndex === undefined && input.effect === undefined) context.addIssue({ code: 'custom', path: ['effectIndex'], message: 'effectIndex (or effect) is required' })
+    requireEffect(input, context)
   })
-  .transform(({ imageUrl, url, effectIndex, effect }) => ({
-    source: (imageUrl ?? url)!,
-    field: imageUrl ? 'imageUrl' : 'url',
-    effect: (effect ?? IMAGE_EFFECT_NAMES[effectIndex! - 1]) as ImageEffectName,
-  }))
+  .transform((input) => ({ source: (input.imageUrl ?? input.url)!, field: input.imageUrl ? 'imageUrl' : 'url', effect: effectOf(input) }))
+
+/** `POST /api/imageFx?effectIndex=` (or `effect=`) with the image as the multipart field `file`. */
+export const imageFxFormInput = z
+  .object({ effectIndex, effect })
+  .superRefine(requireEffect)
+  .transform((input) => ({ effect: effectOf(input) }))
 
 /** `W:H` with whole or decimal sides, or one number; from 1:10 to 10:1. */
 const ratio = z
@@ -92,21 +102,23 @@ const ratio = z
     return value
   })
 
-/** `GET /api/diffuser/expand?url=&ratio=`. */
-export const expandInput = z.object({
-  url: source('url').describe('the image: an http(s) URL or an uploads/... path of this server'),
-  ratio: ratio.describe('the ratio of the result: W:H such as 16:9, or a number such as 1.5'),
-})
+const url = source('url').describe('the image: an http(s) URL or an uploads/... path of this server')
 
-/** `GET /api/upscale?url=&scale=2|4`. */
-export const upscaleInput = z.object({
-  url: source('url').describe('the image: an http(s) URL or an uploads/... path of this server'),
+/** `POST /api/diffuser/expand?ratio=` with the image as the multipart field `file`. */
+export const expandFormInput = z.object({ ratio: ratio.describe('the ratio of the result: W:H such as 16:9, or a number such as 1.5') })
+/** `GET /api/diffuser/expand?url=&ratio=`. */
+export const expandInput = expandFormInput.extend({ url })
+
+/** `POST /api/upscale?scale=` with the image as the multipart field `file`. */
+export const upscaleFormInput = z.object({
   scale: z
     .enum(['2', '4'], { error: 'scale must be 2 or 4' })
     .default('2')
     .transform(Number)
     .describe('2 (default) or 4'),
 })
+/** `GET /api/upscale?url=&scale=2|4`. */
+export const upscaleInput = upscaleFormInput.extend({ url })
 
 /** The JSON answer of every image operation with `Accept: application/json`. */
 export const storedImageAnswer = z.object({ message: z.string(), url: z.string(), path: z.string(), width: z.number().int(), height: z.number().int() })

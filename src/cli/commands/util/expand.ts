@@ -5,7 +5,7 @@ import type { ImageCommandOutput } from '../../imaging.js'
 export default class UtilExpand extends PlazaCommand<typeof UtilExpand> {
   static override description = `Expand an image to a ratio, the original centred over a blurred, darkened fill of itself (GET /api/diffuser/expand).
 
-IMAGE is a local file, an http(s) URL, or an uploads/... path of the server. With --url the server does the work (by URL or uploads/ path); without, it runs here.`
+IMAGE is a local file, an http(s) URL, or an uploads/... path of the server. With --url the server does the work (a local file is sent to it as a form); without, it runs here.`
   static override examples = ['<%= config.bin %> util expand photo.jpg 16:9', '<%= config.bin %> util expand portrait.png 1 -o square.png --json']
   static override args = {
     image: Args.string({ description: 'local file, http(s) URL or uploads/... path', required: true }),

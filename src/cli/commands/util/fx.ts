@@ -6,7 +6,7 @@ import type { ImageCommandOutput } from '../../imaging.js'
 export default class UtilFx extends PlazaCommand<typeof UtilFx> {
   static override description = `Apply a photo effect to an image (GET /api/imageFx): by name or by its number in the list (docs/imaging.md).
 
-IMAGE is a local file, an http(s) URL, or an uploads/... path of the server. With --url the server does the work (by URL or uploads/ path); without, it runs here.
+IMAGE is a local file, an http(s) URL, or an uploads/... path of the server. With --url the server does the work (a local file is sent to it as a form); without, it runs here.
 
 Effects: ${IMAGE_EFFECT_NAMES.map((name, i) => `${i + 1} ${name}`).join(', ')}.`
   static override examples = [

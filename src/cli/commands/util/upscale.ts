@@ -5,7 +5,7 @@ import type { ImageCommandOutput } from '../../imaging.js'
 export default class UtilUpscale extends PlazaCommand<typeof UtilUpscale> {
   static override description = `Upscale an image 2x or 4x with lanczos3 resampling and mild sharpening, at most 8192 px a side (GET /api/upscale).
 
-IMAGE is a local file, an http(s) URL, or an uploads/... path of the server. With --url the server does the work (by URL or uploads/ path); without, it runs here.`
+IMAGE is a local file, an http(s) URL, or an uploads/... path of the server. With --url the server does the work (a local file is sent to it as a form); without, it runs here.`
   static override examples = ['<%= config.bin %> util upscale icon.png', '<%= config.bin %> util upscale photo.jpg --scale 4 -o big.jpg --json']
   static override args = {
     image: Args.string({ description: 'local file, http(s) URL or uploads/... path', required: true }),
