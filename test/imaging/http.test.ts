@@ -227,6 +227,16 @@ test('upscale: 2x and 4x double and quadruple with lanczos; past 8192 px a side 
   const four = await pixels((await server.request('GET', `/api/upscale?url=${files.url}/q.png&scale=4`)).body)
   assert.equal([four.info.width, four.info.height], [400, 320])
   assert.equal(four.at(20, 20), [220, 30, 30])
+  // Sharpened: more edge energy than the same lanczos3 resize alone.
+  files.set('noise.png', await noisyImage(60, 40, 'png'))
+  const sharpened = await pixels((await server.request('GET', `/api/upscale?url=${files.url}/noise.png&scale=2`)).body)
+  const plain = await pixels(await sharp(await noisyImage(60, 40, 'png')).resize(120, 80, { kernel: 'lanczos3' }).png().toBuffer())
+  const energy = (image: typeof plain) => {
+    let sum = 0
+    for (let i = 3; i < image.data.length; i++) sum += Math.abs(image.data[i] - image.data[i - 3])
+    return sum
+  }
+  assert.ok(energy(sharpened) > energy(plain) * 1.05, `${energy(sharpened)} vs ${energy(plain)}`)
   files.set('big.png', await sharp({ create: { width: 3000, height: 2000, channels: 3, background: 'gray' } }).png().toBuffer())
   const tooBig = await server.request('GET', `/api/upscale?url=${files.url}/big.png&scale=4`)
   assert.is(tooBig.status, 400)
