@@ -101,20 +101,31 @@ function parseUrl(text: string, field: string): URL {
   return url
 }
 
+/** The system resolver cannot be cancelled; the time limit still ends the wait for it. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const abort = () => reject(new Error('timed out'))
+    if (signal.aborted) return abort()
+    signal.addEventListener('abort', abort, { once: true })
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort))
+  })
+}
+
 async function systemResolve(hostname: string): Promise<string[]> {
   const answers = await dnsLookup(hostname, { all: true, verbatim: true })
   return answers.map((answer) => answer.address)
 }
 
 /** The address to connect to: every address of the host must be allowed (a host that is partly private is refused). */
-async function checkedAddress(url: URL, field: string, options: GuardedFetchOptions): Promise<string> {
+async function checkedAddress(url: URL, field: string, options: GuardedFetchOptions, signal: AbortSignal): Promise<string> {
   const host = url.hostname.replace(/^\[|\]$/g, '')
   let addresses: string[]
   if (isIP(host)) addresses = [host]
   else {
     try {
-      addresses = await (options.resolve ?? systemResolve)(host)
-    } catch {
+      addresses = await untilAborted((options.resolve ?? systemResolve)(host), signal)
+    } catch (error) {
+      if (signal.aborted) throw error
       throw new TRPCError({ code: 'UNPROCESSABLE_CONTENT', message: `${field}: the host ${host} could not be resolved` })
     }
     if (addresses.length === 0) throw new TRPCError({ code: 'UNPROCESSABLE_CONTENT', message: `${field}: the host ${host} has no address` })
@@ -159,8 +170,7 @@ export async function guardedFetch(text: string, options: GuardedFetchOptions = 
   try {
     let url = parseUrl(text, field)
     for (let hop = 0; ; hop++) {
-      const address = await checkedAddress(url, field, options)
-      if (deadline.signal.aborted) throw new Error('timed out')
+      const address = await checkedAddress(url, field, options, deadline.signal)
       const agent = pinnedAgent(address, timeoutMs)
       agents.push(agent)
       const response = await request(url, {

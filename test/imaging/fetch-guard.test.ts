@@ -170,6 +170,9 @@ test('too slow: the whole exchange is cut at the time limit', async () => {
   } finally {
     await server.close()
   }
+  // A resolver that never answers is cut by the same limit.
+  const stuck = await refused(guardedFetch('http://slow-dns.test/', { timeoutMs: 200, resolve: () => new Promise(() => {}) }))
+  assert.is(stuck.code, 'GATEWAY_TIMEOUT')
 })
 
 test('remote errors are 422: an HTTP error status, a closed port', async () => {

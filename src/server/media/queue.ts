@@ -20,7 +20,7 @@ export interface MediaQueueOptions {
 export class BusyError extends TRPCError {
   readonly retryAfter = 2
   constructor() {
-    super({ code: 'SERVICE_UNAVAILABLE', message: 'The server is busy processing other uploads; try again shortly' })
+    super({ code: 'SERVICE_UNAVAILABLE', message: 'The server is busy processing other images and videos; try again shortly' })
   }
 }
 

@@ -5,7 +5,6 @@
  * `uploads/imagefx|expand|upscale/`.
  */
 import { createHash } from 'node:crypto'
-import type { z } from 'zod'
 import {
   expandFormInput,
   expandInput,
@@ -36,10 +35,6 @@ interface ImageJob {
   params: Record<string, unknown>
   message: string
   process(image: RawImage): Promise<RawImage>
-}
-
-function parse<S extends z.ZodType>(schema: S, query: Record<string, string>): z.output<S> {
-  return schema.parse(query)
 }
 
 async function answerImage({ req, res, ctx }: Exchange, source: SourceImage, job: ImageJob): Promise<void> {
@@ -116,32 +111,32 @@ const limited = (handle: (exchange: Exchange) => Promise<void>) => async (exchan
 }
 
 export const handleImageFx = limited(async (exchange) => {
-  const input = parse(imageFxInput, exchange.query)
+  const input = imageFxInput.parse(exchange.query)
   await answerImage(exchange, await sourceOf(exchange, { value: input.source, field: input.field }), effectJob(input.effect))
 })
 
 export const handleImageFxForm = limited(async (exchange) => {
-  const input = parse(imageFxFormInput, exchange.query)
+  const input = imageFxFormInput.parse(exchange.query)
   await answerImage(exchange, await sourceOf(exchange, 'form'), effectJob(input.effect))
 })
 
 export const handleExpand = limited(async (exchange) => {
-  const input = parse(expandInput, exchange.query)
+  const input = expandInput.parse(exchange.query)
   await answerImage(exchange, await sourceOf(exchange, { value: input.url, field: 'url' }), expandJob(input.ratio, exchange.query.ratio))
 })
 
 export const handleExpandForm = limited(async (exchange) => {
-  const input = parse(expandFormInput, exchange.query)
+  const input = expandFormInput.parse(exchange.query)
   await answerImage(exchange, await sourceOf(exchange, 'form'), expandJob(input.ratio, exchange.query.ratio))
 })
 
 export const handleUpscale = limited(async (exchange) => {
-  const input = parse(upscaleInput, exchange.query)
+  const input = upscaleInput.parse(exchange.query)
   await answerImage(exchange, await sourceOf(exchange, { value: input.url, field: 'url' }), upscaleJob(input.scale))
 })
 
 export const handleUpscaleForm = limited(async (exchange) => {
-  const input = parse(upscaleFormInput, exchange.query)
+  const input = upscaleFormInput.parse(exchange.query)
   await answerImage(exchange, await sourceOf(exchange, 'form'), upscaleJob(input.scale))
 })
 
