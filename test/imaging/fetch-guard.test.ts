@@ -3,6 +3,7 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { ConfigError, loadConfig } from '../../src/server/config.js'
 import { guardedFetch, refusalOf } from '../../src/server/fetch-guard.js'
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void
@@ -187,6 +188,13 @@ test('remote errors are 422: an HTTP error status, a closed port', async () => {
   const closed = await refused(guardedFetch(`${server.url}/`, { allowPrivate: true }))
   assert.is(closed.code, 'UNPROCESSABLE_CONTENT')
   assert.match(closed.message, /could not be fetched \(ECONNREFUSED\)/)
+})
+
+test('PLAZA_FETCH_ALLOW_PRIVATE: off by default, 1/true or 0/false, anything else stops the start-up', () => {
+  assert.is(loadConfig({}, {}).fetchAllowPrivate, false)
+  assert.is(loadConfig({}, { PLAZA_FETCH_ALLOW_PRIVATE: '1' }).fetchAllowPrivate, true)
+  assert.is(loadConfig({}, { PLAZA_FETCH_ALLOW_PRIVATE: 'false' }).fetchAllowPrivate, false)
+  assert.throws(() => loadConfig({}, { PLAZA_FETCH_ALLOW_PRIVATE: 'yes please' }), (error: unknown) => error instanceof ConfigError && /must be 1 or 0/.test((error as Error).message))
 })
 
 test.run()
