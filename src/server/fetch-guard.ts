@@ -10,7 +10,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises'
 import { BlockList, isIP, type LookupFunction } from 'node:net'
 import { TRPCError } from '@trpc/server'
-import { Agent, request } from 'undici'
+import type { Agent } from 'undici'
 
 export const FETCH_MAX_BYTES = 10 * 1024 * 1024
 export const FETCH_TIMEOUT_MS = 10_000
@@ -138,7 +138,7 @@ async function checkedAddress(url: URL, field: string, options: GuardedFetchOpti
 }
 
 /** A connection pinned to `address`: the socket's own DNS lookup answers the checked address and nothing else. */
-function pinnedAgent(address: string, timeoutMs: number): Agent {
+function pinnedAgent(Agent: typeof import('undici').Agent, address: string, timeoutMs: number): Agent {
   const family = isIP(address)
   const lookup: LookupFunction = (_hostname, options, callback) => {
     if ((options as { all?: boolean }).all) (callback as unknown as (error: null, addresses: Array<{ address: string; family: number }>) => void)(null, [{ address, family }])
@@ -168,10 +168,12 @@ export async function guardedFetch(text: string, options: GuardedFetchOptions = 
   const timer = setTimeout(() => deadline.abort(), timeoutMs)
   const agents: Agent[] = []
   try {
+    // Loaded on the first fetch: a server or command that never fetches a URL does not pay for undici.
+    const { Agent, request } = await import('undici')
     let url = parseUrl(text, field)
     for (let hop = 0; ; hop++) {
       const address = await checkedAddress(url, field, options, deadline.signal)
-      const agent = pinnedAgent(address, timeoutMs)
+      const agent = pinnedAgent(Agent, address, timeoutMs)
       agents.push(agent)
       const response = await request(url, {
         method: 'GET',
