@@ -58,6 +58,11 @@ export interface ServerConfig {
   metrics: MetricsConfig
   /** Whether the chat gateway requires a key before any exists (`PLAZA_GATEWAY_AUTH`; docs/chat.md#keys). */
   gatewayAuth: GatewayAuth
+  /**
+   * `PLAZA_FETCH_ALLOW_PRIVATE=1`: the fetch guard (fetch-guard.ts) may reach loopback and private
+   * networks. For tests that serve images from loopback; never on a server open to users.
+   */
+  fetchAllowPrivate: boolean
   /** The environment the configuration was read from; feature modules (chat providers) read their own variables from it. */
   env: NodeJS.ProcessEnv
 }
@@ -227,6 +232,14 @@ export function parseLogLevel(value: string | undefined): LogLevel {
   return text as LogLevel
 }
 
+/** `PLAZA_FETCH_ALLOW_PRIVATE`: `1`/`true` or `0`/`false`; anything else stops the start-up rather than guessing. */
+export function parseFetchAllowPrivate(value: string | undefined): boolean {
+  const text = value?.trim().toLowerCase() ?? ''
+  if (text === '' || text === '0' || text === 'false') return false
+  if (text === '1' || text === 'true') return true
+  throw new ConfigError(`PLAZA_FETCH_ALLOW_PRIVATE must be 1 or 0, not "${value}"`)
+}
+
 export interface ConfigOverrides {
   host?: string
   port?: number | string
@@ -263,6 +276,7 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
     websiteUrl: parseWebsiteUrl(env.PLAZA_WEBSITE_URL),
     metrics: parseMetricsConfig(env),
     gatewayAuth: parseGatewayAuth(env.PLAZA_GATEWAY_AUTH),
+    fetchAllowPrivate: parseFetchAllowPrivate(env.PLAZA_FETCH_ALLOW_PRIVATE),
     env,
   }
 }

@@ -72,7 +72,9 @@ export function toPublicError(error: unknown): PublicError {
     if (status >= 500 && error.code === 'INTERNAL_SERVER_ERROR') {
       return { status, code: error.code, message: GENERIC_ERROR_MESSAGE, unexpected: true }
     }
-    const retryAfter = error instanceof RateLimitedError ? error.retryAfter : undefined
+    // A rate-limit refusal or a full queue says when to come back.
+    const declared = (error as { retryAfter?: unknown }).retryAfter
+    const retryAfter = typeof declared === 'number' ? declared : undefined
     return { status, code: error.code, message: error.message, retryAfter, unexpected: false }
   }
   return { status: 500, code: 'INTERNAL_SERVER_ERROR', message: GENERIC_ERROR_MESSAGE, unexpected: true }

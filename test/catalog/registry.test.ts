@@ -19,6 +19,7 @@ const TAKES_NO_INPUT = new Set([
   'GET /api/openapi.json',
   'GET /docs',
   'GET /api/uptime',
+  'GET /api/imageFx/effects',
   'GET /api/website',
   'GET /api/metrics',
   'GET /metrics',

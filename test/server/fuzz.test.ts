@@ -44,7 +44,7 @@ const FIELD_NAMES = [
   'current_password', 'new_password', 'comment_id', 'story_id', 'id',
   'target_type', 'target_id', 'reason', 'note',
 ]
-const QUERY_KEYS = ['page', 'limit', 'q', 'unread', 'type', 'input', 'batch', 'cursor']
+const QUERY_KEYS = ['page', 'limit', 'q', 'unread', 'type', 'input', 'batch', 'cursor', 'url', 'imageUrl', 'effect', 'effectIndex', 'ratio', 'scale']
 
 function randomString(rng: Rng): string {
   return rng.pick([
@@ -64,6 +64,9 @@ function randomString(rng: Rng): string {
     () => 'correct horse',
     () => String(rng.int(1e6)),
     () => rng.pick(['post', 'comment', 'story', 'user', 'spam', 'self_harm', 'other']),
+    // Image inputs: only addresses the fetch guard refuses (the fuzz server does not allow private ones), so no request leaves the machine.
+    () => rng.pick(['http://127.0.0.1:9/x.png', 'http://169.254.169.254/latest/meta-data/', 'http://[::1]/a.gif', 'http://10.0.0.1/', 'file:///etc/passwd', 'gopher://localhost/']),
+    () => rng.pick(['16:9', '1:1', '0', '4', '2', 'sepia', 'pixelate', '31']),
   ])()
 }
 
@@ -115,7 +118,7 @@ function targetsOf(prefix: string, routes: Route[]): Target[] {
     method: route.method,
     path: prefix + route.path,
     kind: route.path.startsWith('/v1/') ? 'openai' : 'rest',
-    multipart: route.path.startsWith('/upload/'),
+    multipart: route.path.startsWith('/upload/') || ('multipart' in route && route.multipart !== undefined),
   }))
 }
 

@@ -10,7 +10,9 @@ import { codeImageInput } from '../../shared/schemas/codeimage.js'
 import { handleChatCompletions, handleChatOperation, handleGetModel, handleListModels } from '../chat/http.js'
 import { gatewayUsageInput } from '../../shared/schemas/gateway-keys.js'
 import { handleGetUsage } from '../chat/usage-http.js'
+import { expandFormInput, expandInput, imageFxFormInput, imageFxInput, upscaleFormInput, upscaleInput } from '../../shared/schemas/imaging.js'
 import { handleCodeImage } from '../codeimage/http.js'
+import { handleExpand, handleExpandForm, handleImageFx, handleImageFxForm, handleListEffects, handleUpscale, handleUpscaleForm } from './imaging/http.js'
 import { docsPageInput, handleDocsPage } from './system/docs-page.js'
 import { handleListOperations } from './system/list.js'
 import { handleMetricsJson, handleMetricsText } from './system/metrics.js'
@@ -45,6 +47,8 @@ export interface Operation {
   providers?: string[]
   /** The request the operation validates: query parameters for GET, the JSON body otherwise. */
   input?: z.ZodType
+  /** The multipart form field carrying a file (the POST forms of image operations); the input schema then describes the query. */
+  multipart?: string
   /** What it answers by default, for the API reference: JSON, image bytes, audio or a stream. */
   answers?: 'json' | 'image' | 'audio' | 'text' | 'html' | 'redirect' | 'event-stream'
   /** Where the operation is documented at length, relative to the repository. */
@@ -90,9 +94,13 @@ export const catalog: Operation[] = [
   defineOperation({ group: 'music', method: 'POST', path: '/api/identify', summary: 'Identify a song from an uploaded audio file (AudD protocol)', backend: 'provider', providers: ['AUDD'] }),
 
   // Image Processing
-  defineOperation({ group: 'Image Processing', method: 'GET', path: '/api/imageFx', summary: 'Photo effects from a numbered list (also by name)', backend: 'local', answers: 'image' }),
-  defineOperation({ group: 'Image Processing', method: 'GET', path: '/api/diffuser/expand', summary: 'Expand an image to a ratio over a blurred fill (generative fill through the image provider when configured)', backend: 'local', answers: 'image' }),
-  defineOperation({ group: 'Image Processing', method: 'GET', path: '/api/upscale', summary: 'Upscale an image 2x or 4x (AI upscaling through the image provider when configured)', backend: 'local', answers: 'image' }),
+  defineOperation({ group: 'Image Processing', method: 'GET', path: '/api/imageFx', summary: 'Photo effects from a numbered list (also by name)', backend: 'local', handle: handleImageFx, input: imageFxInput, answers: 'image', docs: 'docs/imaging.md' }),
+  defineOperation({ group: 'Image Processing', method: 'POST', path: '/api/imageFx', summary: 'Photo effects on an uploaded image (multipart `file`)', backend: 'local', handle: handleImageFxForm, input: imageFxFormInput, multipart: 'file', answers: 'image', docs: 'docs/imaging.md' }),
+  defineOperation({ group: 'Image Processing', method: 'GET', path: '/api/imageFx/effects', summary: 'The numbered list of photo effects', backend: 'local', handle: handleListEffects, docs: 'docs/imaging.md' }),
+  defineOperation({ group: 'Image Processing', method: 'GET', path: '/api/diffuser/expand', summary: 'Expand an image to a ratio over a blurred fill (generative fill through the image provider when configured)', backend: 'local', handle: handleExpand, input: expandInput, answers: 'image', docs: 'docs/imaging.md' }),
+  defineOperation({ group: 'Image Processing', method: 'POST', path: '/api/diffuser/expand', summary: 'Expand an uploaded image (multipart `file`) to a ratio over a blurred fill', backend: 'local', handle: handleExpandForm, input: expandFormInput, multipart: 'file', answers: 'image', docs: 'docs/imaging.md' }),
+  defineOperation({ group: 'Image Processing', method: 'GET', path: '/api/upscale', summary: 'Upscale an image 2x or 4x (AI upscaling through the image provider when configured)', backend: 'local', handle: handleUpscale, input: upscaleInput, answers: 'image', docs: 'docs/imaging.md' }),
+  defineOperation({ group: 'Image Processing', method: 'POST', path: '/api/upscale', summary: 'Upscale an uploaded image (multipart `file`) 2x or 4x', backend: 'local', handle: handleUpscaleForm, input: upscaleFormInput, multipart: 'file', answers: 'image', docs: 'docs/imaging.md' }),
   defineOperation({ group: 'Image Processing', method: 'GET', path: '/api/removebg', summary: 'Remove the background of an image', backend: 'provider', providers: ['REMOVEBG'], answers: 'image' }),
   defineOperation({ group: 'Image Processing', method: 'GET', path: '/api/zombie', summary: 'A zombie-like version of an image (image-to-image)', backend: 'provider', providers: ['IMAGES'], answers: 'image' }),
   defineOperation({ group: 'Image Processing', method: null, path: null, summary: 'Change clothes on a person using a clothing image', backend: 'provider', notOffered: 'out of commission in the original catalog' }),

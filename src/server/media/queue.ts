@@ -16,6 +16,14 @@ export interface MediaQueueOptions {
   queueLimit: number
 }
 
+/** The queue is full: 503 with a `Retry-After`, as a job takes a second or two. */
+export class BusyError extends TRPCError {
+  readonly retryAfter = 2
+  constructor() {
+    super({ code: 'SERVICE_UNAVAILABLE', message: 'The server is busy processing other images and videos; try again shortly' })
+  }
+}
+
 export class MediaQueue {
   private running = 0
   private readonly waiting: Array<() => void> = []
@@ -26,7 +34,7 @@ export class MediaQueue {
   async run<T>(job: () => Promise<T>): Promise<T> {
     if (this.running < this.options.concurrency) this.running++
     else if (this.waiting.length >= this.options.queueLimit) {
-      throw new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: 'The server is busy processing other uploads; try again shortly' })
+      throw new BusyError()
     } else await new Promise<void>((resolve) => this.waiting.push(resolve))
     try {
       return await job()

@@ -89,7 +89,7 @@ function receiveFile(req: IncomingMessage, maxBytes: number): Promise<AsyncItera
 }
 
 /** Reads and drops whatever is left of the request body, so the answer reaches the client and the connection can be reused. */
-function discardBody(req: IncomingMessage) {
+export function discardBody(req: IncomingMessage) {
   if (req.complete || req.destroyed) return
   req.unpipe()
   let drained = 0
@@ -98,6 +98,26 @@ function discardBody(req: IncomingMessage) {
     if (drained > DRAIN_LIMIT) req.socket.destroy()
   })
   req.resume()
+}
+
+/**
+ * The bytes of a form's `file` (at most `maxBytes`), for the catalog's POST forms, which process
+ * the file rather than store it. On a refusal the rest of the request is dropped as for uploads.
+ */
+export async function readFormFile(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  try {
+    if (Number(req.headers['content-length']) > maxBytes + MULTIPART_OVERHEAD) {
+      throw new TRPCError({ code: 'PAYLOAD_TOO_LARGE', message: `file: the file is larger than ${maxBytes / MiB} MiB` })
+    }
+    const file = await receiveFile(req, maxBytes)
+    if (!file) throw badForm('No file was sent')
+    const chunks: Buffer[] = []
+    for await (const chunk of file) chunks.push(chunk)
+    return Buffer.concat(chunks)
+  } catch (error) {
+    discardBody(req)
+    throw error
+  }
 }
 
 /** The handler of one upload route (`POST /upload/<kind>` in the route table). */

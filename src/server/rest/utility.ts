@@ -14,6 +14,7 @@ const toRoute = (operation: Operation & { handle: HandlerRoute['handle'] }, path
   handle: operation.handle,
   summary: operation.summary,
   request: operation.input,
+  multipart: operation.multipart,
   answers: operation.answers,
   tag: operation.group,
 })

@@ -18,8 +18,8 @@ import { normaliseVideo } from '../media/video.js'
 import type { Services } from '../services.js'
 
 export type UploadKind = 'avatars' | 'posts' | 'stories' | 'comments'
-/** Every folder under `uploads/`: user uploads plus the generated code images. */
-export type StoredKind = UploadKind | 'codeimages'
+/** Every folder under `uploads/`: user uploads plus generated files (code images, image operations' results). */
+export type StoredKind = UploadKind | 'codeimages' | 'imagefx' | 'expand' | 'upscale'
 
 export const MiB = 1024 * 1024
 export const IMAGE_MAX_BYTES = 10 * MiB

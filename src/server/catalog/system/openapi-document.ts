@@ -105,6 +105,8 @@ function requestOf(endpoint: Endpoint, schemas: SchemaCollector): { parameters: 
   const rest = Object.entries(object?.properties ?? {}).filter(([name]) => !endpoint.pathFields.includes(name))
   const required = (object?.required ?? []).filter((name) => !endpoint.pathFields.includes(name))
   if (endpoint.multipart) {
+    // The file is the form; what else the operation takes (an effect, a ratio) is in the query.
+    for (const [name, schema] of rest) parameters.push({ name, in: 'query', required: required.includes(name), schema })
     const form = { type: 'object', properties: { [endpoint.multipart]: { ...binary('application/octet-stream'), format: 'binary' } }, required: [endpoint.multipart] }
     return { parameters, requestBody: { required: true, content: { 'multipart/form-data': { schema: form } } } }
   }
