@@ -1,4 +1,5 @@
 import type { ChatGateway } from './chat/gateway.js'
+import { createExecuteService, type ExecuteService } from './catalog/tools/execute/service.js'
 import { createCodeImageService, type CodeImageService } from './codeimage/service.js'
 import { openDatabase, type Db, type ReadDb } from './db/client.js'
 import { ConfigError, type ServerConfig } from './config.js'
@@ -49,6 +50,8 @@ export interface Services {
   chat(): Promise<ChatGateway>
   /** Code-snippet images: a worker pool that starts on the first render (`PLAZA_CODEIMAGE_*` in `config.env`). */
   codeimage: CodeImageService
+  /** Code execution (`POST /api/execute`): sandboxes that start on the first run (`PLAZA_EXECUTE_*`, `PLAZA_PISTON_*` in `config.env`). */
+  execute: ExecuteService
   /**
    * Writes new posts into their followers' timelines after they are stored (domain/fanout.ts): in
    * the background while the process serves (`maintenance`), and on close for an embedded command.
@@ -103,6 +106,7 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
   if (options.eagerChat) await chat()
   const storage = new LocalDiskStorage(config.dataDir)
   const codeimage = createCodeImageService(config)
+  const execute = createExecuteService(config.env)
   let database: Awaited<ReturnType<typeof openDatabase>>
   try {
     database = await openDatabase({
@@ -132,6 +136,7 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
     storage,
     chat,
     codeimage,
+    execute,
     fanout,
     notificationFeed: createNotificationFeed({ reads: database.reads, logger, limits: config.streams }),
     sessionTouches: createSessionTouches(database.db, {
@@ -146,6 +151,7 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
       await database.close()
       await gateway?.then((created) => created.close(), () => {})
       await codeimage.close()
+      await execute.close()
     },
   }
   if (options.maintenance !== false) {
