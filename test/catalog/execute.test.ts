@@ -93,6 +93,10 @@ test('javascript: 100 MB of output is cut at 1 MiB; a memory bomb is refused', a
   const bomb = await execute({ language: 'javascript', code: 'const kept = []; while (true) kept.push(new Uint8Array(8 * 1024 * 1024))' })
   assert.is(bomb.body.exit_code, 1)
   assert.match(bomb.body.stderr, /out of memory|more than its 64 MiB/)
+  // An array grown by reallocation, which QuickJS's own limit does not see: the Wasm memory's maximum does.
+  const growing = await execute({ language: 'javascript', code: 'const a = []; while (true) a.push(a.length)' })
+  assert.is.not(growing.body.exit_code, 0)
+  assert.match(growing.body.stderr, /out of memory|time limit/)
   const after = await execute({ language: 'javascript', code: 'console.log(6 * 7)' })
   assert.is(after.body.stdout, '42\n')
 })
@@ -184,6 +188,26 @@ test('without PLAZA_PISTON_BASE_URL other languages are a 503 naming it', async 
     assert.match(run.body.message, /PLAZA_PISTON_BASE_URL/)
   } finally {
     await bare.close()
+  }
+})
+
+test('past PLAZA_EXECUTE_CONCURRENCY runs, a few wait briefly and the rest get 503 with Retry-After', async () => {
+  const busy = await startTestServer({ env: { PLAZA_EXECUTE_CONCURRENCY: '1', PLAZA_EXECUTE_JS_TIMEOUT_MS: '3000' } })
+  try {
+    const send = (code: string) => busy.request('POST', '/api/execute', { body: { language: 'javascript', code } })
+    // One runs, four wait (the queue holds four times the limit), the sixth is refused at once.
+    const answers = await Promise.all(Array.from({ length: 6 }, () => send('while (true) {}')))
+    const statuses = answers.map((answer) => answer.status).sort()
+    assert.equal(statuses, [200, 503, 503, 503, 503, 503])
+    for (const answer of answers.filter((a) => a.status === 503)) {
+      assert.is(answer.headers.get('retry-after'), '2')
+      assert.match(answer.body.message, /Too many programs are running/)
+    }
+    // Once the place is free, the next program runs.
+    const after = await send('console.log("free")')
+    assert.is(after.body.stdout, 'free\n')
+  } finally {
+    await busy.close()
   }
 })
 

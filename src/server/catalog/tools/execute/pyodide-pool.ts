@@ -98,10 +98,11 @@ export class PyodidePool {
       pathToFileURL(path.join(this.pyodideDir, 'pyodide.mjs')).href,
     ]
     const unshare = this.network === 'namespace' ? this.unshare! : null
-    // No environment at all: nothing of Plaza's (PLAZA_*, keys) reaches the process.
+    // No environment at all: nothing of Plaza's (PLAZA_*, keys) reaches the process; nor its working directory.
+    const options = { env: {}, cwd: '/', stdio: ['pipe', 'pipe', 'pipe'] as Array<'pipe'> }
     const process = unshare
-      ? spawn(unshare, ['--net', '--map-root-user', globalThis.process.execPath, ...node], { env: {}, stdio: ['pipe', 'pipe', 'pipe'] })
-      : spawn(globalThis.process.execPath, node, { env: {}, stdio: ['pipe', 'pipe', 'pipe'] })
+      ? spawn(unshare, ['--net', '--map-root-user', globalThis.process.execPath, ...node], options)
+      : spawn(globalThis.process.execPath, node, options)
     this.running.add(process)
     process.on('exit', () => this.running.delete(process))
     process.on('error', () => {})

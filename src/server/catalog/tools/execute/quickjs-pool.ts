@@ -9,6 +9,8 @@ import type { SandboxJob, SandboxResult } from './job.js'
 
 /** Beyond the program's own limit, how long the interrupt handler has to stop it before the thread is terminated. */
 const BACKSTOP_MS = 2000
+/** A new worker that has not loaded QuickJS in this long is given up on. */
+const START_TIMEOUT_MS = 30_000
 
 interface Pending {
   job: SandboxJob
@@ -23,15 +25,15 @@ interface Slot {
 }
 
 /** Starts quickjs-worker.ts; from the TypeScript sources (tests, tsx) it registers tsx inside the worker first. */
-function startWorker(): Worker {
+function startWorker(memoryBytes: number): Worker {
   const here = new URL(import.meta.url)
   // The worker holds nothing but the interpreter: a small heap of its own (QuickJS's memory is Wasm, capped separately).
-  const resourceLimits = { maxOldGenerationSizeMb: 128 }
+  const options = { resourceLimits: { maxOldGenerationSizeMb: 128 }, workerData: { memoryBytes } }
   if (here.pathname.endsWith('.ts')) {
     const target = new URL('./quickjs-worker.ts', here).href
-    return new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(target)}) })`, { eval: true, resourceLimits })
+    return new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(target)}) })`, { eval: true, ...options })
   }
-  return new Worker(new URL('./quickjs-worker.js', here), { resourceLimits })
+  return new Worker(new URL('./quickjs-worker.js', here), options)
 }
 
 const stoppedResult = (pending: Pending, reason: string, timedOut: boolean): SandboxResult => ({
@@ -48,7 +50,11 @@ export class QuickJsPool {
   private nextId = 0
   private closed = false
 
-  constructor(private readonly size: number) {}
+  /** `memoryBytes`: each program's memory (and so each worker's WebAssembly memory, plus the engine's own). */
+  constructor(
+    private readonly size: number,
+    private readonly memoryBytes: number,
+  ) {}
 
   run(job: SandboxJob): Promise<SandboxResult> {
     if (this.closed) return Promise.reject(new Error('the JavaScript sandbox is shutting down'))
@@ -67,12 +73,12 @@ export class QuickJsPool {
   }
 
   private spawn(): Slot {
-    const slot: Slot = { worker: startWorker(), busy: null }
+    const slot: Slot = { worker: startWorker(this.memoryBytes), busy: null }
     slot.worker.unref()
-    slot.worker.on('message', (message: { result?: SandboxResult; recycle?: boolean; error?: string }) => {
+    slot.worker.on('message', (message: { started?: boolean; result?: SandboxResult; error?: string }) => {
       const pending = slot.busy
       if (!pending) return
-      if (message.result && message.recycle) this.replace(slot, message.result)
+      if (message.started) this.limit(slot, pending, pending.job.timeoutMs + BACKSTOP_MS)
       else if (message.result) this.finish(slot, message.result)
       else this.replace(slot, stoppedResult(pending, `The sandbox failed: ${message.error}`, false))
     })
@@ -84,11 +90,17 @@ export class QuickJsPool {
 
   private start(slot: Slot, pending: Pending) {
     slot.busy = pending
+    this.limit(slot, pending, START_TIMEOUT_MS)
+    slot.worker.postMessage({ id: this.nextId++, job: pending.job })
+  }
+
+  /** (Re)sets the time after which the worker is terminated and the program answers as timed out. */
+  private limit(slot: Slot, pending: Pending, ms: number) {
+    clearTimeout(slot.timer)
     pending.started = performance.now()
     slot.timer = setTimeout(() => {
       this.replace(slot, stoppedResult(pending, `Stopped: the program ran past its ${pending.job.timeoutMs / 1000} s time limit`, true))
-    }, pending.job.timeoutMs + BACKSTOP_MS)
-    slot.worker.postMessage({ id: this.nextId++, job: pending.job })
+    }, ms)
   }
 
   private finish(slot: Slot, result: SandboxResult) {

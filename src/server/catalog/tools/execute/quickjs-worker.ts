@@ -4,26 +4,27 @@
  * prelude gives it (console, stdin, readline): QuickJS has no process, require, files or network
  * to begin with, and no module loader is installed, so `import` finds nothing.
  */
-import { parentPort } from 'node:worker_threads'
-import { getQuickJS, type QuickJSContext, type QuickJSHandle } from 'quickjs-emscripten'
+import { parentPort, workerData } from 'node:worker_threads'
+import { newQuickJSWASMModule, newVariant, RELEASE_SYNC, type QuickJSContext, type QuickJSHandle } from 'quickjs-emscripten'
 import { Capture } from './capture.js'
 import type { SandboxJob, SandboxResult } from './job.js'
 
 const port = parentPort
 if (!port) throw new Error('quickjs-worker.ts runs as a worker thread')
 
-const engine = getQuickJS()
+/** Room beyond the programs' limit for the engine itself (its code's data, stack, the first 16 MiB it starts with). */
+const ENGINE_BYTES = 32 * 1024 * 1024
 
 /**
- * The size of the module's WebAssembly memory. QuickJS's own memory limit misses growth by realloc
- * in this build (no malloc_usable_size), so arrays could grow past it; the Wasm memory cannot hide
- * anything. `module` is the library's Emscripten module, not part of its typed API.
+ * The module's WebAssembly memory has a hard maximum: QuickJS's own memory limit misses growth by
+ * realloc in this build (it has no malloc_usable_size), and a program could otherwise grow the
+ * memory to 2 GiB. At the maximum, allocations fail and the program gets "out of memory".
  */
-const heapBytes = (quickjs: Awaited<typeof engine>) => (quickjs as unknown as { module: { HEAPU8: Uint8Array } }).module.HEAPU8.byteLength
-
-/** After a program grew the Wasm memory this far past its start, the worker is replaced (Wasm memory never shrinks). */
-const RECYCLE_GROWTH = 32 * 1024 * 1024
-let baseline = 0
+const { memoryBytes } = workerData as { memoryBytes: number }
+const PAGE = 64 * 1024
+const engine = newQuickJSWASMModule(
+  newVariant(RELEASE_SYNC, { wasmMemory: new WebAssembly.Memory({ initial: 256, maximum: Math.ceil((memoryBytes + ENGINE_BYTES) / PAGE) }) }),
+)
 
 /**
  * Runs inside the context before the program: takes the host's one function out of sight and
@@ -61,7 +62,7 @@ function describeError(context: QuickJSContext, handle: QuickJSHandle): string {
   return `Uncaught ${typeof error === 'string' ? error : JSON.stringify(error)}\n`
 }
 
-async function run(job: SandboxJob): Promise<{ result: SandboxResult; recycle: boolean }> {
+async function run(job: SandboxJob): Promise<SandboxResult> {
   const quickjs = await engine
   const started = performance.now()
   const deadline = Date.now() + job.timeoutMs
@@ -69,17 +70,13 @@ async function run(job: SandboxJob): Promise<{ result: SandboxResult; recycle: b
   const stderr = new Capture(job.outputBytes)
   let stopped = false
   let timedOut = false
-  let outOfMemory = false
-  baseline ||= heapBytes(quickjs)
-  const heapLimit = heapBytes(quickjs) + job.memoryBytes
   const runtime = quickjs.newRuntime()
   runtime.setMemoryLimit(job.memoryBytes)
   runtime.setMaxStackSize(1024 * 1024)
-  // Called every so many bytecode instructions: the CPU-time and memory caps, and the stop once output passed its cap.
+  // Called every so many bytecode instructions: the CPU-time cap, and the stop once output passed its cap.
   runtime.setInterruptHandler(() => {
     if (Date.now() > deadline) timedOut = true
-    if (heapBytes(quickjs) > heapLimit) outOfMemory = true
-    return timedOut || stopped || outOfMemory
+    return timedOut || stopped
   })
   const context = runtime.newContext()
   let exitCode = 0
@@ -88,9 +85,8 @@ async function run(job: SandboxJob): Promise<{ result: SandboxResult; recycle: b
       const capture = context.getNumber(stream) === 2 ? stderr : stdout
       if (!capture.add(context.getString(text))) stopped = true
       // Checked here too: a loop of big writes reaches the interrupt handler only every few hundred writes.
-      if (heapBytes(quickjs) > heapLimit) outOfMemory = true
       if (Date.now() > deadline) timedOut = true
-      if (stopped || outOfMemory || timedOut) return { error: context.newError('Stopped') }
+      if (stopped || timedOut) return { error: context.newError('Stopped') }
     })
     context.setProp(context.global, '__plazaWrite', write)
     write.dispose()
@@ -102,15 +98,15 @@ async function run(job: SandboxJob): Promise<{ result: SandboxResult; recycle: b
     const result = context.evalCode(job.code, 'main.js')
     if (result.error) {
       exitCode = 1
-      if (!timedOut && !stopped && !outOfMemory) stderr.add(describeError(context, result.error))
+      if (!timedOut && !stopped) stderr.add(describeError(context, result.error))
       result.error.dispose()
     } else {
       // Promise jobs (async functions, then) run to the end, under the same interrupt handler.
-      while (runtime.hasPendingJob() && !timedOut && !stopped && !outOfMemory) {
+      while (runtime.hasPendingJob() && !timedOut && !stopped) {
         const jobs = runtime.executePendingJobs()
         if (jobs.error) {
           exitCode = 1
-          if (!timedOut && !stopped && !outOfMemory) stderr.add(describeError(context, jobs.error))
+          if (!timedOut && !stopped) stderr.add(describeError(context, jobs.error))
           jobs.error.dispose()
           break
         }
@@ -128,17 +124,18 @@ async function run(job: SandboxJob): Promise<{ result: SandboxResult; recycle: b
     runtime.dispose()
   }
   if (timedOut) stderr.add(`Stopped: the program ran past its ${job.timeoutMs / 1000} s time limit\n`)
-  else if (outOfMemory) stderr.add(`Stopped: the program used more than its ${job.memoryBytes / 1024 ** 2} MiB of memory\n`)
   else if (stopped) stderr.add(`Stopped: the program's output passed ${job.outputBytes} bytes\n`)
   if (timedOut) exitCode = 124
-  else if (stopped || outOfMemory) exitCode = 1
-  const result = { stdout: stdout.text(), stderr: stderr.text(), exit_code: exitCode, timed_out: timedOut, duration_ms: Math.round(performance.now() - started) }
-  return { result, recycle: heapBytes(quickjs) - baseline > RECYCLE_GROWTH }
+  else if (stopped) exitCode = 1
+  return { stdout: stdout.text(), stderr: stderr.text(), exit_code: exitCode, timed_out: timedOut, duration_ms: Math.round(performance.now() - started) }
 }
 
 port.on('message', async ({ id, job }: { id: number; job: SandboxJob }) => {
   try {
-    port.postMessage({ id, ...(await run(job)) })
+    // The pool's time limit counts from here: a fresh worker's start-up is not the program's time.
+    await engine
+    port.postMessage({ id, started: true })
+    port.postMessage({ id, result: await run(job) })
   } catch (error) {
     port.postMessage({ id, error: String((error as Error)?.stack ?? error) })
   }

@@ -37,7 +37,7 @@ export function createExecuteService(env: NodeJS.ProcessEnv): ExecuteService {
         const job = { code: request.code, stdin, outputBytes: OUTPUT_BYTES }
         const result =
           local === 'javascript'
-            ? await (javascript ??= new QuickJsPool(concurrency)).run({ ...job, timeoutMs: jsTimeoutMs, memoryBytes: JS_MEMORY_BYTES })
+            ? await (javascript ??= new QuickJsPool(concurrency, JS_MEMORY_BYTES)).run({ ...job, timeoutMs: jsTimeoutMs, memoryBytes: JS_MEMORY_BYTES })
             : local === 'python'
               ? await (python ??= new PyodidePool({ warm: pythonWarm })).run({ ...job, timeoutMs: pythonTimeoutMs, memoryBytes: PYTHON_MEMORY_BYTES })
               : await runOnPiston(piston, request)
