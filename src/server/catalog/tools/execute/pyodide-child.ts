@@ -9,8 +9,9 @@
  *
  * The Python-level blocks below are the first layer only (CPython cannot be sandboxed from inside);
  * the boundary is the process: clean environment, Node's permission model (read-only access to
- * Pyodide's own files, no child processes, no workers), no network namespace where the host allows
- * one, networking functions removed here otherwise, and the parent's time and memory kill.
+ * Pyodide's own files, no child processes, no workers), network and PID namespaces where the host
+ * allows them, the networking and signalling functions removed here in any case, and the parent's
+ * time and memory kill.
  */
 export const PYODIDE_CHILD_SOURCE = String.raw`
 import { constants, writeSync } from 'node:fs'
@@ -18,13 +19,16 @@ import dgram from 'node:dgram'
 import dns from 'node:dns'
 import net from 'node:net'
 
-const refuse = () => { throw new Error('the sandbox has no network') }
+const refuse = () => { throw new Error('not available in the sandbox') }
 // Pyodide's file-system layer asks for the fs constants through process.binding, which the permission model refuses.
 process.binding = (name) => {
   if (name === 'constants') return { fs: constants }
   throw new Error('process.binding is not available in the sandbox')
 }
 for (const name of ['fetch', 'WebSocket', 'EventSource', 'XMLHttpRequest', 'Request']) delete globalThis[name]
+// No signals to other processes (Plaza runs as the same user); the parent does the killing.
+process.kill = refuse
+process._kill = refuse
 net.Socket.prototype.connect = refuse
 net.Server.prototype.listen = refuse
 dgram.Socket.prototype.bind = refuse

@@ -29,19 +29,27 @@ interface Child {
   lines: (line: string) => void
 }
 
-/** `unshare` when it can give a process an empty network namespace here (root, or unprivileged user namespaces). */
+/**
+ * Namespaces for the process, where the host allows them (root, or unprivileged user namespaces):
+ * an empty network namespace (no address outside exists) and a PID namespace (no process outside
+ * can be seen or signalled, Plaza included). `unshare` forks: the program is its child, and dies
+ * with it (`--kill-child`).
+ */
+const UNSHARE_FLAGS = ['--net', '--pid', '--fork', '--kill-child', '--map-root-user']
+
 function findUnshare(): string | null {
   const found = ['/usr/bin/unshare', '/bin/unshare'].find((file) => existsSync(file))
   if (!found) return null
-  const probe = spawnSync(found, ['--net', '--map-root-user', 'true'], { env: {}, stdio: 'ignore', timeout: 5000 })
+  const probe = spawnSync(found, [...UNSHARE_FLAGS, 'true'], { env: {}, stdio: 'ignore', timeout: 5000 })
   return probe.status === 0 ? found : null
 }
 
-/** The resident size of a process, from /proc (0 where there is none). */
+/** The resident size of a process and its children (unshare's child is the program), from /proc; 0 where there is none. */
 function residentBytes(pid: number): number {
   try {
     const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
-    return match ? Number(match[1]) * 1024 : 0
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean)
+    return (match ? Number(match[1]) * 1024 : 0) + children.reduce((sum, child) => sum + residentBytes(Number(child)), 0)
   } catch {
     return 0
   }
@@ -56,7 +64,7 @@ export class PyodidePool {
 
   constructor(private readonly options: { warm: number }) {}
 
-  /** Whether programs run without any network at all (a network namespace) or with the networking functions removed. */
+  /** Whether programs run in network and PID namespaces, or with the networking and signalling functions removed only. */
   get network(): 'namespace' | 'in-process' {
     this.unshare ??= findUnshare()
     return this.unshare ? 'namespace' : 'in-process'
@@ -101,7 +109,7 @@ export class PyodidePool {
     // No environment at all: nothing of Plaza's (PLAZA_*, keys) reaches the process; nor its working directory.
     const options = { env: {}, cwd: '/', stdio: ['pipe', 'pipe', 'pipe'] as Array<'pipe'> }
     const process = unshare
-      ? spawn(unshare, ['--net', '--map-root-user', globalThis.process.execPath, ...node], options)
+      ? spawn(unshare, [...UNSHARE_FLAGS, globalThis.process.execPath, ...node], options)
       : spawn(globalThis.process.execPath, node, options)
     this.running.add(process)
     process.on('exit', () => this.running.delete(process))
