@@ -10,6 +10,7 @@ import { existsSync, readFileSync, realpathSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { TRPCError } from '@trpc/server'
 import { Capture } from './capture.js'
 import type { SandboxJob, SandboxResult } from './job.js'
 import { PYODIDE_CHILD_SOURCE } from './pyodide-child.js'
@@ -76,14 +77,14 @@ export class PyodidePool {
   }
 
   async run(job: SandboxJob): Promise<SandboxResult> {
-    if (this.closed) throw new Error('the Python sandbox is shutting down')
+    if (this.closed) throw new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: 'The Python sandbox is shutting down' })
     const child = this.idle.shift() ?? this.spawn()
     this.warm()
     try {
       await child.ready
     } catch (error) {
       child.process.kill('SIGKILL')
-      throw error
+      throw new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: (error as Error).message, cause: error })
     }
     return this.execute(child, job)
   }

@@ -5,6 +5,7 @@
  * dies is terminated and replaced, and its program answers as stopped.
  */
 import { Worker } from 'node:worker_threads'
+import { TRPCError } from '@trpc/server'
 import type { SandboxJob, SandboxResult } from './job.js'
 
 /** Beyond the program's own limit, how long the interrupt handler has to stop it before the thread is terminated. */
@@ -57,7 +58,7 @@ export class QuickJsPool {
   ) {}
 
   run(job: SandboxJob): Promise<SandboxResult> {
-    if (this.closed) return Promise.reject(new Error('the JavaScript sandbox is shutting down'))
+    if (this.closed) return Promise.reject(new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: 'The JavaScript sandbox is shutting down' }))
     return new Promise((resolve) => {
       const pending = { job, resolve, started: performance.now() }
       const slot = this.slots.find((s) => !s.busy) ?? (this.slots.length < this.size ? this.spawn() : null)
