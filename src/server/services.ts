@@ -1,5 +1,6 @@
 import type { ChatGateway } from './chat/gateway.js'
 import type { GatewayAccess } from './chat/keys/access.js'
+import { createExecuteService, type ExecuteService } from './catalog/tools/execute/service.js'
 import { createCodeImageService, type CodeImageService } from './codeimage/service.js'
 import { openDatabase, type Db, type ReadDb } from './db/client.js'
 import { ConfigError, type ServerConfig } from './config.js'
@@ -51,6 +52,8 @@ export interface Services {
   chat(): Promise<ChatGateway>
   /** Code-snippet images: a worker pool that starts on the first render (`PLAZA_CODEIMAGE_*` in `config.env`). */
   codeimage: CodeImageService
+  /** Code execution (`POST /api/execute`): sandboxes that start on the first run (`PLAZA_EXECUTE_*`, `PLAZA_PISTON_*` in `config.env`). */
+  execute: ExecuteService
   /**
    * Writes new posts into their followers' timelines after they are stored (domain/fanout.ts): in
    * the background while the process serves (`maintenance`), and on close for an embedded command.
@@ -117,6 +120,7 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
   if (options.eagerChat) await chat()
   const storage = new LocalDiskStorage(config.dataDir)
   const codeimage = createCodeImageService(config, { onRender: (outcome, seconds) => metrics?.codeImageRender(outcome, seconds) })
+  const execute = createExecuteService(config.env)
   let database: Awaited<ReturnType<typeof openDatabase>>
   try {
     database = await openDatabase({
@@ -148,6 +152,7 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
     storage,
     chat,
     codeimage,
+    execute,
     fanout,
     notificationFeed: createNotificationFeed({ reads: database.reads, logger, limits: config.streams }),
     sessionTouches: createSessionTouches(database.db, {
@@ -176,6 +181,7 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
       await database.close()
       await gateway?.then((created) => created.close(), () => {})
       await codeimage.close()
+      await execute.close()
     },
   }
   if (options.maintenance !== false) {

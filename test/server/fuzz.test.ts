@@ -60,6 +60,9 @@ function randomString(rng: Rng): string {
     () => "' OR 1=1 --",
     () => 'candy',
     () => 'const x = 1',
+    // POST /api/execute runs these (short programs: the fuzz stays fast); python is left out, as each run starts a process.
+    () => 'javascript',
+    () => 'console.log(stdin); while (true) {}',
     () => 'user@example.com',
     () => 'correct horse',
     () => String(rng.int(1e6)),
@@ -256,7 +259,10 @@ const keepAlive = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY })
 
 test(`fuzz: ${REQUESTS} seeded requests over every route: no 5xx, no answer outside the envelope, server alive`, async () => {
   const upstream = await startFakeUpstream()
-  const server = await startTestServer({ env: { PLAZA_LLM_BASE_URL: `${upstream.url}/v1`, PLAZA_LLM_API_KEY: 'sk-fuzz' } })
+  // Programs the fuzz sends to /api/execute may spin: a tiny time limit, and a place for each of the fuzz's connections.
+  const server = await startTestServer({
+    env: { PLAZA_LLM_BASE_URL: `${upstream.url}/v1`, PLAZA_LLM_API_KEY: 'sk-fuzz', PLAZA_EXECUTE_JS_TIMEOUT_MS: '50', PLAZA_EXECUTE_CONCURRENCY: String(CONCURRENCY) },
+  })
   try {
     const alice = await registerUser(server)
     const bob = await registerUser(server)

@@ -7,12 +7,14 @@ import type { z } from 'zod'
 import { catalogListInput, type CatalogGroup } from '../../shared/schemas/catalog.js'
 import { chatCompletionInput, chatOperationInput, modelIdInput } from '../../shared/schemas/chat.js'
 import { codeImageInput } from '../../shared/schemas/codeimage.js'
+import { executeInput } from '../../shared/schemas/execute.js'
 import { handleChatCompletions, handleChatOperation, handleGetModel, handleListModels } from '../chat/http.js'
 import { gatewayUsageInput } from '../../shared/schemas/gateway-keys.js'
 import { handleGetUsage } from '../chat/usage-http.js'
 import { expandFormInput, expandInput, imageFxFormInput, imageFxInput, upscaleFormInput, upscaleInput } from '../../shared/schemas/imaging.js'
 import { handleCodeImage } from '../codeimage/http.js'
 import { handleExpand, handleExpandForm, handleImageFx, handleImageFxForm, handleListEffects, handleUpscale, handleUpscaleForm } from './imaging/http.js'
+import { handleExecute } from './tools/execute/http.js'
 import { docsPageInput, handleDocsPage } from './system/docs-page.js'
 import { handleListOperations } from './system/list.js'
 import { handleMetricsJson, handleMetricsText } from './system/metrics.js'
@@ -83,7 +85,17 @@ export const catalog: Operation[] = [
   defineOperation({ group: 'system', method: 'GET', path: '/api/stats', summary: 'Calls, errors, mean and p95 latency per operation, since start and all-time', backend: 'local', handle: handleStats, docs: 'docs/metrics.md' }),
 
   // Tools
-  defineOperation({ group: 'Tools', method: 'POST', path: '/api/execute', summary: 'Compile and execute code (JavaScript and Python sandboxed in Plaza; other languages via a Piston provider)', backend: 'local', providers: ['PISTON'] }),
+  defineOperation({
+    group: 'Tools',
+    method: 'POST',
+    path: '/api/execute',
+    summary: 'Compile and execute code (JavaScript and Python sandboxed in Plaza; other languages via a Piston provider)',
+    backend: 'local',
+    providers: ['PISTON'],
+    handle: handleExecute,
+    input: executeInput,
+    docs: 'docs/execute.md',
+  }),
   defineOperation({ group: 'Tools', method: 'GET', path: '/api/clips', summary: 'Video clips matching a search text', backend: 'provider', providers: ['CLIPS'] }),
 
   // Image
