@@ -5,6 +5,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { openConnection, StatementCache } from '../../src/server/db/connection.js'
 import { openDatabase, writeTransaction, type ReadDb } from '../../src/server/db/client.js'
+import { LocalClient } from '../../src/server/db/local-client.js'
 import { users } from '../../src/server/db/schema.js'
 import { tempDir } from '../helpers/server.js'
 
@@ -91,6 +92,36 @@ test("another process's write lock is waited for without blocking the event loop
   assert.is(await plain, 'done')
   other.close()
   await close()
+  rmSync(dataDir, { recursive: true, force: true })
+})
+
+test("a write refused by another process's lock leaves the client able to write (libsql never resets a refused statement)", async () => {
+  const dataDir = tempDir()
+  const file = path.join(dataDir, 'plaza.db')
+  await (await openDatabase({ dataDir })).close()
+  const insert = (name: string) => ({ sql: 'INSERT INTO users (username, email, full_name, password_hash, created_at) VALUES (?, ?, ?, ?, 0)', args: [name, `${name}@example.com`, name, 'x'] })
+  const client = new LocalClient(file, { lockWaitMs: 20 })
+  const other = openConnection(file)
+  other.exec('BEGIN IMMEDIATE')
+  other.exec(`INSERT INTO users (username, email, full_name, password_hash, created_at) VALUES ('other', 'other@example.com', 'other', 'x', 0)`)
+  // Refused twice: a plain write, then a transaction's BEGIN, each after its wait.
+  const refused = await client.execute(insert('refused')).then(() => null, (error: { code?: string }) => error.code)
+  assert.is(refused, 'SQLITE_BUSY')
+  const refusedBegin = await client.transaction('write').then(() => null, (error: { code?: string }) => error.code)
+  assert.is(refusedBegin, 'SQLITE_BUSY')
+  other.exec('COMMIT')
+  // Another process commits again, so a snapshot pinned by a refused statement would be stale.
+  other.exec(`UPDATE users SET full_name = 'Other' WHERE username = 'other'`)
+  await client.execute(insert('plain'))
+  const tx = await client.transaction('write')
+  await tx.execute(insert('in-transaction'))
+  await tx.commit()
+  await client.batch([insert('batched')], 'deferred')
+  await client.batch([insert('batched-write')], 'write')
+  const names = await client.execute('SELECT username FROM users ORDER BY username')
+  assert.equal(names.rows.map((row) => row.username), ['batched', 'batched-write', 'in-transaction', 'other', 'plain'])
+  other.close()
+  client.close()
   rmSync(dataDir, { recursive: true, force: true })
 })
 

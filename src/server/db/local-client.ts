@@ -14,6 +14,16 @@
  * `plaza serve` worker, an embedded command) holds the write lock, SQLite's handler would put this
  * whole process to sleep for 1-100 ms at a time, every request with it. The write is retried from a
  * timer instead (`whenUnlocked`), and the process serves reads while it waits.
+ *
+ * The `libsql` binding (0.5.x) resets a statement before it runs it, never after a step fails, and
+ * has no reset of its own. A statement refused with SQLITE_BUSY therefore stays in progress: it
+ * pins its connection's snapshot and counts as a statement in progress, so that connection's next
+ * BEGIN IMMEDIATE fails SQLITE_BUSY_SNAPSHOT for ever and its COMMITs fail ("SQL statements in
+ * progress") until the garbage collector finalizes the statement (tursodatabase/libsql-client-ts#352).
+ * So the only statement here that may meet another process's lock is BEGIN IMMEDIATE, which
+ * `whenUnlocked` runs again (which resets it): a write outside a transaction runs inside one of its
+ * own, and a connection on which any other statement was refused, or whose BEGIN was given up on,
+ * is retired instead of going back to the pool.
  */
 import {
   LibsqlError,
@@ -31,6 +41,8 @@ import { openConnection, primaryCode, StatementCache, toSqlValue, type Connectio
 interface Lane {
   connection: Connection
   statements: StatementCache
+  /** A statement left in progress by a refusal (see the top of this file): close it, never reuse it. */
+  stuck?: boolean
 }
 
 const BEGIN: Record<TransactionMode, string> = { write: 'BEGIN IMMEDIATE', read: 'BEGIN TRANSACTION READONLY', deferred: 'BEGIN DEFERRED' }
@@ -40,13 +52,16 @@ const LOCK_WAIT_MS = 5000
 
 const isBusy = (error: unknown) => error instanceof LibsqlError && error.code === 'SQLITE_BUSY'
 
+/** Statements that only read (a write outside a transaction is wrapped in one of its own, see `execute`). */
+const READS_ONLY = /^\s*(?:SELECT|PRAGMA|EXPLAIN)\b/i
+
 /**
  * Runs `attempt` (which must change nothing when it fails with SQLITE_BUSY: one statement, or a
  * BEGIN) until another process's write lock lets it through, retrying every millisecond from a
- * timer, for at most LOCK_WAIT_MS.
+ * timer, for at most `waitMs`.
  */
-async function whenUnlocked<T>(attempt: () => T): Promise<T> {
-  const deadline = performance.now() + LOCK_WAIT_MS
+async function whenUnlocked<T>(attempt: () => T, waitMs: number): Promise<T> {
+  const deadline = performance.now() + waitMs
   for (;;) {
     try {
       return attempt()
@@ -101,18 +116,25 @@ function resultSet(columns: string[], columnTypes: string[], rows: Row[], rowsAf
 function run(lane: Lane, stmt: InStatement): ResultSet {
   const { sql, args } = typeof stmt === 'string' ? { sql: stmt, args: undefined } : stmt
   try {
-    const statement = lane.statements.get(sql)
-    if (statement.reader) {
-      const described = statement.columns()
-      const columns = described.map((column) => column.name)
-      const rows = (statement.raw(true).all(bindings(args)) as unknown[][]).map((values) => toRow(values, columns))
-      return resultSet(columns, described.map((column) => column.type ?? ''), rows, 0, undefined)
-    }
-    const info = statement.run(bindings(args))
-    return resultSet([], [], [], info.changes, BigInt(info.lastInsertRowid))
+    return step(lane, sql, args)
   } catch (error) {
-    throw toError(error)
+    const failure = toError(error)
+    // A refused BEGIN is run again by whenUnlocked, which resets it; anything else stays in progress.
+    if (isBusy(failure) && sql !== BEGIN.write) lane.stuck = true
+    throw failure
   }
+}
+
+function step(lane: Lane, sql: string, args: InArgs | undefined): ResultSet {
+  const statement = lane.statements.get(sql)
+  if (statement.reader) {
+    const described = statement.columns()
+    const columns = described.map((column) => column.name)
+    const rows = (statement.raw(true).all(bindings(args)) as unknown[][]).map((values) => toRow(values, columns))
+    return resultSet(columns, described.map((column) => column.type ?? ''), rows, 0, undefined)
+  }
+  const info = statement.run(bindings(args))
+  return resultSet([], [], [], info.changes, BigInt(info.lastInsertRowid))
 }
 
 function runBatch(lane: Lane, stmts: Array<InStatement | [string, InArgs?]>): ResultSet[] {
@@ -131,13 +153,31 @@ export class LocalClient implements Client {
   /** Settles when the current transaction (batch, migration) does; the next one chains on it. */
   #turn: Promise<void> = Promise.resolve()
 
-  constructor(private readonly file: string) {
+  readonly #lockWaitMs: number
+
+  /** `lockWaitMs`: how long a write waits for another process's lock before failing with SQLITE_BUSY. */
+  constructor(
+    private readonly file: string,
+    { lockWaitMs = LOCK_WAIT_MS }: { lockWaitMs?: number } = {},
+  ) {
+    this.#lockWaitMs = lockWaitMs
     // Open one connection now, so that a file that cannot be opened fails here rather than at the first query.
     this.#release(this.#borrow())
   }
 
   async execute(stmtOrSql: InStatement, args?: InArgs): Promise<ResultSet> {
     const stmt = typeof stmtOrSql === 'string' ? { sql: stmtOrSql, args } : stmtOrSql
+    if (!READS_ONLY.test(stmt.sql)) {
+      // Not in the transactions' turn: as before, a write beside an open transaction waits for its lock.
+      const lane = await this.#begin(BEGIN.write)
+      try {
+        const result = run(lane, stmt)
+        run(lane, 'COMMIT')
+        return result
+      } finally {
+        this.#release(lane)
+      }
+    }
     return whenUnlocked(() => {
       const lane = this.#borrow()
       try {
@@ -145,7 +185,7 @@ export class LocalClient implements Client {
       } finally {
         this.#release(lane)
       }
-    })
+    }, this.#lockWaitMs)
   }
 
   async batch(stmts: Array<InStatement | [string, InArgs?]>, mode: TransactionMode = 'deferred'): Promise<ResultSet[]> {
@@ -163,7 +203,10 @@ export class LocalClient implements Client {
     try {
       run(lane, 'PRAGMA foreign_keys = OFF')
       try {
-        await whenUnlocked(() => run(lane, BEGIN.write))
+        await whenUnlocked(() => run(lane, BEGIN.write), this.#lockWaitMs).catch((error: unknown) => {
+          if (isBusy(error)) lane.stuck = true
+          throw error
+        })
         const results = runBatch(lane, stmts)
         run(lane, 'COMMIT')
         return results
@@ -205,7 +248,7 @@ export class LocalClient implements Client {
       } finally {
         this.#release(lane)
       }
-    })
+    }, this.#lockWaitMs)
   }
 
   async sync(): Promise<never> {
@@ -243,9 +286,11 @@ export class LocalClient implements Client {
   async #begin(begin: string): Promise<Lane> {
     const lane = this.#borrow()
     try {
-      await whenUnlocked(() => run(lane, begin))
+      await whenUnlocked(() => run(lane, begin), this.#lockWaitMs)
       return lane
     } catch (error) {
+      // Given up on: the refused BEGIN stays in progress (see the top of this file).
+      if (isBusy(error)) lane.stuck = true
       this.#release(lane)
       throw error
     }
@@ -278,17 +323,33 @@ export class LocalClient implements Client {
 
   #release(lane: Lane): void {
     if (!this.#open.has(lane) || !lane.connection.open) return
+    if (lane.stuck) {
+      this.#retire(lane)
+      return
+    }
     // Never back into the pool mid-transaction (a failed batch, a script that began one), or the next borrower would inherit it.
     if (lane.connection.inTransaction) {
       try {
         lane.connection.exec('ROLLBACK')
       } catch {
-        this.#open.delete(lane)
-        lane.connection.close()
+        this.#retire(lane)
         return
       }
     }
     this.#idle.push(lane)
+  }
+
+  /** Closes a connection for good; a statement left in progress on it ends when the garbage collector finalizes it. */
+  #retire(lane: Lane): void {
+    this.#open.delete(lane)
+    if (lane.connection.inTransaction) {
+      try {
+        lane.connection.exec('ROLLBACK')
+      } catch {
+        // closing ends it anyway
+      }
+    }
+    lane.connection.close()
   }
 }
 
