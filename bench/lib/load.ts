@@ -81,9 +81,11 @@ function childPids(pid: number): number[] {
 /**
  * `plaza serve` from the build (run `npm run build` first), on an ephemeral loopback port, without
  * rate limits, logging warnings only (the access log's stderr line per request is left out).
+ * `PLAZA_BENCH_NODE_ARGS` adds node flags to it (for a profile: `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
 export async function startPlaza(dataDir: string, options: { workers?: number; env?: Record<string, string> } = {}): Promise<Server> {
-  const args = [path.join(ROOT, 'bin/run.js'), 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, '--no-rate-limits', '--workers', String(options.workers ?? 1)]
+  const nodeArgs = process.env.PLAZA_BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []
+  const args = [...nodeArgs, path.join(ROOT, 'bin/run.js'), 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, '--no-rate-limits', '--workers', String(options.workers ?? 1)]
   const child = spawn(process.execPath, args, {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, PLAZA_LOG_LEVEL: 'warn', ...options.env },
     stdio: ['ignore', 'pipe', 'inherit'],

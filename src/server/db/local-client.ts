@@ -52,8 +52,11 @@ const LOCK_WAIT_MS = 5000
 
 const isBusy = (error: unknown) => error instanceof LibsqlError && error.code === 'SQLITE_BUSY'
 
-/** Statements that only read (a write outside a transaction is wrapped in one of its own, see `execute`). */
-const READS_ONLY = /^\s*(?:SELECT|PRAGMA|EXPLAIN)\b/i
+/**
+ * Statements `execute` runs as they are: reads, pragmas, and the ones that manage a transaction
+ * or cannot run inside one. Any other write outside a transaction runs in one of its own.
+ */
+const RUNS_BARE = /^\s*(?:SELECT|WITH|VALUES|PRAGMA|EXPLAIN|BEGIN|COMMIT|END|ROLLBACK|SAVEPOINT|RELEASE|VACUUM|ATTACH|DETACH)\b/i
 
 /**
  * Runs `attempt` (which must change nothing when it fails with SQLITE_BUSY: one statement, or a
@@ -167,7 +170,7 @@ export class LocalClient implements Client {
 
   async execute(stmtOrSql: InStatement, args?: InArgs): Promise<ResultSet> {
     const stmt = typeof stmtOrSql === 'string' ? { sql: stmtOrSql, args } : stmtOrSql
-    if (!READS_ONLY.test(stmt.sql)) {
+    if (!RUNS_BARE.test(stmt.sql)) {
       // Not in the transactions' turn: as before, a write beside an open transaction waits for its lock.
       const lane = await this.#begin(BEGIN.write)
       try {
