@@ -19,7 +19,7 @@ import type { Services } from '../services.js'
 
 export type UploadKind = 'avatars' | 'posts' | 'stories' | 'comments'
 /** Every folder under `uploads/`: user uploads plus generated files (code images, image operations' results). */
-export type StoredKind = UploadKind | 'codeimages' | 'imagefx' | 'expand' | 'upscale'
+export type StoredKind = UploadKind | 'codeimages' | 'imagefx' | 'expand' | 'upscale' | 'carbon' | 'meme' | 'fakepost' | 'logo' | 'tts'
 
 export const MiB = 1024 * 1024
 export const IMAGE_MAX_BYTES = 10 * MiB
@@ -163,7 +163,7 @@ export interface StoreFileInput {
   userId: number | null
   body: Readable | Buffer
   /** `svg` only for generated code images; uploads are always one of the raster or video formats. */
-  ext: 'jpg' | 'png' | 'webp' | 'gif' | 'mp4' | 'webm' | 'svg'
+  ext: 'jpg' | 'png' | 'webp' | 'gif' | 'mp4' | 'webm' | 'svg' | 'wav' | 'mp3'
   mime: string
   width?: number | null
   height?: number | null
