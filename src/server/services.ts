@@ -50,6 +50,8 @@ export interface Services {
    * modules nor reads that configuration; rejects with ConfigError (every time) when it is invalid.
    */
   chat(): Promise<ChatGateway>
+  /** The second chat upstream of `POST /api/inference/chat/completions` (`PLAZA_INFERENCE_*`), created on first use like `chat()`. */
+  inference(): Promise<ChatGateway>
   /** Code-snippet images: a worker pool that starts on the first render (`PLAZA_CODEIMAGE_*` in `config.env`). */
   codeimage: CodeImageService
   /** Code execution (`POST /api/execute`): sandboxes that start on the first run (`PLAZA_EXECUTE_*`, `PLAZA_PISTON_*` in `config.env`). */
@@ -117,7 +119,17 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
     (gateway ??= Promise.all([import('./chat/config.js'), import('./chat/gateway.js')]).then(([{ loadChatConfig }, { createChatGateway }]) =>
       createChatGateway(loadChatConfig(config.env), { logger, now: clock, onUpstreamCall: (provider, outcome) => metrics?.upstreamCall(provider, outcome) }),
     ))
-  if (options.eagerChat) await chat()
+  let inferenceGateway: Promise<ChatGateway> | undefined
+  const inference = () =>
+    (inferenceGateway ??= Promise.all([import('./chat/config.js'), import('./chat/gateway.js')]).then(([{ loadInferenceConfig, HOW_TO_CONFIGURE_INFERENCE }, { createChatGateway }]) =>
+      createChatGateway(loadInferenceConfig(config.env), {
+        logger,
+        now: clock,
+        notConfigured: HOW_TO_CONFIGURE_INFERENCE,
+        onUpstreamCall: (provider, outcome) => metrics?.upstreamCall(provider, outcome),
+      }),
+    ))
+  if (options.eagerChat) await Promise.all([chat(), inference()])
   const storage = new LocalDiskStorage(config.dataDir)
   const codeimage = createCodeImageService(config, { onRender: (outcome, seconds) => metrics?.codeImageRender(outcome, seconds) })
   const execute = createExecuteService(config.env)
@@ -151,6 +163,7 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
     limiter: config.rateLimits ? new RateLimiter(database.db, config.rateLimits, () => clock().getTime()) : null,
     storage,
     chat,
+    inference,
     codeimage,
     execute,
     fanout,
@@ -180,6 +193,7 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
       await stopMaintenance?.()
       await database.close()
       await gateway?.then((created) => created.close(), () => {})
+      await inferenceGateway?.then((created) => created.close(), () => {})
       await codeimage.close()
       await execute.close()
     },

@@ -44,7 +44,7 @@ const FIELD_NAMES = [
   'current_password', 'new_password', 'comment_id', 'story_id', 'id',
   'target_type', 'target_id', 'reason', 'note',
 ]
-const QUERY_KEYS = ['page', 'limit', 'q', 'unread', 'type', 'input', 'batch', 'cursor', 'url', 'imageUrl', 'effect', 'effectIndex', 'ratio', 'scale']
+const QUERY_KEYS = ['page', 'limit', 'q', 'unread', 'type', 'input', 'batch', 'cursor', 'url', 'imageUrl', 'effect', 'effectIndex', 'ratio', 'scale', 'content', 'prompt', 'maxTokens', 'conversationId', 'system']
 
 function randomString(rng: Rng): string {
   return rng.pick([
@@ -120,7 +120,7 @@ function targetsOf(prefix: string, routes: Route[]): Target[] {
   return routes.map((route) => ({
     method: route.method,
     path: prefix + route.path,
-    kind: route.path.startsWith('/v1/') ? 'openai' : 'rest',
+    kind: /^\/(v1|inference)\//.test(route.path) ? 'openai' : 'rest',
     multipart: route.path.startsWith('/upload/') || ('multipart' in route && route.multipart !== undefined),
   }))
 }
@@ -156,6 +156,8 @@ function checkAnswer(sent: Sent, status: number, type: string, text: string): st
   const where = `${sent.method} ${sent.path.slice(0, 120)} -> ${status}`
   if (status >= 500) return `${where}: a 5xx: ${text.slice(0, 300)}`
   if (sent.method === 'HEAD' || status === 204 || status === 304) return null
+  // /api/coder answers its plain-text answer on success (as the original does).
+  if (/^\/api\/coder(\?|$)/.test(sent.path) && type.startsWith('text/plain') && status < 300) return null
   if (type.startsWith('image/') || type.startsWith('video/') || type.startsWith('text/event-stream')) return status < 300 || status === 206 ? null : `${where}: ${type} on an error`
   // Root catalog pages: the reference page and its files (HTML, CSS, JavaScript), Prometheus metrics (text).
   if (sent.kind === 'page' && /^text\/(html|plain|css|javascript)/.test(type)) return status < 300 ? null : `${where}: ${type} on an error`
@@ -174,8 +176,8 @@ function checkAnswer(sent: Sent, status: number, type: string, text: string): st
   }
   if (sent.kind === 'openai' && status >= 400 && body?.error && typeof body.error.message === 'string') return null
   if (sent.kind === 'openai' && status < 300 && ['chat.completion', 'list', 'model'].includes(body?.object)) return null
-  // /api/chaty and /api/reasoning-70b answer the same unwrapped chat.completion on success (docs/chat.md).
-  if (/^\/api\/(chaty|reasoning-70b)(\?|$)/.test(sent.path) && status < 300 && body?.object === 'chat.completion') return null
+  // The chat operations and aliases answer the same unwrapped chat.completion on success (docs/chat.md).
+  if (/^\/api\/(chaty|reasoning-70b|reasoning-small|copilot|llama-70b|gpt|chat)(\?|$)/.test(sent.path) && status < 300 && body?.object === 'chat.completion') return null
   if (sent.path.startsWith('/api/codeimage') && status === 200 && typeof body?.url === 'string') return null
   // The catalog's JSON answers (decisions §6) are `{message, ...fields}`, not the envelope; so are redirects (`/`, `/api/website`).
   if (/^\/api\/(?!mobile\/)/.test(sent.path) && status < 300 && typeof body?.message === 'string' && !('status' in body)) return null
@@ -261,7 +263,7 @@ test(`fuzz: ${REQUESTS} seeded requests over every route: no 5xx, no answer outs
   const upstream = await startFakeUpstream()
   // Programs the fuzz sends to /api/execute may spin: a tiny time limit, and a place for each of the fuzz's connections.
   const server = await startTestServer({
-    env: { PLAZA_LLM_BASE_URL: `${upstream.url}/v1`, PLAZA_LLM_API_KEY: 'sk-fuzz', PLAZA_EXECUTE_JS_TIMEOUT_MS: '50', PLAZA_EXECUTE_CONCURRENCY: String(CONCURRENCY) },
+    env: { PLAZA_LLM_BASE_URL: `${upstream.url}/v1`, PLAZA_LLM_API_KEY: 'sk-fuzz', PLAZA_INFERENCE_BASE_URL: `${upstream.url}/v1`, PLAZA_EXECUTE_JS_TIMEOUT_MS: '50', PLAZA_EXECUTE_CONCURRENCY: String(CONCURRENCY) },
   })
   try {
     const alice = await registerUser(server)

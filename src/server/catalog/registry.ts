@@ -5,10 +5,21 @@
  */
 import type { z } from 'zod'
 import { catalogListInput, type CatalogGroup } from '../../shared/schemas/catalog.js'
-import { chatCompletionInput, chatOperationInput, modelIdInput } from '../../shared/schemas/chat.js'
+import { chatCompletionInput, chatOperationInput, chatQueryInput, coderInput, conversationInput, modelIdInput } from '../../shared/schemas/chat.js'
 import { codeImageInput } from '../../shared/schemas/codeimage.js'
 import { executeInput } from '../../shared/schemas/execute.js'
-import { handleChatCompletions, handleChatOperation, handleGetModel, handleListModels } from '../chat/http.js'
+import {
+  handleChatCompletions,
+  handleChatModels,
+  handleChatOperation,
+  handleChatProviders,
+  handleChatQuery,
+  handleCoder,
+  handleConversation,
+  handleGetModel,
+  handleInferenceCompletions,
+  handleListModels,
+} from '../chat/http.js'
 import { gatewayUsageInput } from '../../shared/schemas/gateway-keys.js'
 import { handleGetUsage } from '../chat/usage-http.js'
 import { expandFormInput, expandInput, imageFxFormInput, imageFxInput, upscaleFormInput, upscaleInput } from '../../shared/schemas/imaging.js'
@@ -121,8 +132,8 @@ export const catalog: Operation[] = [
   defineOperation({ group: 'Media', method: 'GET', path: '/api/media', summary: 'Parse a media URL: oEmbed, OpenGraph and Twitter cards, known URL patterns', backend: 'local' }),
 
   // AI
-  defineOperation({ group: 'AI', method: 'POST', path: '/api/copilot', summary: 'Copilot assistant (gateway alias `copilot`)', backend: 'gateway' }),
-  defineOperation({ group: 'AI', method: 'POST', path: '/api/llama-70b', summary: '70B-class language model (gateway alias `llama-70b`)', backend: 'gateway' }),
+  defineOperation({ group: 'AI', method: 'POST', path: '/api/copilot', summary: 'Copilot assistant (gateway alias `copilot`)', backend: 'gateway', handle: handleChatOperation('copilot'), input: chatOperationInput, docs: 'docs/chat.md' }),
+  defineOperation({ group: 'AI', method: 'POST', path: '/api/llama-70b', summary: '70B-class language model (gateway alias `llama-70b`, sampling fields forwarded)', backend: 'gateway', handle: handleChatOperation('llama-70b'), input: chatOperationInput, docs: 'docs/chat.md' }),
   defineOperation({
     group: 'AI',
     method: 'POST',
@@ -134,7 +145,7 @@ export const catalog: Operation[] = [
     docs: 'docs/chat.md',
   }),
   defineOperation({ group: 'AI', method: 'GET', path: '/api/online', summary: 'Latest information online: web search, then the gateway answers with numbered sources', backend: 'provider', providers: ['SEARCH'] }),
-  defineOperation({ group: 'AI', method: 'GET', path: '/api/reasoning-small', summary: 'Small reasoning model (gateway alias `reasoning-small`)', backend: 'gateway' }),
+  defineOperation({ group: 'AI', method: 'GET', path: '/api/reasoning-small', summary: 'Small reasoning model (gateway alias `reasoning-small`), `?content=`', backend: 'gateway', handle: handleChatQuery('reasoning-small'), input: chatQueryInput, docs: 'docs/chat.md' }),
   defineOperation({
     group: 'AI',
     method: 'POST',
@@ -148,15 +159,25 @@ export const catalog: Operation[] = [
   defineOperation({ group: 'AI', method: 'GET', path: '/api/v1/models', summary: 'The model names the gateway serves, OpenAI-compatible', backend: 'gateway', handle: handleListModels, docs: 'docs/chat.md' }),
   defineOperation({ group: 'AI', method: 'GET', path: '/api/v1/models/:id', summary: 'One model name the gateway serves, OpenAI-compatible', backend: 'gateway', handle: handleGetModel, input: modelIdInput, docs: 'docs/chat.md' }),
   defineOperation({ group: 'AI', method: 'GET', path: '/api/v1/usage', summary: "The calling key's own gateway usage by UTC day and model (`?days=`, default 30)", backend: 'gateway', handle: handleGetUsage, input: gatewayUsageInput, docs: 'docs/chat.md' }),
-  defineOperation({ group: 'AI', method: 'GET', path: '/api/gpt', summary: 'Chat through the configured official provider (gateway alias `gpt`)', backend: 'gateway' }),
-  defineOperation({ group: 'AI', method: 'GET', path: '/api/chat/providers', summary: 'The configured chat providers (no keys)', backend: 'local' }),
-  defineOperation({ group: 'AI', method: 'GET', path: '/api/chat/models', summary: 'The chat model aliases and what serves them', backend: 'local' }),
+  defineOperation({ group: 'AI', method: 'GET', path: '/api/gpt', summary: 'Chat through the configured official provider (gateway alias `gpt`), `?content=`', backend: 'gateway', handle: handleChatQuery('gpt'), input: chatQueryInput, docs: 'docs/chat.md' }),
+  defineOperation({ group: 'AI', method: 'GET', path: '/api/chat/providers', summary: 'The configured chat providers, by name and protocol (no keys, no URLs)', backend: 'local', handle: handleChatProviders, docs: 'docs/chat.md' }),
+  defineOperation({ group: 'AI', method: 'GET', path: '/api/chat/models', summary: 'The chat model names and the upstream models that serve each, in fallback order', backend: 'local', handle: handleChatModels, docs: 'docs/chat.md' }),
 
   // LLM
-  defineOperation({ group: 'LLM', method: 'GET', path: '/api/coder', summary: 'Lightweight coder (gateway alias `coder`)', backend: 'gateway' }),
-  defineOperation({ group: 'LLM', method: 'POST', path: '/api/inference/chat/completions', summary: 'Chat completion at a second OpenAI-compatible upstream (`inference` provider)', backend: 'gateway', providers: ['INFERENCE'] }),
-  defineOperation({ group: 'LLM', method: 'GET', path: '/api/chat', summary: 'Chat with a conversation kept on the server (gateway alias `chat`)', backend: 'gateway' }),
-  defineOperation({ group: 'LLM', method: 'POST', path: '/api/chat', summary: 'Chat with a conversation kept on the server, JSON body (gateway alias `chat`)', backend: 'gateway' }),
+  defineOperation({ group: 'LLM', method: 'GET', path: '/api/coder', summary: 'Lightweight coder (gateway alias `coder`), `?prompt=&maxTokens=`, answered as plain text', backend: 'gateway', handle: handleCoder, input: coderInput, answers: 'text', docs: 'docs/chat.md' }),
+  defineOperation({
+    group: 'LLM',
+    method: 'POST',
+    path: '/api/inference/chat/completions',
+    summary: 'Chat completion at a second OpenAI-compatible upstream (`inference` provider: PLAZA_INFERENCE_BASE_URL)',
+    backend: 'gateway',
+    providers: ['INFERENCE'],
+    handle: handleInferenceCompletions,
+    input: chatCompletionInput,
+    docs: 'docs/chat.md',
+  }),
+  defineOperation({ group: 'LLM', method: 'GET', path: '/api/chat', summary: 'Chat with a conversation kept on the server (gateway alias `chat`), `?content=&conversationId=`', backend: 'gateway', handle: handleConversation, input: conversationInput, docs: 'docs/chat.md' }),
+  defineOperation({ group: 'LLM', method: 'POST', path: '/api/chat', summary: 'Chat with a conversation kept on the server, JSON body `{content, conversationId?}` (gateway alias `chat`)', backend: 'gateway', handle: handleConversation, input: conversationInput, docs: 'docs/chat.md' }),
   defineOperation({ group: 'LLM', method: 'POST', path: '/api/agent', summary: 'Coding agent whose tool is /api/execute, streamed as Server-Sent Events (premium keys only)', backend: 'gateway', answers: 'event-stream' }),
   defineOperation({
     group: 'LLM',

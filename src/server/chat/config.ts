@@ -66,6 +66,8 @@ export interface ChatConfig {
   routes: Map<string, Target[]>
   /** Serves every name `routes` does not list, when set. */
   defaultRoute: Target[] | null
+  /** Sends any other name upstream as it is, to this provider (the `inference` upstream without PLAZA_INFERENCE_MODEL). */
+  passthrough?: ProviderConfig
   retry: RetryPolicy
   router: RouterPolicy
   /** Every configured key, so that anything leaving the gateway can be scrubbed of them. */
@@ -126,6 +128,9 @@ const ENV_PROVIDER = 'env'
 /** How to get a provider, for the 503 answer and the docs. */
 export const HOW_TO_CONFIGURE =
   'No chat provider is configured. Set PLAZA_LLM_BASE_URL (an OpenAI-compatible base URL such as https://api.openai.com/v1, or https://api.anthropic.com) and PLAZA_LLM_API_KEY, optionally PLAZA_LLM_MODEL, or point PLAZA_LLM_CONFIG at a provider file (see docs/chat.md), then restart the server.'
+
+export const HOW_TO_CONFIGURE_INFERENCE =
+  'The inference upstream is not configured. Set PLAZA_INFERENCE_BASE_URL (an OpenAI-compatible base URL ending in /v1) and PLAZA_INFERENCE_API_KEY, optionally PLAZA_INFERENCE_MODEL, then restart the server.'
 
 /** o1-preview, o1-mini, o3, o4-mini...: OpenAI's reasoning models reject system messages and max_tokens. */
 export function detectFamily(model: string): ModelFamily {
@@ -298,7 +303,61 @@ export function loadChatConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Cha
 
 /** The ordered targets for an alias or operation; null when this configuration does not serve it. */
 export function targetsFor(config: ChatConfig, name: string): Target[] | null {
-  return config.routes.get(name) ?? config.defaultRoute
+  return config.routes.get(name) ?? config.defaultRoute ?? (config.passthrough ? [makeTarget(config.passthrough, name)] : null)
+}
+
+/**
+ * The second OpenAI-compatible upstream of `POST /api/inference/chat/completions` (a hosted
+ * inference service: Together, Fireworks, DeepInfra, Hugging Face's router, a vLLM box...):
+ * `PLAZA_INFERENCE_BASE_URL`, `PLAZA_INFERENCE_API_KEY`, and optionally `PLAZA_INFERENCE_MODEL`,
+ * the one model it serves. Without a model, each request's `model` goes upstream as named. Null
+ * when it is not configured.
+ */
+export function loadInferenceConfig(env: NodeJS.ProcessEnv): ChatConfig | null {
+  const baseUrl = env.PLAZA_INFERENCE_BASE_URL?.trim()
+  if (!baseUrl) {
+    if (env.PLAZA_INFERENCE_API_KEY?.trim() || env.PLAZA_INFERENCE_MODEL?.trim()) fail('PLAZA_INFERENCE_API_KEY and PLAZA_INFERENCE_MODEL need PLAZA_INFERENCE_BASE_URL')
+    return null
+  }
+  if (!httpUrl.safeParse(baseUrl).success) fail(`PLAZA_INFERENCE_BASE_URL must be an http(s) URL, not "${baseUrl}"`)
+  const apiKey = env.PLAZA_INFERENCE_API_KEY?.trim() || undefined
+  const provider: ProviderConfig = {
+    name: 'inference',
+    type: 'openai',
+    baseUrl: baseUrl.replace(/\/+$/, ''),
+    apiKey,
+    timeoutMs: timeoutFrom(env),
+    extendedSampling: defaultExtendedSampling('openai', baseUrl),
+    headers: {},
+    anthropicVersion: '2023-06-01',
+  }
+  const model = env.PLAZA_INFERENCE_MODEL?.trim()
+  return {
+    routes: new Map(),
+    defaultRoute: model ? [makeTarget(provider, model)] : null,
+    ...(model ? {} : { passthrough: provider }),
+    retry: DEFAULT_RETRY,
+    // Any name may be asked for: cooling names down would keep a state per name a stranger makes up.
+    router: { ...DEFAULT_ROUTER, cooldownMs: 0 },
+    secrets: apiKey ? [apiKey] : [],
+  }
+}
+
+/** What a configuration serves, for `GET /api/chat/providers` and `/api/chat/models`: names, types and upstream models, never keys or URLs. */
+export function describeChatConfig(config: ChatConfig): {
+  providers: Array<{ name: string; type: ProviderType }>
+  models: Array<{ id: string; targets: Array<{ provider: string; model: string }> }>
+} {
+  const providers = new Map<string, ProviderType>()
+  const models = new Map<string, Target[]>()
+  if (config.defaultRoute) for (const name of BUILT_IN_NAMES) models.set(name, config.defaultRoute)
+  for (const [name, targets] of config.routes) models.set(name, targets)
+  for (const targets of models.values()) for (const target of targets) providers.set(target.provider.name, target.provider.type)
+  if (config.passthrough) providers.set(config.passthrough.name, config.passthrough.type)
+  return {
+    providers: [...providers].map(([name, type]) => ({ name, type })),
+    models: [...models].map(([id, targets]) => ({ id, targets: targets.map((target) => ({ provider: target.provider.name, model: target.model })) })),
+  }
 }
 
 /**

@@ -40,11 +40,13 @@ export type GatewayErrorCode =
   | 'model_not_allowed'
   | 'rate_limit_exceeded'
   | 'insufficient_quota'
+  | 'conversation_not_found'
+  | 'conversation_busy'
 
 /** What the gateway reports to its caller: an HTTP status, an OpenAI-style type and code, and a message safe to show. */
 export class GatewayError extends Error {
   constructor(
-    readonly status: 400 | 401 | 403 | 404 | 429 | 502 | 503 | 504,
+    readonly status: 400 | 401 | 403 | 404 | 409 | 429 | 502 | 503 | 504,
     readonly code: GatewayErrorCode,
     message: string,
     /** The request field at fault, for OpenAI's `error.param`. */

@@ -9,7 +9,7 @@ import type { Dispatcher } from 'undici'
 import type { ChatMessage, ChatParams, ChatUsage } from '../../shared/schemas/chat.js'
 import type { Logger } from '../logger.js'
 import type { UpstreamOutcome } from '../metrics/recorder.js'
-import { HOW_TO_CONFIGURE, servedModels, targetsFor, type ChatConfig, type Target } from './config.js'
+import { describeChatConfig, HOW_TO_CONFIGURE, servedModels, targetsFor, type ChatConfig, type Target } from './config.js'
 import { ClientAbortError, GatewayError, redact, UpstreamError } from './errors.js'
 import { createDeploymentHealth } from './health.js'
 import { anthropicProvider } from './providers/anthropic.js'
@@ -72,6 +72,8 @@ export interface ChatGateway {
   readonly createdAt: number
   /** The model names served, with the provider of each one's first choice (no keys, no URLs). */
   models(): Array<{ id: string; provider: string }>
+  /** The providers and every served name's targets (no keys, no URLs); empty when nothing is configured. */
+  describe(): ReturnType<typeof describeChatConfig>
   complete(request: ChatRequest, signal?: AbortSignal): Promise<ChatResult>
   stream(request: ChatRequest, signal?: AbortSignal): Promise<ChatStream>
   close(): Promise<void>
@@ -86,6 +88,8 @@ export interface GatewayOptions {
   dispatcher?: Dispatcher
   /** Told of every call to a provider (each retry and fallback is one), by the operator's name for the provider; never a key. */
   onUpstreamCall?: (provider: string, outcome: UpstreamOutcome) => void
+  /** The 503's message when nothing is configured (default: how to configure the chat gateway). */
+  notConfigured?: string
 }
 
 const PROVIDERS: Record<Target['provider']['type'], Provider> = { openai: openaiProvider, anthropic: anthropicProvider }
@@ -132,7 +136,7 @@ export function createChatGateway(config: ChatConfig | null, options: GatewayOpt
   }
 
   function resolve(name: string): Target[] {
-    if (!config) throw new GatewayError(503, 'provider_not_configured', HOW_TO_CONFIGURE)
+    if (!config) throw new GatewayError(503, 'provider_not_configured', options.notConfigured ?? HOW_TO_CONFIGURE)
     const targets = targetsFor(config, name)
     if (!targets) {
       throw new GatewayError(404, 'model_not_found', `The model "${name}" is not served here: GET /api/v1/models lists the names that are (the operator maps names in the PLAZA_LLM_CONFIG file).`, 'model')
@@ -259,6 +263,8 @@ export function createChatGateway(config: ChatConfig | null, options: GatewayOpt
     createdAt: Math.floor(now().getTime() / 1000),
 
     models: () => (config ? servedModels(config) : []),
+
+    describe: () => (config ? describeChatConfig(config) : { providers: [], models: [] }),
 
     async complete(request, signal = new AbortController().signal) {
       const { value, target } = await withFallback(request, signal, (call, provider) => provider.complete(call))

@@ -7,7 +7,7 @@
 import type { ServerResponse } from 'node:http'
 import type { z } from 'zod'
 import { ZodError } from 'zod'
-import { chatCompletionInput, chatOperationInput, paramsOf, type ChatOperation } from '../../shared/schemas/chat.js'
+import { chatCompletionInput, chatOperationInput, chatQueryInput, coderInput, conversationInput, paramsOf, type ChatMessage, type ChatOperation, type GatewayAlias } from '../../shared/schemas/chat.js'
 import { ConfigError } from '../config.js'
 import { toPublicError } from '../errors.js'
 import { readJson, sendError, sendJson } from '../http.js'
@@ -15,7 +15,8 @@ import type { Exchange } from '../rest/adapter.js'
 import { enforceRateLimit } from '../trpc.js'
 import { ClientAbortError, GatewayError } from './errors.js'
 import { completionBody } from './format.js'
-import type { ChatRequest, ChatStream } from './gateway.js'
+import { conversationStore } from './conversations.js'
+import type { ChatRequest, ChatResult, ChatStream } from './gateway.js'
 import type { GatewayPass } from './keys/access.js'
 import type { CallOutcome } from './keys/usage.js'
 
@@ -147,10 +148,20 @@ async function sendStream(res: ServerResponse, stream: ChatStream): Promise<Call
   return outcome
 }
 
-/** Builds the handler of one chat operation. */
-function chatHandler(parse: (body: unknown) => ChatRequest & { stream: boolean }, style: ErrorStyle) {
+/** Which gateway serves an operation: the chat gateway, or the second (`inference`) upstream. */
+type Upstream = 'chat' | 'inference'
+
+/** A chat call as an operation reads it: the request, and (for a non-streamed call) how to answer. */
+interface ChatCall {
+  request: ChatRequest & { stream: boolean }
+  /** Answers a finished, non-streamed call; by default OpenAI's chat.completion plus message, reasoning and answer. */
+  answer?: (result: ChatResult) => Promise<void> | void
+}
+
+/** Builds the handler of one chat operation from how it reads its call (after the gateway's gate has let the caller in). */
+function chatHandler(read: (exchange: Exchange, pass: GatewayPass) => Promise<ChatCall>, style: ErrorStyle, upstream: Upstream = 'chat') {
   return async (exchange: Exchange) => {
-    const { req, res, ctx } = exchange
+    const { res, ctx } = exchange
     // The client going away aborts the upstream call (and stops paying for tokens nobody reads).
     const controller = new AbortController()
     res.on('close', () => {
@@ -159,10 +170,10 @@ function chatHandler(parse: (body: unknown) => ChatRequest & { stream: boolean }
     let admitted: { pass: GatewayPass; model: string } | undefined
     try {
       const pass = await authorizeGatewayCall(ctx)
-      const request = parse(await readJson(req, CHAT_BODY_LIMIT))
+      const { request, answer } = await read(exchange, pass)
       pass.admit(request.model)
       admitted = { pass, model: request.model }
-      const gateway = await ctx.services.chat()
+      const gateway = await ctx.services[upstream]()
       if (request.stream) {
         const stream = await gateway.stream(request, controller.signal)
         const outcome = await sendStream(res, stream)
@@ -172,7 +183,8 @@ function chatHandler(parse: (body: unknown) => ChatRequest & { stream: boolean }
         const result = await gateway.complete(request, controller.signal)
         admitted = undefined
         pass.settle(request.model, { usage: result.usage, failed: false })
-        sendJson(res, 200, completionBody(result), upstreamHeaders(result.provider, result.upstreamRequestId))
+        if (answer) await answer(result)
+        else sendJson(res, 200, completionBody(result), upstreamHeaders(result.provider, result.upstreamRequestId))
       }
     } catch (error) {
       // An admitted call that failed before answering still counts, as a request and an error (a client that left is no error).
@@ -183,20 +195,70 @@ function chatHandler(parse: (body: unknown) => ChatRequest & { stream: boolean }
   }
 }
 
+/** A handler whose call is the JSON body, parsed. */
+const bodyHandler = (parse: (body: unknown) => ChatRequest & { stream: boolean }, style: ErrorStyle, upstream: Upstream = 'chat') =>
+  chatHandler(async ({ req }) => ({ request: parse(await readJson(req, CHAT_BODY_LIMIT)) }), style, upstream)
+
 function toRequest(model: string, input: z.output<typeof chatOperationInput>): ChatRequest & { stream: boolean } {
   return { model, messages: input.messages, params: paramsOf(input), stream: input.stream ?? false }
 }
 
 /** POST /api/v1/chat/completions */
-export const handleChatCompletions = chatHandler((body) => {
+export const handleChatCompletions = bodyHandler((body) => {
   const input = chatCompletionInput.parse(body)
   return toRequest(input.model, input)
 }, 'openai')
 
-/** POST /api/chaty and /api/reasoning-70b: the operation names the model. */
-export function handleChatOperation(operation: ChatOperation) {
-  return chatHandler((body) => toRequest(operation, chatOperationInput.parse(body)), 'envelope')
+/** POST /api/inference/chat/completions: OpenAI's request, to the second upstream (`PLAZA_INFERENCE_*`). */
+export const handleInferenceCompletions = bodyHandler((body) => {
+  const input = chatCompletionInput.parse(body)
+  return toRequest(input.model, input)
+}, 'openai', 'inference')
+
+/** POST /api/chaty, /api/reasoning-70b, /api/copilot and /api/llama-70b: the operation names the model. */
+export function handleChatOperation(operation: ChatOperation | GatewayAlias) {
+  return bodyHandler((body) => toRequest(operation, chatOperationInput.parse(body)), 'envelope')
 }
+
+/** The messages of a one-line question: an optional system message, then the user's. */
+function question(content: string, system?: string): ChatMessage[] {
+  const user: ChatMessage = { role: 'user', content }
+  return system ? [{ role: 'system', content: system }, user] : [user]
+}
+
+/** GET /api/reasoning-small and /api/gpt: `?content=` (and `system=`), answered like the POST operations. */
+export function handleChatQuery(alias: GatewayAlias) {
+  return chatHandler(async ({ query }) => {
+    const input = chatQueryInput.parse(query)
+    return { request: { model: alias, messages: question(input.content, input.system), params: {}, stream: false } }
+  }, 'envelope')
+}
+
+/** GET /api/coder: `?prompt=&maxTokens=`, answered as plain text (the answer without its reasoning), as the original does. */
+export const handleCoder = chatHandler(async ({ query, res }) => {
+  const input = coderInput.parse(query)
+  return {
+    request: { model: 'coder', messages: question(input.prompt), params: input.maxTokens ? { max_tokens: input.maxTokens } : {}, stream: false },
+    answer: (result) => {
+      res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', ...upstreamHeaders(result.provider, result.upstreamRequestId) })
+      res.end(result.answer)
+    },
+  }
+}, 'envelope')
+
+/** GET and POST /api/chat: one message of a conversation the server keeps (chat/conversations.ts). */
+export const handleConversation = chatHandler(async ({ req, res, query, ctx }, pass) => {
+  const input = conversationInput.parse(req.method === 'GET' ? query : await readJson(req, CHAT_BODY_LIMIT))
+  const conversations = conversationStore(ctx.services)
+  const turn = await conversations.open(input, pass.key?.id ?? null)
+  return {
+    request: { model: 'chat', messages: turn.messages, params: {}, stream: false },
+    answer: async (result) => {
+      await conversations.record(turn, result.message)
+      sendJson(res, 200, { ...completionBody(result), conversationId: turn.id }, upstreamHeaders(result.provider, result.upstreamRequestId))
+    },
+  }
+}, 'envelope')
 
 /** One model as OpenAI's models API lists it. */
 function modelObject(model: { id: string; provider: string }, created: number) {
@@ -227,5 +289,29 @@ export async function handleGetModel(exchange: Exchange): Promise<void> {
     sendJson(exchange.res, 200, modelObject(model, gateway.createdAt))
   } catch (error) {
     sendChatError(exchange, 'openai', error)
+  }
+}
+
+/** GET /api/chat/providers: the configured chat providers, by name and protocol (never a key or a URL). */
+export async function handleChatProviders(exchange: Exchange): Promise<void> {
+  try {
+    await authorizeGatewayCall(exchange.ctx)
+    const [chat, inference] = await Promise.all([exchange.ctx.services.chat(), exchange.ctx.services.inference()])
+    const providers = [...chat.describe().providers, ...inference.describe().providers.map((provider) => ({ ...provider, serves: '/api/inference/chat/completions' }))]
+    sendJson(exchange.res, 200, { message: `${providers.length} chat provider${providers.length === 1 ? '' : 's'} configured`, providers })
+  } catch (error) {
+    sendChatError(exchange, 'envelope', error)
+  }
+}
+
+/** GET /api/chat/models: every name the gateway serves (that the caller's key may use), with its upstream targets in order. */
+export async function handleChatModels(exchange: Exchange): Promise<void> {
+  try {
+    const pass = await authorizeGatewayCall(exchange.ctx)
+    const gateway = await exchange.ctx.services.chat()
+    const models = gateway.describe().models.filter((model) => pass.allows(model.id))
+    sendJson(exchange.res, 200, { message: `${models.length} model name${models.length === 1 ? '' : 's'} served`, models })
+  } catch (error) {
+    sendChatError(exchange, 'envelope', error)
   }
 }

@@ -475,3 +475,36 @@ export const gatewayUsage = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.keyId, t.day, t.model] }), index('gateway_usage_day_idx').on(t.day)],
 )
+
+/**
+ * Conversations of `GET|POST /api/chat` (chat/conversations.ts): the server keeps the history so a
+ * client sends only its next message. The id is random (possession is access); a conversation idle
+ * for 24 hours is gone. `keyId` ties it to the gateway key that started it, when there was one.
+ */
+export const chatConversations = sqliteTable(
+  'chat_conversations',
+  {
+    id: text('id').primaryKey(),
+    keyId: integer('key_id').references(() => gatewayKeys.id, { onDelete: 'cascade' }),
+    /** Unix milliseconds. */
+    createdAt: integer('created_at').notNull(),
+    /** Unix milliseconds of the last message: the conversation expires 24 hours after it. */
+    updatedAt: integer('updated_at').notNull(),
+    /** The next message's `seq` (messages are numbered from 0, oldest first). */
+    nextSeq: integer('next_seq').notNull().default(0),
+  },
+  (t) => [index('chat_conversations_updated_idx').on(t.updatedAt), index('chat_conversations_key_idx').on(t.keyId)],
+)
+
+export const chatMessages = sqliteTable(
+  'chat_messages',
+  {
+    conversationId: text('conversation_id')
+      .notNull()
+      .references(() => chatConversations.id, { onDelete: 'cascade' }),
+    seq: integer('seq').notNull(),
+    role: text('role', { enum: ['system', 'user', 'assistant'] }).notNull(),
+    content: text('content').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.conversationId, t.seq] })],
+)

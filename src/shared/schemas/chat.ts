@@ -28,6 +28,7 @@ export type ChatOperation = (typeof CHAT_OPERATIONS)[number]
 
 /** The catalog's gateway operations (decisions §6), each served by the model mapped to its name. */
 export const GATEWAY_ALIASES = ['copilot', 'llama-70b', 'reasoning-small', 'gpt', 'coder', 'chat'] as const
+export type GatewayAlias = (typeof GATEWAY_ALIASES)[number]
 
 /** The alias used when a completions request names no model (the spec makes every field optional). */
 export const DEFAULT_CHAT_ALIAS: ChatModelAlias = 'modelg-4o-mini'
@@ -206,3 +207,45 @@ export interface ChatUsage {
   completion_tokens: number
   total_tokens: number
 }
+
+/** The longest single message the query-string operations take (a URL carries no more in practice). */
+export const QUERY_CONTENT_MAX = 8000
+
+const queryText = (field: string) =>
+  z
+    .string({ error: `${field} is required` })
+    .trim()
+    .min(1, `${field} must not be empty`)
+    .max(QUERY_CONTENT_MAX, `${field} is at most ${QUERY_CONTENT_MAX} characters`)
+
+/** A query-string number ("256"): whole, within bounds. */
+const queryInt = (field: string, min: number, max: number) =>
+  z.coerce
+    .number({ error: `${field} must be a number` })
+    .int(`${field} must be a whole number`)
+    .min(min, `${field} must be from ${min} to ${max}`)
+    .max(max, `${field} must be from ${min} to ${max}`)
+
+/** GET /api/reasoning-small and /api/gpt: one user message in the query. */
+export const chatQueryInput = z.object({ content: queryText('content'), system: queryText('system').optional() })
+export type ChatQueryInput = z.output<typeof chatQueryInput>
+
+/** GET /api/coder: a prompt and an optional answer length; the answer is plain text, as the original's. */
+export const coderInput = z.object({ prompt: queryText('prompt'), maxTokens: queryInt('maxTokens', 1, 32_000).optional() })
+export type CoderInput = z.output<typeof coderInput>
+
+/** Conversation ids are handed out by Plaza: 22 URL-safe characters (128 random bits). */
+export const CONVERSATION_ID = /^[A-Za-z0-9_-]{22}$/
+const conversationId = z.string({ error: 'conversationId must be a string' }).regex(CONVERSATION_ID, 'conversationId must be an id this server handed out (22 letters, digits, _ or -)')
+
+/** GET /api/chat (query) and POST /api/chat (JSON body): a message, and the conversation it continues. */
+export const conversationInput = z.object(
+  {
+    content: queryText('content'),
+    conversationId: z.preprocess((v) => (v === null || v === '' ? undefined : v), conversationId.optional()),
+    /** Sent first in a new conversation only (later ones keep the one they started with). */
+    system: z.preprocess((v) => (v === null ? undefined : v), queryText('system').optional()),
+  },
+  { error: 'Request body must be a JSON object' },
+)
+export type ConversationInput = z.output<typeof conversationInput>
