@@ -124,13 +124,11 @@ function vimeo(url: URL): PatternMatch | null {
     hash = url.searchParams.get('h')
   } else if (host === 'vimeo.com') {
     // vimeo.com/ID[/HASH], /channels/NAME/ID, /groups/NAME/videos/ID, /album/N/video/ID, /showcase/N/video/ID
-    const numeric = parts.findIndex((part) => /^\d{5,12}$/.test(part))
-    if (numeric < 0) return null
-    const before = parts.slice(0, numeric)
     const shapes = [[], ['channels', '*'], ['groups', '*', 'videos'], ['album', '*', 'video'], ['showcase', '*', 'video']]
-    if (!shapes.some((shape) => shape.length === before.length && shape.every((want, i) => want === '*' || want === before[i]))) return null
-    id = parts[numeric]
-    const rest = parts.slice(numeric + 1)
+    const shape = shapes.find((want) => parts.length > want.length && want.every((part, i) => part === '*' || part === parts[i]) && /^\d{5,12}$/.test(parts[want.length]))
+    if (!shape) return null
+    id = parts[shape.length]
+    const rest = parts.slice(shape.length + 1)
     if (rest.length > 1 || (rest.length === 1 && !/^[0-9a-f]{6,20}$/.test(rest[0]))) return null
     hash = rest[0] ?? url.searchParams.get('h')
   } else return null
@@ -414,11 +412,13 @@ function loom(url: URL): PatternMatch | null {
   return match({ provider: 'Loom', type: 'video', id: parts[1], embedUrl, embedHtml: iframe(embedUrl, 'Loom video', 640, 360, 'fullscreen'), canonicalUrl: `https://www.loom.com/share/${parts[1]}` })
 }
 
+const STREAMABLE_RESERVED = new Set(['login', 'signup', 'upload', 'about', 'pricing', 'terms', 'privacy', 'blog', 'help', 'settings', 'documentation', 'clipper', 'videos', 'community'])
+
 function streamable(url: URL): PatternMatch | null {
   if (bareHost(url) !== 'streamable.com') return null
   let parts = segments(url)
   if (parts[0] === 'e' || parts[0] === 'o') parts = parts.slice(1)
-  if (parts.length !== 1 || !/^[a-z0-9]{5,8}$/.test(parts[0])) return null
+  if (parts.length !== 1 || !/^[a-z0-9]{3,10}$/.test(parts[0]) || STREAMABLE_RESERVED.has(parts[0])) return null
   const embedUrl = `https://streamable.com/e/${parts[0]}`
   return match({ provider: 'Streamable', type: 'video', id: parts[0], embedUrl, embedHtml: iframe(embedUrl, 'Streamable video', 640, 360, 'fullscreen'), canonicalUrl: `https://streamable.com/${parts[0]}` })
 }
