@@ -167,8 +167,10 @@ export async function readPage(response: GuardedResponse, field = 'url'): Promis
     start(prefix)
     parser.write(decoder!.decode(prefix, { stream: true }))
   }
-  if (!parser.done) parser.write((decoder as unknown as TextDecoder).decode())
-  return { meta: parser.end(), bytesRead, truncated: !parser.done && response.truncated() }
+  // Read before end(), which closes the tags left open (the head among them).
+  const headEnded = parser.done
+  if (!headEnded) parser.write((decoder as unknown as TextDecoder).decode())
+  return { meta: parser.end(), bytesRead, truncated: !headEnded && response.truncated() }
 }
 
 const notHtml = (field: string, mime: string | null) =>
