@@ -143,6 +143,7 @@ export async function readPage(response: GuardedResponse, field = 'url'): Promis
   let pending: Buffer[] = []
   let pendingSize = 0
   let bytesRead = 0
+  let sinceYield = 0
   const start = (prefix: Buffer) => {
     if (!mime && !looksLikeHtml(prefix)) throw notHtml(field, null)
     decoder = decoderFor(charsetOf(response.contentType) ?? sniffCharset(prefix))
@@ -160,6 +161,12 @@ export async function readPage(response: GuardedResponse, field = 'url'): Promis
       parser.write(decoder!.decode(prefix, { stream: true }))
     } else parser.write((decoder as TextDecoder).decode(chunk, { stream: true }))
     if (parser.done) break
+    // Chunks already buffered arrive back to back: every 64 KiB parsed, let other requests run.
+    sinceYield += chunk.length
+    if (sinceYield >= 64 * 1024) {
+      sinceYield = 0
+      await new Promise((resolve) => setImmediate(resolve))
+    }
   }
   if (!decoder) {
     const prefix = Buffer.concat(pending)
