@@ -7,6 +7,13 @@ import type { MediaAnswer } from '../shared/schemas/media.js'
 import { remoteFetch, UsageError, type Target } from './client.js'
 
 export async function describeMediaUrl(target: Target, url: string, fetch: boolean): Promise<MediaAnswer> {
+  // A URL no fetch could take (not a URL, another scheme, credentials) is a usage error (exit 2) in both modes, checked here.
+  const { parseUrl } = await import('../server/fetch-guard.js')
+  try {
+    parseUrl(url.trim(), 'url')
+  } catch (error) {
+    throw new UsageError((error as Error).message)
+  }
   return target.kind === 'remote' ? askServer(target.url, url, fetch) : describeHere(url, fetch)
 }
 
@@ -22,8 +29,7 @@ async function askServer(server: string, url: string, fetch: boolean): Promise<M
   }
   const body = (response.headers.get('content-type') ?? '').includes('json') ? ((await response.json().catch(() => null)) as Partial<MediaAnswer> | null) : null
   if (!response.ok) {
-    const message = body?.message ?? `unexpected answer from ${server} (HTTP ${response.status}): is it a Plaza server?`
-    throw response.status === 400 ? new UsageError(message) : new Error(message)
+    throw new Error(body?.message ?? `unexpected answer from ${server} (HTTP ${response.status}): is it a Plaza server?`)
   }
   if (typeof body?.type !== 'string' || typeof body.source !== 'object') throw new Error(`unexpected answer from ${server}: is it a Plaza server with GET /api/media?`)
   return body as MediaAnswer

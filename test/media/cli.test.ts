@@ -56,11 +56,19 @@ test('remote: the server answers; bad input is a usage error', async () => {
     const bad = await plaza(['util', 'media', 'ftp://example.com/x', '--url', server.url])
     assert.is(bad.code, 2, bad.stderr)
     assert.match(bad.stderr, /url: only http and https URLs can be fetched, not ftp/)
+    const strict = await startTestServer()
+    try {
+      const refused = await plaza(['util', 'media', `${site.url}/video`, '--url', strict.url])
+      assert.is(refused.code, 1)
+      assert.match(refused.stderr, /127\.0\.0\.1 is a private or loopback address/)
+    } finally {
+      await strict.close()
+    }
   } finally {
     await server.close()
   }
   const local = await plaza(['util', 'media', 'not a url'])
-  assert.is(local.code, 1)
+  assert.is(local.code, 2)
   assert.match(local.stderr, /url: not a valid URL/)
 })
 
