@@ -18,7 +18,15 @@ export async function handleMedia({ res, ctx, query }: Exchange): Promise<void> 
     allowPrivate: config.fetchAllowPrivate,
     timeoutMs: config.mediaTimeoutMs,
     // Twitch players play only inside the host that embeds them: the client of this server, most likely.
-    embedParent: new URL(ctx.origin).hostname,
+    embedParent: hostOf(ctx.origin),
   })
   sendJson(res, 200, answer)
+}
+
+function hostOf(origin: string): string {
+  try {
+    return new URL(origin).hostname || 'localhost'
+  } catch {
+    return 'localhost'
+  }
 }
