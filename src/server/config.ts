@@ -63,6 +63,8 @@ export interface ServerConfig {
    * networks. For tests that serve images from loopback; never on a server open to users.
    */
   fetchAllowPrivate: boolean
+  /** `PLAZA_MEDIA_TIMEOUT`: the longest `GET /api/media` spends fetching a page and its oEmbed answer (docs/media.md). */
+  mediaTimeoutMs: number
   /** The environment the configuration was read from; feature modules (chat providers) read their own variables from it. */
   env: NodeJS.ProcessEnv
 }
@@ -106,6 +108,7 @@ export const DEFAULTS = {
   generatedMaxBytes: 1024 * 1024 * 1024,
   fanoutMaxFollowers: 10_000,
   websiteUrl: '/docs',
+  mediaTimeoutMs: 8000,
   streams: { perUser: 5, total: 1000, heartbeatMs: 15_000, pollMs: 250, unreadCheckMs: 1000, stallMs: 30_000, retryMs: 3000 },
 } as const
 
@@ -240,6 +243,13 @@ export function parseFetchAllowPrivate(value: string | undefined): boolean {
   throw new ConfigError(`PLAZA_FETCH_ALLOW_PRIVATE must be 1 or 0, not "${value}"`)
 }
 
+/** `PLAZA_MEDIA_TIMEOUT`: milliseconds (or `8s`), from 100 ms to the fetch guard's own 10 s limit. */
+export function parseMediaTimeout(value: string | undefined): number {
+  const ms = parseDuration('PLAZA_MEDIA_TIMEOUT', value, DEFAULTS.mediaTimeoutMs)
+  if (ms < 100 || ms > 10_000) throw new ConfigError(`PLAZA_MEDIA_TIMEOUT must be from 100 ms to 10 s, not "${value}"`)
+  return ms
+}
+
 export interface ConfigOverrides {
   host?: string
   port?: number | string
@@ -277,6 +287,7 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
     metrics: parseMetricsConfig(env),
     gatewayAuth: parseGatewayAuth(env.PLAZA_GATEWAY_AUTH),
     fetchAllowPrivate: parseFetchAllowPrivate(env.PLAZA_FETCH_ALLOW_PRIVATE),
+    mediaTimeoutMs: parseMediaTimeout(env.PLAZA_MEDIA_TIMEOUT),
     env,
   }
 }

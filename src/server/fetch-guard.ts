@@ -25,6 +25,21 @@ export interface GuardedFetchOptions {
   timeoutMs?: number
   /** Resolves a host name to its addresses; injected by tests that need a name to resolve somewhere chosen. */
   resolve?: (hostname: string) => Promise<string[]>
+  /** The request's Accept header (default: images first, as the image operations want). */
+  accept?: string
+}
+
+/** What a `reader` of `guardedRead` gets once the final answer (2xx, after redirects) has arrived. */
+export interface GuardedResponse {
+  contentType: string | null
+  /** Where the body comes from, after redirects. */
+  url: string
+  /**
+   * The body, cut after `maxBytes` (the iteration then ends and `truncated()` is true) rather than
+   * refused: a reader that wants a bounded prefix reads it, one that wants less stops early.
+   */
+  body: AsyncIterable<Buffer>
+  truncated(): boolean
 }
 
 export interface FetchedBody {
@@ -88,8 +103,8 @@ export function refusalOf(address: string, allowPrivate = false): string | null 
 
 const refuse = (field: string, message: string) => new TRPCError({ code: 'BAD_REQUEST', message: `${field}: ${message}` })
 
-/** Reads a URL the user gave: only http(s), no credentials. */
-function parseUrl(text: string, field: string): URL {
+/** Reads a URL the user gave: only http(s), no credentials; refusals are 400 naming `field`, as every fetch's are. */
+export function parseUrl(text: string, field: string): URL {
   let url: URL
   try {
     url = new URL(text)
@@ -163,6 +178,59 @@ const tooLarge = (field: string, max: number) =>
 export async function guardedFetch(text: string, options: GuardedFetchOptions = {}): Promise<FetchedBody> {
   const field = options.field ?? 'url'
   const maxBytes = options.maxBytes ?? FETCH_MAX_BYTES
+  return guardedRequest(text, options, async (response, body) => {
+    const declared = Number(response.headers['content-length'])
+    if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(field, maxBytes)
+    const chunks: Buffer[] = []
+    let size = 0
+    for await (const chunk of body) {
+      size += chunk.length
+      if (size > maxBytes) throw tooLarge(field, maxBytes)
+      chunks.push(chunk)
+    }
+    return { bytes: Buffer.concat(chunks), contentType: contentTypeOf(response.headers), url: response.url }
+  })
+}
+
+/**
+ * Fetches `text` (GET) within the guard's rules and hands the answer to `reader`, which reads as
+ * much of the body as it wants: at most `maxBytes` of it (the rest is never read), within the same
+ * time limit. The body is dropped once `reader` settles. Refusals as `guardedFetch`, but no 413.
+ */
+export async function guardedRead<T>(text: string, options: GuardedFetchOptions, reader: (response: GuardedResponse) => Promise<T>): Promise<T> {
+  const maxBytes = options.maxBytes ?? FETCH_MAX_BYTES
+  return guardedRequest(text, options, async (response, body) => {
+    let cut = false
+    async function* bounded(): AsyncGenerator<Buffer> {
+      let size = 0
+      for await (const chunk of body) {
+        const room = maxBytes - size
+        if (chunk.length >= room) {
+          if (chunk.length > room) cut = true
+          if (room > 0) yield chunk.subarray(0, room)
+          // Past the bound: the answer may be a good deal longer (or endless); what is left is never read.
+          if (cut) return
+          size = maxBytes
+          continue
+        }
+        size += chunk.length
+        yield chunk
+      }
+    }
+    return reader({ contentType: contentTypeOf(response.headers), url: response.url, body: bounded(), truncated: () => cut })
+  })
+}
+
+const contentTypeOf = (headers: Record<string, string | string[] | undefined>) => {
+  const type = headers['content-type']
+  return typeof type === 'string' ? type : null
+}
+
+type Answer = { headers: Record<string, string | string[] | undefined>; url: string }
+
+/** The guard itself: address checks on every hop, pinned connections, the time limit; `consume` reads the final 2xx answer's body. */
+async function guardedRequest<T>(text: string, options: GuardedFetchOptions, consume: (response: Answer, body: AsyncIterable<Buffer>) => Promise<T>): Promise<T> {
+  const field = options.field ?? 'url'
   const timeoutMs = options.timeoutMs ?? FETCH_TIMEOUT_MS
   const deadline = new AbortController()
   const timer = setTimeout(() => deadline.abort(), timeoutMs)
@@ -179,7 +247,7 @@ export async function guardedFetch(text: string, options: GuardedFetchOptions = 
         method: 'GET',
         dispatcher: agent,
         signal: deadline.signal,
-        headers: { 'user-agent': 'Plaza (+fetch guard)', accept: 'image/*, */*;q=0.5' },
+        headers: { 'user-agent': 'Plaza (+fetch guard)', accept: options.accept ?? 'image/*, */*;q=0.5' },
       })
       const location = response.headers.location
       if (response.statusCode >= 300 && response.statusCode < 400 && location) {
@@ -198,23 +266,12 @@ export async function guardedFetch(text: string, options: GuardedFetchOptions = 
         discard(response.body)
         throw new TRPCError({ code: 'UNPROCESSABLE_CONTENT', message: `${field}: the server answered HTTP ${response.statusCode}` })
       }
-      const declared = Number(response.headers['content-length'])
-      if (Number.isFinite(declared) && declared > maxBytes) {
+      try {
+        return await consume({ headers: response.headers, url: url.href }, response.body)
+      } finally {
+        // Whatever the reader left unread is dropped (a no-op once the body was read to its end).
         discard(response.body)
-        throw tooLarge(field, maxBytes)
       }
-      const chunks: Buffer[] = []
-      let size = 0
-      for await (const chunk of response.body) {
-        size += chunk.length
-        if (size > maxBytes) {
-          discard(response.body)
-          throw tooLarge(field, maxBytes)
-        }
-        chunks.push(chunk)
-      }
-      const type = response.headers['content-type']
-      return { bytes: Buffer.concat(chunks), contentType: typeof type === 'string' ? type : null, url: url.href }
     }
   } catch (error) {
     if (deadline.signal.aborted) {

@@ -44,7 +44,7 @@ const FIELD_NAMES = [
   'current_password', 'new_password', 'comment_id', 'story_id', 'id',
   'target_type', 'target_id', 'reason', 'note',
 ]
-const QUERY_KEYS = ['page', 'limit', 'q', 'unread', 'type', 'input', 'batch', 'cursor', 'url', 'imageUrl', 'effect', 'effectIndex', 'ratio', 'scale', 'content', 'prompt', 'maxTokens', 'conversationId', 'system']
+const QUERY_KEYS = ['page', 'limit', 'q', 'unread', 'type', 'input', 'batch', 'cursor', 'url', 'imageUrl', 'effect', 'effectIndex', 'ratio', 'scale', 'content', 'prompt', 'maxTokens', 'conversationId', 'system', 'fetch']
 
 function randomString(rng: Rng): string {
   return rng.pick([
@@ -295,6 +295,12 @@ test(`fuzz: ${REQUESTS} seeded requests over every route: no 5xx, no answer outs
       { method: 'GET', path: '/uploads/posts/:name', kind: 'rest' },
       { method: 'GET', path: '/api/mobile/notifications/stream?last_event_id=:id', kind: 'rest' },
       { method: 'GET', path: '/nowhere/:x', kind: 'rest' },
+      // GET /api/media on known media URLs, pattern-only (fetch=0 first: any appended query lands inside the url value), so nothing leaves the machine.
+      ...['https://youtu.be/dQw4w9WgXcQ', 'https://open.spotify.com/track/4uLU6hMCjMI75M1A2tKUQC', 'https://www.twitch.tv/shroud', 'https://x.com/jack/status/20'].map((url) => ({
+        method: 'GET',
+        path: `/api/media?fetch=0&url=${encodeURIComponent(url)}`,
+        kind: 'rest' as const,
+      })),
     ]
     const rng = prng(SEED)
     const problems: string[] = []

@@ -26,6 +26,8 @@ import { expandFormInput, expandInput, imageFxFormInput, imageFxInput, upscaleFo
 import { handleCodeImage } from '../codeimage/http.js'
 import { handleExpand, handleExpandForm, handleImageFx, handleImageFxForm, handleListEffects, handleUpscale, handleUpscaleForm } from './imaging/http.js'
 import { handleExecute } from './tools/execute/http.js'
+import { mediaInput } from '../../shared/schemas/media.js'
+import { handleMedia } from './media/http.js'
 import { docsPageInput, handleDocsPage } from './system/docs-page.js'
 import { handleListOperations } from './system/list.js'
 import { handleMetricsJson, handleMetricsText } from './system/metrics.js'
@@ -129,7 +131,17 @@ export const catalog: Operation[] = [
   defineOperation({ group: 'Image Processing', method: null, path: null, summary: 'Change clothes on a person using a clothing image', backend: 'provider', notOffered: 'out of commission in the original catalog' }),
 
   // Media
-  defineOperation({ group: 'Media', method: 'GET', path: '/api/media', summary: 'Parse a media URL: oEmbed, OpenGraph and Twitter cards, known URL patterns', backend: 'local' }),
+  defineOperation({
+    group: 'Media',
+    method: 'GET',
+    path: '/api/media',
+    summary: 'Parse a media URL: oEmbed, OpenGraph and Twitter cards, known URL patterns',
+    backend: 'local',
+    handle: handleMedia,
+    input: mediaInput,
+    answers: 'json',
+    docs: 'docs/media.md',
+  }),
 
   // AI
   defineOperation({ group: 'AI', method: 'POST', path: '/api/copilot', summary: 'Copilot assistant (gateway alias `copilot`)', backend: 'gateway', handle: handleChatOperation('copilot'), input: chatOperationInput, docs: 'docs/chat.md' }),
