@@ -49,14 +49,15 @@ function loadEspeak(module: string): Promise<EspeakWorker> {
   let loading = espeakInstances.get(module)
   if (!loading) {
     loading = (async () => {
-      let init: () => Promise<{ eSpeakNGWorker: new () => EspeakWorker }>
+      // Whatever fails here (no such module, a file that is not eSpeak NG, its start-up) means it cannot be loaded: 503.
       try {
-        ;({ default: init } = await import(isAbsolute(module) ? pathToFileURL(module).href : module))
+        const { default: init } = (await import(isAbsolute(module) ? pathToFileURL(module).href : module)) as { default?: unknown }
+        if (typeof init !== 'function') throw new Error('not the eSpeak NG module')
+        const instance = (await init()) as { eSpeakNGWorker: new () => EspeakWorker }
+        return new instance.eSpeakNGWorker()
       } catch {
         throw new SpeechRefusal(503, ESPEAK_MISSING_MESSAGE)
       }
-      const instance = await init()
-      return new instance.eSpeakNGWorker()
     })()
     loading.catch(() => espeakInstances.delete(module))
     espeakInstances.set(module, loading)
