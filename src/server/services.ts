@@ -2,6 +2,7 @@ import type { ChatGateway } from './chat/gateway.js'
 import type { GatewayAccess } from './chat/keys/access.js'
 import { createExecuteService, type ExecuteService } from './catalog/tools/execute/service.js'
 import { createCodeImageService, type CodeImageService } from './codeimage/service.js'
+import { createSpeechService, type SpeechService } from './catalog/audio/service.js'
 import { openDatabase, type Db, type ReadDb } from './db/client.js'
 import { ConfigError, type ServerConfig } from './config.js'
 import { createSessionTouches, type SessionTouches } from './auth/sessions.js'
@@ -54,6 +55,8 @@ export interface Services {
   inference(): Promise<ChatGateway>
   /** Code-snippet images: a worker pool that starts on the first render (`PLAZA_CODEIMAGE_*` in `config.env`). */
   codeimage: CodeImageService
+  /** Local speech (Flite, eSpeak NG): a worker pool that starts on the first request (`PLAZA_SPEECH_*` in `config.env`). */
+  speech: SpeechService
   /** Code execution (`POST /api/execute`): sandboxes that start on the first run (`PLAZA_EXECUTE_*`, `PLAZA_PISTON_*` in `config.env`). */
   execute: ExecuteService
   /**
@@ -133,6 +136,7 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
   const storage = new LocalDiskStorage(config.dataDir)
   const codeimage = createCodeImageService(config, { onRender: (outcome, seconds) => metrics?.codeImageRender(outcome, seconds) })
   const execute = createExecuteService(config.env)
+  const speech = createSpeechService(config.env)
   let database: Awaited<ReturnType<typeof openDatabase>>
   try {
     database = await openDatabase({
@@ -165,6 +169,7 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
     chat,
     inference,
     codeimage,
+    speech,
     execute,
     fanout,
     notificationFeed: createNotificationFeed({ reads: database.reads, logger, limits: config.streams }),
@@ -196,6 +201,7 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
       await inferenceGateway?.then((created) => created.close(), () => {})
       await codeimage.close()
       await execute.close()
+      await speech.close()
     },
   }
   if (options.maintenance !== false) {

@@ -48,4 +48,17 @@ test('WEATHER and GEOCODING default to Open-Meteo; other providers need their ba
   assert.equal(configured({ PLAZA_IMAGES_BASE_URL: 'http://127.0.0.1:7860' }), [true, true, true])
 })
 
+test('a local row with an optional package: configured when it resolves (the package, or the override path), else `missing` says what to install', () => {
+  const pkg = { name: '@echogarden/espeak-ng-emscripten', override: 'PLAZA_TEST_SPEAK_MODULE' }
+  const row = defineOperation({ group: 'Audio', method: 'GET', path: '/api/speak', summary: 'optional', backend: 'local', handle, optionalPackage: pkg })
+  const [installed] = listOperations([row], { env: {}, gatewayConfigured: false })
+  assert.is(installed.configured, true)
+  assert.not.ok('missing' in installed)
+  const [absent] = listOperations([row], { env: { PLAZA_TEST_SPEAK_MODULE: '/nonexistent/espeak-ng.js' }, gatewayConfigured: false })
+  assert.is(absent.configured, false)
+  assert.is(absent.missing, 'optional package not installed: npm install @echogarden/espeak-ng-emscripten')
+  const [notAPackage] = listOperations([defineOperation({ ...row, optionalPackage: { name: '@plaza-test/no-such-package', override: 'PLAZA_TEST_UNSET' } })], { env: {}, gatewayConfigured: false })
+  assert.equal([notAPackage.configured, notAPackage.missing], [false, 'optional package not installed: npm install @plaza-test/no-such-package'])
+})
+
 test.run()

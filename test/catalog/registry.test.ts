@@ -20,6 +20,8 @@ const TAKES_NO_INPUT = new Set([
   'GET /docs',
   'GET /api/uptime',
   'GET /api/imageFx/effects',
+  'GET /api/tts/flite/voices',
+  'GET /api/tts/espeak/voices',
   'GET /api/website',
   'GET /api/metrics',
   'GET /metrics',

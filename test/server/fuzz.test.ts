@@ -44,7 +44,7 @@ const FIELD_NAMES = [
   'current_password', 'new_password', 'comment_id', 'story_id', 'id',
   'target_type', 'target_id', 'reason', 'note',
 ]
-const QUERY_KEYS = ['page', 'limit', 'q', 'unread', 'type', 'input', 'batch', 'cursor', 'url', 'imageUrl', 'effect', 'effectIndex', 'ratio', 'scale', 'content', 'prompt', 'maxTokens', 'conversationId', 'system', 'fetch']
+const QUERY_KEYS = ['page', 'limit', 'q', 'unread', 'type', 'input', 'batch', 'cursor', 'url', 'imageUrl', 'effect', 'effectIndex', 'ratio', 'scale', 'content', 'prompt', 'maxTokens', 'conversationId', 'system', 'fetch', 'text', 'voice', 'format', 'speed', 'pitch']
 
 function randomString(rng: Rng): string {
   return rng.pick([
@@ -70,6 +70,8 @@ function randomString(rng: Rng): string {
     // Image inputs: only addresses the fetch guard refuses (the fuzz server does not allow private ones), so no request leaves the machine.
     () => rng.pick(['http://127.0.0.1:9/x.png', 'http://169.254.169.254/latest/meta-data/', 'http://[::1]/a.gif', 'http://10.0.0.1/', 'file:///etc/passwd', 'gopher://localhost/']),
     () => rng.pick(['16:9', '1:1', '0', '4', '2', 'sepia', 'pixelate', '31']),
+    // Speech inputs (/api/tts/flite, /api/tts/espeak): voices of both engines, formats, speeds and pitches in and out of range.
+    () => rng.pick(['kal', 'slt', 'fr', 'en-us', 'gmw/en-US', 'mp3', 'wav', 'ogg', '175', '79', '451', '99', '-1', '<speak>&amp;</speak>']),
   ])()
 }
 
@@ -158,7 +160,7 @@ function checkAnswer(sent: Sent, status: number, type: string, text: string): st
   if (sent.method === 'HEAD' || status === 204 || status === 304) return null
   // /api/coder answers its plain-text answer on success (as the original does).
   if (/^\/api\/coder(\?|$)/.test(sent.path) && type.startsWith('text/plain') && status < 300) return null
-  if (type.startsWith('image/') || type.startsWith('video/') || type.startsWith('text/event-stream')) return status < 300 || status === 206 ? null : `${where}: ${type} on an error`
+  if (type.startsWith('image/') || type.startsWith('video/') || type.startsWith('audio/') || type.startsWith('text/event-stream')) return status < 300 || status === 206 ? null : `${where}: ${type} on an error`
   // Root catalog pages: the reference page and its files (HTML, CSS, JavaScript), Prometheus metrics (text).
   if (sent.kind === 'page' && /^text\/(html|plain|css|javascript)/.test(type)) return status < 300 ? null : `${where}: ${type} on an error`
   let body: any
@@ -261,9 +263,9 @@ const keepAlive = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY })
 
 test(`fuzz: ${REQUESTS} seeded requests over every route: no 5xx, no answer outside the envelope, server alive`, async () => {
   const upstream = await startFakeUpstream()
-  // Programs the fuzz sends to /api/execute may spin: a tiny time limit, and a place for each of the fuzz's connections.
+  // Programs the fuzz sends to /api/execute may spin: a tiny time limit, and a place for each of the fuzz's connections (and in the speech queue).
   const server = await startTestServer({
-    env: { PLAZA_LLM_BASE_URL: `${upstream.url}/v1`, PLAZA_LLM_API_KEY: 'sk-fuzz', PLAZA_INFERENCE_BASE_URL: `${upstream.url}/v1`, PLAZA_EXECUTE_JS_TIMEOUT_MS: '50', PLAZA_EXECUTE_CONCURRENCY: String(CONCURRENCY) },
+    env: { PLAZA_LLM_BASE_URL: `${upstream.url}/v1`, PLAZA_LLM_API_KEY: 'sk-fuzz', PLAZA_INFERENCE_BASE_URL: `${upstream.url}/v1`, PLAZA_EXECUTE_JS_TIMEOUT_MS: '50', PLAZA_EXECUTE_CONCURRENCY: String(CONCURRENCY), PLAZA_SPEECH_QUEUE: String(CONCURRENCY * 4) },
   })
   try {
     const alice = await registerUser(server)

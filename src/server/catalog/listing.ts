@@ -5,6 +5,7 @@
  */
 import { NOT_BUILT_YET, type CatalogEntry, type CatalogListFilter } from '../../shared/schemas/catalog.js'
 import { isOffered } from './offered.js'
+import { isOptionalPackageAvailable } from './optional-package.js'
 import type { Operation } from './registry.js'
 
 /** Providers with a public, keyless default base URL (Open-Meteo): configured even when nothing is set. */
@@ -23,7 +24,8 @@ function isProviderConfigured(name: string, env: NodeJS.ProcessEnv): boolean {
 }
 
 /**
- * Local rows run on Plaza's own dependencies, so they are always configured (a provider they can
+ * Local rows run on Plaza's own dependencies, so they are configured unless they need an optional
+ * package that is not installed (a provider they can
  * also use, like PISTON for /api/execute, only widens them). A provider row needs one of its
  * providers. A gateway row needs the gateway, or, when it names a provider of its own (INFERENCE),
  * that provider, which is its upstream instead of the gateway's.
@@ -32,7 +34,7 @@ function isConfigured(operation: Operation, state: CatalogState): boolean {
   const providers = operation.providers ?? []
   switch (operation.backend) {
     case 'local':
-      return true
+      return !operation.optionalPackage || isOptionalPackageAvailable(operation.optionalPackage, state.env)
     case 'provider':
       return providers.some((name) => isProviderConfigured(name, state.env))
     case 'gateway':
@@ -43,6 +45,8 @@ function isConfigured(operation: Operation, state: CatalogState): boolean {
 function describeOperation(operation: Operation, state: CatalogState): CatalogEntry {
   const offered = isOffered(operation)
   const reason = offered ? undefined : (operation.notOffered ?? NOT_BUILT_YET)
+  const configured = isConfigured(operation, state)
+  const missing = !configured && operation.optionalPackage ? `optional package not installed: npm install ${operation.optionalPackage.name}` : undefined
   return {
     group: operation.group,
     method: operation.method,
@@ -50,8 +54,9 @@ function describeOperation(operation: Operation, state: CatalogState): CatalogEn
     summary: operation.summary,
     offered,
     backend: operation.backend,
-    configured: isConfigured(operation, state),
+    configured,
     ...(reason ? { reason } : {}),
+    ...(missing ? { missing } : {}),
   }
 }
 

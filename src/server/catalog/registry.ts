@@ -28,6 +28,10 @@ import { handleExpand, handleExpandForm, handleImageFx, handleImageFxForm, handl
 import { handleExecute } from './tools/execute/http.js'
 import { mediaInput } from '../../shared/schemas/media.js'
 import { handleMedia } from './media/http.js'
+import { espeakInput, fliteInput } from '../../shared/schemas/speech.js'
+import { handleEspeak, handleEspeakVoices, handleFlite, handleFliteVoices } from './audio/http.js'
+import { ESPEAK_OPTIONAL } from './audio/service.js'
+import type { OptionalPackage } from './optional-package.js'
 import { docsPageInput, handleDocsPage } from './system/docs-page.js'
 import { handleListOperations } from './system/list.js'
 import { handleMetricsJson, handleMetricsText } from './system/metrics.js'
@@ -68,6 +72,8 @@ export interface Operation {
   answers?: 'json' | 'image' | 'audio' | 'text' | 'html' | 'redirect' | 'event-stream'
   /** Where the operation is documented at length, relative to the repository. */
   docs?: string
+  /** A local operation's optional package: without it the row is listed `configured: false`, with what to install. */
+  optionalPackage?: OptionalPackage
 }
 
 /** Declares one catalog row (a function so that rows read alike and are type-checked one by one). */
@@ -206,8 +212,21 @@ export const catalog: Operation[] = [
   defineOperation({ group: 'NSFW', method: null, path: null, summary: 'Adult content', backend: 'provider', notOffered: 'Plaza does not serve adult content (decisions §5)' }),
 
   // Audio
-  defineOperation({ group: 'Audio', method: 'GET', path: '/api/tts/flite', summary: 'Speech with Flite, in Plaza', backend: 'local', answers: 'audio' }),
-  defineOperation({ group: 'Audio', method: 'GET', path: '/api/tts/espeak', summary: 'Speech with eSpeak NG, in Plaza (optional package)', backend: 'local', answers: 'audio' }),
+  defineOperation({ group: 'Audio', method: 'GET', path: '/api/tts/flite', summary: 'Speech with Flite, in Plaza', backend: 'local', handle: handleFlite, input: fliteInput, answers: 'audio', docs: 'docs/speech.md' }),
+  defineOperation({ group: 'Audio', method: 'GET', path: '/api/tts/flite/voices', summary: "Flite's built-in voices", backend: 'local', handle: handleFliteVoices, docs: 'docs/speech.md' }),
+  defineOperation({
+    group: 'Audio',
+    method: 'GET',
+    path: '/api/tts/espeak',
+    summary: 'Speech with eSpeak NG, in Plaza (optional package)',
+    backend: 'local',
+    handle: handleEspeak,
+    input: espeakInput,
+    answers: 'audio',
+    docs: 'docs/speech.md',
+    optionalPackage: ESPEAK_OPTIONAL,
+  }),
+  defineOperation({ group: 'Audio', method: 'GET', path: '/api/tts/espeak/voices', summary: "eSpeak NG's voices and languages (optional package)", backend: 'local', handle: handleEspeakVoices, docs: 'docs/speech.md', optionalPackage: ESPEAK_OPTIONAL }),
   defineOperation({ group: 'Audio', method: 'GET', path: '/api/tts/openai', summary: 'Speech from an OpenAI-compatible speech provider', backend: 'provider', providers: ['SPEECH'], answers: 'audio' }),
   defineOperation({ group: 'Audio', method: 'GET', path: '/api/tts/elevenlabs', summary: 'Speech from ElevenLabs', backend: 'provider', providers: ['ELEVENLABS'], answers: 'audio' }),
   defineOperation({ group: 'Audio', method: 'GET', path: '/api/tts/polly', summary: 'Speech from Amazon Polly', backend: 'provider', providers: ['POLLY'], answers: 'audio' }),

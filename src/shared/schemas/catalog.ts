@@ -58,6 +58,8 @@ export const catalogEntry = z.object({
   configured: z.boolean(),
   /** Why an operation is not offered: never (decisions §5), or not built yet. */
   reason: z.string().optional(),
+  /** What a local operation lacks here: its optional package, and the command that installs it. */
+  missing: z.string().optional(),
 })
 export type CatalogEntry = z.infer<typeof catalogEntry>
 
