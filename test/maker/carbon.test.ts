@@ -3,7 +3,8 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { carbonInput, CARBON_THEMES, type CarbonInput } from '../../src/shared/schemas/carbon.js'
 import { toCarbonJob, readCssColor } from '../../src/server/codeimage/carbon/options.js'
-import { composeCarbon } from '../../src/server/codeimage/carbon/compose.js'
+import { composeCarbon, composeCarbonRgb } from '../../src/server/codeimage/carbon/compose.js'
+import { GlyphAtlas } from '../../src/server/codeimage/compose.js'
 import { buildCarbonScene, CARBON_EDITOR } from '../../src/server/codeimage/carbon/scene.js'
 import { CARBON_PALETTES } from '../../src/server/codeimage/carbon/themes.js'
 import { FontStack } from '../../src/server/codeimage/fonts.js'
@@ -173,23 +174,42 @@ test('line numbers fill a gutter and push the code right', async () => {
   assert.is(leftmost(plain.image, comment), -1, 'no number without lineNumbers')
 })
 
-test('the compositor matches resvg drawing the whole SVG (shadow, translucent window, transparent background)', async () => {
+test('the compositors match resvg drawing the whole SVG (shadow, corners, chrome, translucent window, transparent background)', async () => {
   const fonts = new FontStack()
-  const tokens = await (await Tokenizer.create()).tokenize(CODE, 'javascript')
-  for (const input of [{}, { theme: 'verminal', backgroundColor: '#4a90e2', dropShadowOffsetY: '5px' }, { backgroundColor: 'transparent', windowTheme: 'sharp' }, { dropShadowBlurRadius: '0px', windowTheme: 'bw' }]) {
+  const atlas = new GlyphAtlas(fonts)
+  const tokens = await (await Tokenizer.create()).tokenize(CODE + ' // 🎉', 'javascript')
+  const cases: CarbonInput[] = [
+    {},
+    { exportSize: '2x', lineNumbers: true, titleBar: 'pluck.js' },
+    { theme: 'verminal', backgroundColor: '#4a90e2', dropShadowOffsetY: '5px' },
+    { windowTheme: 'bw', dropShadowBlurRadius: '0px', theme: 'one-light' },
+    { windowTheme: 'boxy', windowControls: true, squaredImage: true },
+    { windowTheme: 'sharp', windowControls: false, dropShadow: false },
+    { backgroundColor: 'transparent', windowTheme: 'sharp' },
+    { backgroundColor: 'rgba(255, 0, 0, 0.4)', windowTheme: 'bw' },
+  ]
+  for (const input of cases) {
     const job = toCarbonJob(carbonInput.parse({ code: CODE, fontFamily: 'JetBrains Mono', exportSize: '1x', ...input }))
     const scene = buildCarbonScene(fonts, tokens, job.look, job.scale)
-    const ours = composeCarbon(scene.layers, scene.width, scene.height)
     const reference = new Resvg(scene.svg, { fitTo: { mode: 'original' }, font: { loadSystemFonts: false } }).render().pixels
+    const opaque = scene.layers.background.a >= 1
+    const ours = opaque
+      ? composeCarbonRgb(scene.layers, scene.width, scene.height, atlas, job.look.windowTheme === 'bw', job.look.windowControls || job.look.windowTheme === 'bw')
+      : composeCarbon(scene.layers, scene.width, scene.height)
+    const channels = opaque ? 3 : 4
     let total = 0
-    let worst = 0
-    for (let i = 0; i < ours.length; i++) {
-      const d = Math.abs(ours[i] - reference[i])
-      total += d
-      worst = Math.max(worst, d)
+    let far = 0
+    const pixels = scene.width * scene.height
+    for (let p = 0; p < pixels; p++) {
+      for (let c = 0; c < channels; c++) {
+        const d = Math.abs(ours[p * channels + c] - reference[p * 4 + c])
+        total += d
+        if (d > 24) far++
+      }
     }
-    const mean = total / ours.length
-    assert.ok(mean < 1.5, `${JSON.stringify(input)}: mean difference ${mean.toFixed(2)} levels (worst ${worst})`)
+    const mean = total / (pixels * channels)
+    assert.ok(mean < 1, `${JSON.stringify(input)}: mean difference ${mean.toFixed(2)} levels`)
+    assert.ok(far / (pixels * channels) < 0.002, `${JSON.stringify(input)}: ${far} values more than 24 levels apart`)
   }
 })
 

@@ -204,7 +204,7 @@ function chromeTiles(layers: Layers, width: number, height: number): Box[] {
  * The tile is drawn with a margin of one CSS px that is not blended: resvg leaves out a hairline's
  * pixels in a pixmap's last column (the 1-px border at scale 1).
  */
-function paintChrome(out: Buffer, width: number, layers: Layers, tile: Box) {
+export function paintChrome(out: Buffer, width: number, layers: Pick<Layers, 'scale' | 'chrome'>, tile: Box) {
   const s = layers.scale
   const m = s
   const w = tile.w + 2 * m
@@ -281,7 +281,7 @@ export class GlyphAtlas {
   }
 
   /** Blends every glyph run of the scene into `out`. */
-  paint(out: Buffer, width: number, height: number, layers: Layers) {
+  paint(out: Buffer, width: number, height: number, layers: Pick<Layers, 'scale' | 'runs'>) {
     const s = layers.scale
     const colors = new Map<string, Rgba>()
     const colorOf = (color: string, opacity: number) => {

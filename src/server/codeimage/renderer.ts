@@ -7,7 +7,7 @@ import { Resvg } from '@resvg/resvg-js'
 import sharp from 'sharp'
 import type { CarbonTheme, CarbonWindowTheme } from '../../shared/schemas/carbon.js'
 import type { CodeImageTheme } from '../../shared/schemas/codeimage.js'
-import { composeCarbon, encodeCarbon } from './carbon/compose.js'
+import { composeCarbon, composeCarbonRgb, encodeRgb, encodeRgba } from './carbon/compose.js'
 import { buildCarbonScene } from './carbon/scene.js'
 import { compose, GlyphAtlas } from './compose.js'
 import { FontStack, fontFiles } from './fonts.js'
@@ -109,8 +109,8 @@ const SPARE_CANVAS_BYTES = 64 * 1024 * 1024
 export class Renderer {
   private readonly atlas: GlyphAtlas
   private spare: Buffer | null = null
-  /** DejaVu Sans Mono first (carbon's Hack), loaded the first time a carbon image asks for it. */
-  private dejavu: FontStack | null = null
+  /** DejaVu Sans Mono first (carbon's Hack) and its glyph atlas, loaded the first time a carbon image asks for it. */
+  private dejavu: { fonts: FontStack; atlas: GlyphAtlas } | null = null
 
   private constructor(
     private readonly fonts: FontStack,
@@ -183,11 +183,12 @@ export class Renderer {
     return { data: png, format: 'png', width, height, language }
   }
 
-  private fontsFor(font: CarbonLook['font']): FontStack {
-    if (font === 'jetbrains-mono') return this.fonts
+  private fontsFor(font: CarbonLook['font']): { fonts: FontStack; atlas: GlyphAtlas } {
+    if (font === 'jetbrains-mono') return { fonts: this.fonts, atlas: this.atlas }
     if (!this.dejavu) {
       const [jetbrains, dejavu, cjk] = fontFiles()
-      this.dejavu = new FontStack([dejavu, jetbrains, cjk])
+      const fonts = new FontStack([dejavu, jetbrains, cjk])
+      this.dejavu = { fonts, atlas: new GlyphAtlas(fonts) }
     }
     return this.dejavu
   }
@@ -200,14 +201,20 @@ export class Renderer {
     const code = normalizeCode(job.code)
     const language = job.language ?? detectLanguage(code)
     const lines = await this.tokenizer.tokenize(code, language)
+    const { fonts, atlas } = this.fontsFor(job.look.font)
     let scene
     try {
-      scene = buildCarbonScene(this.fontsFor(job.look.font), lines, job.look, job.scale)
+      scene = buildCarbonScene(fonts, lines, job.look, job.scale)
     } catch (error) {
       if (error instanceof TooLargeError) throw new RenderRefusal(413, error.message)
       throw error
     }
-    const png = await encodeCarbon(composeCarbon(scene.layers, scene.width, scene.height), scene.width, scene.height)
+    const { width, height, layers } = scene
+    const chrome = job.look.windowControls || job.look.windowTheme === 'bw'
+    const png =
+      layers.background.a >= 1
+        ? await encodeRgb(composeCarbonRgb(layers, width, height, atlas, job.look.windowTheme === 'bw', chrome), width, height)
+        : await encodeRgba(composeCarbon(layers, width, height), width, height)
     return { data: png, format: 'png', width: scene.width, height: scene.height, language }
   }
 }

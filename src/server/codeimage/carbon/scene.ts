@@ -51,12 +51,17 @@ export interface CarbonLayers {
   W: number
   H: number
   background: Rgba
-  /** The window: its box and corner radius, CSS px. */
-  window: { x: number; y: number; w: number; h: number; r: number }
+  /** The window: its box and corner radius, CSS px, its fill, and the height of its top padding (the bar). */
+  window: { x: number; y: number; w: number; h: number; r: number; fill: Rgba; header: number }
   /** The drop shadow: black at `alpha`, the window's box moved down by `offsetY` and blurred with `sigma`. */
   shadow: { offsetY: number; sigma: number; alpha: number } | null
   /** Everything in front of the shadow (window, controls, title, code, emoji) on a transparent canvas. */
   front: string
+  /** An SVG of the border, controls and title only, showing `viewBox` at `width`×`height` device px. */
+  chrome(viewBox: { x: number; y: number; w: number; h: number }, width: number, height: number): string
+  /** The code and line numbers, for the glyph atlas. */
+  runs: GlyphRun[]
+  emoji: PlacedEmoji[]
 }
 
 const round = (n: number) => Math.round(n * 100) / 100
@@ -124,14 +129,13 @@ export function buildCarbonScene(fonts: FontStack, lines: Token[][], look: Carbo
   if (width * height > MAX_PIXELS) {
     throw new TooLargeError(`The image would be ${width}×${height} pixels, more than the ${MAX_PIXELS / 1e6}-megapixel limit; use a smaller exportSize, fontSize or snippet`)
   }
-  const x = (W - w) / 2
-  const y = (H - h) / 2
+  // Whole CSS px (a squared image may have an odd difference), so the window's edges fall on device pixels.
+  const x = Math.floor((W - w) / 2)
+  const y = Math.floor((H - h) / 2)
   const radius = look.windowTheme === 'sharp' ? 0 : E.radius
-  const glyphs = new GlyphWriter(fonts)
   const defs: string[] = []
   /** Background and shadow: what compose.ts paints itself. */
   const back: string[] = []
-  const body: string[] = []
 
   const backdrop = parseColor(look.background)
   if (backdrop.a > 0) back.push(`<rect width="${W}" height="${H}" ${paint(look.background)}/>`)
@@ -149,12 +153,16 @@ export function buildCarbonScene(fonts: FontStack, lines: Token[][], look: Carbo
     back.push(`<g clip-path="url(#outside)"><rect x="${x}" y="${y + offsetY}" width="${w}" height="${h}" rx="${radius}" ${paint(E.shadowColor)}${filter}/></g>`)
   }
 
-  body.push(`<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="${radius}" ${paint(theme.background)}/>`)
-  if (look.windowTheme === 'bw') body.push(`<rect x="${x + 1}" y="${y + 1}" width="${w - 2}" height="${h - 2}" rx="${Math.max(0, radius - 1)}" fill="none" stroke="#ffffff" stroke-width="2"/>`)
-  if (look.windowControls) body.push(controls(look, x, y, w))
+  const windowRect = `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="${radius}" ${paint(theme.background)}/>`
+  /** Border, controls and title: resvg draws them in both ways of rendering. */
+  const chrome: string[] = []
+  const chromeGlyphs = new GlyphWriter(fonts)
+  if (look.windowTheme === 'bw') chrome.push(`<rect x="${x + 1}" y="${y + 1}" width="${w - 2}" height="${h - 2}" rx="${Math.max(0, radius - 1)}" fill="none" stroke="#ffffff" stroke-width="2"/>`)
+  if (look.windowControls) chrome.push(controls(look, x, y, w))
 
   const ascent = fonts.metrics.ascent
   const descent = fonts.metrics.descent
+  let titleRun: GlyphRun | null = null
   if (title) {
     const shaped = fonts.shape(title)
     const room = w - 2 * E.titleMargin
@@ -165,29 +173,56 @@ export function buildCarbonScene(fonts: FontStack, lines: Token[][], look: Carbo
     }
     const fitted = fonts.shape(text)
     const baseline = y + E.controlsY + ((ascent + descent) / 2) * E.titleSize
-    const run: GlyphRun = { glyphs: fitted.glyphs, x: x + (w - fitted.width * E.titleSize) / 2, baseline, size: E.titleSize, color: theme.light ? '#121212' : '#ffffff', opacity: 1 }
-    body.push(glyphs.draw(run))
+    titleRun = { glyphs: fitted.glyphs, x: x + (w - fitted.width * E.titleSize) / 2, baseline, size: E.titleSize, color: theme.light ? '#121212' : '#ffffff', opacity: 1 }
+    chrome.push(chromeGlyphs.draw(titleRun))
   }
 
   const codeX = x + E.left + gutter
   const emoji: PlacedEmoji[] = []
+  const runs: GlyphRun[] = []
   rows.forEach((row, r) => {
     const lineTop = y + top + r * lineHeight
     const baseline = lineTop + lineHeight / 2 + ((ascent + descent) / 2) * fs
     if (look.lineNumbers && row.first) {
       const number = fonts.shape(String(look.firstLineNumber + row.line - 1))
-      body.push(glyphs.draw({ glyphs: number.glyphs, x: codeX - E.gutterGap - number.width * fs, baseline, size: fs, color: palette.comment, opacity: 1 }))
+      runs.push({ glyphs: number.glyphs, x: codeX - E.gutterGap - number.width * fs, baseline, size: fs, color: palette.comment, opacity: 1 })
     }
     const placed = placeRow(fonts, row, palette)
     for (const e of placed.emoji) emoji.push(emojiBox(fonts, e.cluster, codeX, e.x, lineTop, lineHeight, fs))
-    if (placed.glyphs.length) body.push(glyphs.draw({ glyphs: placed.glyphs, x: codeX, baseline, size: fs, color: palette.foreground, opacity: 1 }))
+    if (placed.glyphs.length) runs.push({ glyphs: placed.glyphs, x: codeX, baseline, size: fs, color: palette.foreground, opacity: 1 })
   })
-  body.push(emojiMarkup(emoji))
 
   const label = look.title ? `<title>${escapeXml(look.title)}</title>` : ''
   const open = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${W} ${H}">`
-  const svg = open + label + `<defs>${defs.join('')}${glyphs.defs()}</defs>` + back.join('') + body.join('') + '</svg>'
-  const front = open + `<defs>${glyphs.defs()}</defs>` + body.join('') + '</svg>'
+  /** Window, chrome, glyphs and emoji, as one SVG (after `extraDefs`). */
+  const frontOf = (extraDefs: string, backdrop: string) => {
+    const glyphs = new GlyphWriter(fonts)
+    // The title's glyphs first, as the chrome drew them.
+    if (titleRun) glyphs.draw(titleRun)
+    const drawn = runs.map((run) => glyphs.draw(run)).join('')
+    return `<defs>${extraDefs}${glyphs.defs()}</defs>${backdrop}${windowRect}${chrome.join('')}${drawn}${emojiMarkup(emoji)}`
+  }
+  const svg = open + label + frontOf(defs.join(''), back.join('')) + '</svg>'
+  const front = open + frontOf('', '') + '</svg>'
+  const chromeSvg = (view: { x: number; y: number; w: number; h: number }, pxWidth: number, pxHeight: number) =>
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${pxWidth}" height="${pxHeight}" viewBox="${view.x} ${view.y} ${view.w} ${view.h}">` +
+    `<defs>${chromeGlyphs.defs()}</defs>${chrome.join('')}</svg>`
   const shadow = look.dropShadow ? { offsetY: look.dropShadow.offsetY, sigma: look.dropShadow.blur / 2, alpha: parseColor(E.shadowColor).a } : null
-  return { width, height, svg, layers: { scale, W, H, background: backdrop, window: { x, y, w, h, r: radius }, shadow, front } }
+  return {
+    width,
+    height,
+    svg,
+    layers: {
+      scale,
+      W,
+      H,
+      background: backdrop,
+      window: { x, y, w, h, r: radius, fill: parseColor(theme.background), header: top },
+      shadow,
+      front,
+      chrome: chromeSvg,
+      runs,
+      emoji,
+    },
+  }
 }
