@@ -108,4 +108,16 @@ test('an emoji Twemoji lacks and text-style symbols stay text', async () => {
   assert.not.match(new TextDecoder().decode(out.data), /viewBox="0 0 36 36"/)
 })
 
+// 🛜 has a clipPath: drawn wholly outside a chrome tile, resvg 2.6.2 would abort the process (emoji.ts).
+test('emoji in the title: drawn in colour in the bar, between the controls and the edge', async () => {
+  for (const background of [true, false]) {
+    const withEmoji = await decode((await render({ title: 'party 🎉🛜 time', background })).data)
+    const plain = await decode((await render({ title: 'party      time', background })).data)
+    // The middle of the bar (the controls sit at its left end): colour only with the emoji.
+    const bar = { x0: withEmoji.width * 0.3, x1: withEmoji.width * 0.7, y0: (PADDING + 8) * SCALE, y1: (PADDING + WINDOW.header - 8) * SCALE }
+    assert.ok(count(withEmoji, bar, coloured) > 100, `an emoji in the title (background ${background})`)
+    assert.is(count(plain, bar, coloured), 0)
+  }
+})
+
 test.run()

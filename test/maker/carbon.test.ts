@@ -245,6 +245,17 @@ test('emoji in carbon images: Twemoji in colour, inlined', async () => {
   const scene = buildCarbonScene(fonts, tokens, job.look, job.scale)
   assert.match(scene.layers.front, /<svg x="[\d.]+" y="[\d.]+" width="14" height="14" viewBox="0 0 36 36">/)
   assert.not.match(scene.svg, /<symbol/)
+  // In the title bar too, on the opaque (compositor) path.
+  const titled = await render({ titleBar: 'ship it 🚀🛜', dropShadow: false })
+  const win = windowBox(titled.image, {})
+  let colour = 0
+  for (let y = win.y0 + 20; y < win.y0 + 70; y++) {
+    for (let x = titled.image.width * 0.35; x < titled.image.width * 0.65; x++) {
+      const p = titled.image.pixel(x, y)
+      if (Math.max(p.r, p.g, p.b) - Math.min(p.r, p.g, p.b) > 40) colour++
+    }
+  }
+  assert.ok(colour > 100, `the rocket is drawn in the title (${colour})`)
 })
 
 test.run()

@@ -55,13 +55,18 @@ export function drawableEmoji(cluster: string): boolean {
 /**
  * The emoji as nested `<svg>` elements. Ids inside an emoji (a few Twemoji files have a clipPath)
  * get a per-placement prefix, so two emoji never share one.
+ *
+ * resvg 2.6.2 aborts the whole process (a Rust panic in geom.rs) on a nested `<svg>`, or on
+ * clipped content, that lies wholly outside the area it draws: an SVG drawn through a smaller
+ * viewBox (the compositor's chrome tiles) must pass that `view`, and emoji outside it are left out.
  */
-export function emojiMarkup(placed: readonly PlacedEmoji[]): string {
+export function emojiMarkup(placed: readonly PlacedEmoji[], idPrefix = 'em', view?: { x: number; y: number; w: number; h: number }): string {
   let out = ''
   placed.forEach((e, i) => {
     const drawing = parse(e.cluster)
     if (!drawing) return
-    const prefix = `em${i}-`
+    if (view && (e.x >= view.x + view.w || e.x + e.size <= view.x || e.y >= view.y + view.h || e.y + e.size <= view.y)) return
+    const prefix = `${idPrefix}${i}-`
     const body = drawing.body.replace(/\bid="([^"]+)"/g, `id="${prefix}$1"`).replace(/url\(#([^)]+)\)/g, `url(#${prefix}$1)`)
     out += `<svg x="${e.x}" y="${e.y}" width="${e.size}" height="${e.size}" viewBox="${drawing.viewBox}">${body}</svg>`
   })

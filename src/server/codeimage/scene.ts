@@ -314,6 +314,37 @@ function softShadow(b: Box, spread: number, alpha: number) {
   return { defs, body }
 }
 
+/**
+ * A one-line label (a window title) shaped with its emoji: glyphs and emoji positions in em from
+ * its start, each emoji two cells wide as in the code.
+ */
+export function shapeLabel(fonts: FontStack, text: string): { glyphs: PlacedGlyph[]; emoji: Array<{ cluster: string; x: number }>; width: number } {
+  if (!hasEmoji(text)) {
+    const shaped = fonts.shape(text)
+    return { glyphs: shaped.glyphs, emoji: [], width: shaped.width }
+  }
+  const glyphs: PlacedGlyph[] = []
+  const emoji: Array<{ cluster: string; x: number }> = []
+  let x = 0
+  for (const piece of splitEmoji(text)) {
+    if (piece.emoji && drawableEmoji(piece.text)) {
+      emoji.push({ cluster: piece.text, x })
+      x += EMOJI_CELLS * fonts.advance('0')
+      continue
+    }
+    const shaped = fonts.shape(piece.text)
+    for (const glyph of shaped.glyphs) glyphs.push({ ...glyph, x: glyph.x + x })
+    x += shaped.width
+  }
+  return { glyphs, emoji, width: x }
+}
+
+/** A label's emoji as placed pictures: `size` px squares centred in their two cells, on the line through `middle`. */
+export function labelEmoji(fonts: FontStack, label: ReturnType<typeof shapeLabel>, x: number, middle: number, size: number): PlacedEmoji[] {
+  const span = EMOJI_CELLS * fonts.advance('0') * size
+  return label.emoji.map((e) => ({ cluster: e.cluster, x: Math.round(x + e.x * size + (span - size) / 2), y: Math.round(middle - size / 2), size }))
+}
+
 /** Where a run starts, rounded as the SVG writes it. */
 export function runOrigin(run: Pick<GlyphRun, 'x' | 'baseline'>) {
   return { x: round(run.x), y: round(run.baseline) }
@@ -394,12 +425,12 @@ export function buildScene(fonts: FontStack, lines: Token[][], o: SceneOptions):
   const titleSize = WINDOW.titleSize
   let title = o.title.replace(/\s+/g, ' ').trim()
   const contentWidth = Math.max(0, ...rows.map((r) => r.width))
-  const wanted = title ? fonts.shape(title).width * titleSize + 2 * WINDOW.titleMargin : 0
+  const wanted = title ? shapeLabel(fonts, title).width * titleSize + 2 * WINDOW.titleMargin : 0
   let w = Math.ceil(Math.max(2 * WINDOW.insetX + gutter + contentWidth, wanted, WINDOW.minWidth))
   if (o.maxWidth) w = Math.min(w, Math.max(o.maxWidth - 2 * o.padding, WINDOW.minWidth))
   const titleRoom = w - 2 * WINDOW.titleMargin
-  if (title && fonts.shape(title).width * titleSize > titleRoom) {
-    while (title.length > 1 && fonts.shape(title + '…').width * titleSize > titleRoom) title = [...title].slice(0, -1).join('')
+  if (title && shapeLabel(fonts, title).width * titleSize > titleRoom) {
+    while (title.length > 1 && shapeLabel(fonts, title + '…').width * titleSize > titleRoom) title = [...title].slice(0, -1).join('')
     title = title.trimEnd() + '…'
   }
   const h = Math.ceil(WINDOW.header + rows.length * lineHeight + WINDOW.bottom)
@@ -450,10 +481,12 @@ export function buildScene(fonts: FontStack, lines: Token[][], o: SceneOptions):
   const ascent = fonts.metrics.ascent
   const descent = fonts.metrics.descent
   let titleRun: GlyphRun | null = null
+  const titleEmoji: PlacedEmoji[] = []
   if (title) {
-    const shaped = fonts.shape(title)
+    const shaped = shapeLabel(fonts, title)
     const x = P + (w - shaped.width * titleSize) / 2
     const baseline = P + WINDOW.header / 2 + ((ascent + descent) / 2) * titleSize
+    titleEmoji.push(...labelEmoji(fonts, shaped, x, P + WINDOW.header / 2, titleSize))
     const color = o.darkMode ? 'rgba(255,255,255,0.6)' : 'rgba(0,0,0,0.6)'
     titleRun = { glyphs: shaped.glyphs, x, baseline, size: titleSize, opacity: 1 }
     chrome.push(`<g ${paint(color)}>${chromeGlyphs.draw(titleRun)}</g>`)
@@ -488,13 +521,13 @@ export function buildScene(fonts: FontStack, lines: Token[][], o: SceneOptions):
 
   const chromeSvg = (view: Box, pxWidth: number, pxHeight: number) =>
     `<svg xmlns="http://www.w3.org/2000/svg" width="${pxWidth}" height="${pxHeight}" viewBox="${view.x} ${view.y} ${view.w} ${view.h}">` +
-    `<defs>${chromeGlyphs.defs()}</defs>${chrome.join('')}</svg>`
+    `<defs>${chromeGlyphs.defs()}</defs>${chrome.join('')}${emojiMarkup(titleEmoji, 'te', view)}</svg>`
 
   const svg = () => {
     const glyphs = new GlyphWriter(fonts)
     // The title's glyphs first, as the chrome drew them, so the defs keep the order they always had.
     if (titleRun) glyphs.draw(titleRun)
-    const body = [...backdrop, ...chrome, ...bandSvg]
+    const body = [...backdrop, ...chrome, emojiMarkup(titleEmoji, 'te'), ...bandSvg]
     for (const run of runs) body.push(run.opacity < 1 ? `<g fill-opacity="${run.opacity}">${glyphs.draw(run)}</g>` : glyphs.draw(run))
     body.push(emojiMarkup(emoji))
     const label = o.title ? `<title>${escapeXml(o.title)}</title>` : ''

@@ -13,7 +13,7 @@ import type { CarbonLook } from '../renderer.js'
 import { emojiMarkup, type PlacedEmoji } from '../emoji.js'
 import type { FontStack } from '../fonts.js'
 import type { Token } from '../highlight.js'
-import { emojiBox, escapeXml, GlyphWriter, layoutRows, MAX_PIXELS, paint, parseColor, placeRow, TooLargeError, type GlyphRun, type Rgba } from '../scene.js'
+import { emojiBox, escapeXml, GlyphWriter, labelEmoji, shapeLabel, layoutRows, MAX_PIXELS, paint, parseColor, placeRow, TooLargeError, type GlyphRun, type Rgba } from '../scene.js'
 
 /** carbon's editor box (CodeMirror's padding), in CSS px. */
 export const CARBON_EDITOR = {
@@ -163,18 +163,21 @@ export function buildCarbonScene(fonts: FontStack, lines: Token[][], look: Carbo
   const ascent = fonts.metrics.ascent
   const descent = fonts.metrics.descent
   let titleRun: GlyphRun | null = null
+  const titleEmoji: PlacedEmoji[] = []
   if (title) {
-    const shaped = fonts.shape(title)
     const room = w - 2 * E.titleMargin
     let text = title
-    if (shaped.width * E.titleSize > room) {
-      while (text.length > 1 && fonts.shape(text + '…').width * E.titleSize > room) text = [...text].slice(0, -1).join('')
+    if (shapeLabel(fonts, text).width * E.titleSize > room) {
+      while (text.length > 1 && shapeLabel(fonts, text + '…').width * E.titleSize > room) text = [...text].slice(0, -1).join('')
       text = text.trimEnd() + '…'
     }
-    const fitted = fonts.shape(text)
-    const baseline = y + E.controlsY + ((ascent + descent) / 2) * E.titleSize
-    titleRun = { glyphs: fitted.glyphs, x: x + (w - fitted.width * E.titleSize) / 2, baseline, size: E.titleSize, color: theme.light ? '#121212' : '#ffffff', opacity: 1 }
+    const fitted = shapeLabel(fonts, text)
+    const middle = y + E.controlsY
+    const baseline = middle + ((ascent + descent) / 2) * E.titleSize
+    const left = x + (w - fitted.width * E.titleSize) / 2
+    titleRun = { glyphs: fitted.glyphs, x: left, baseline, size: E.titleSize, color: theme.light ? '#121212' : '#ffffff', opacity: 1 }
     chrome.push(chromeGlyphs.draw(titleRun))
+    titleEmoji.push(...labelEmoji(fonts, fitted, left, middle, E.titleSize))
   }
 
   const codeX = x + E.left + gutter
@@ -200,13 +203,13 @@ export function buildCarbonScene(fonts: FontStack, lines: Token[][], look: Carbo
     // The title's glyphs first, as the chrome drew them.
     if (titleRun) glyphs.draw(titleRun)
     const drawn = runs.map((run) => glyphs.draw(run)).join('')
-    return `<defs>${extraDefs}${glyphs.defs()}</defs>${backdrop}${windowRect}${chrome.join('')}${drawn}${emojiMarkup(emoji)}`
+    return `<defs>${extraDefs}${glyphs.defs()}</defs>${backdrop}${windowRect}${chrome.join('')}${emojiMarkup(titleEmoji, 'te')}${drawn}${emojiMarkup(emoji)}`
   }
   const svg = open + label + frontOf(defs.join(''), back.join('')) + '</svg>'
   const front = open + frontOf('', '') + '</svg>'
   const chromeSvg = (view: { x: number; y: number; w: number; h: number }, pxWidth: number, pxHeight: number) =>
     `<svg xmlns="http://www.w3.org/2000/svg" width="${pxWidth}" height="${pxHeight}" viewBox="${view.x} ${view.y} ${view.w} ${view.h}">` +
-    `<defs>${chromeGlyphs.defs()}</defs>${chrome.join('')}</svg>`
+    `<defs>${chromeGlyphs.defs()}</defs>${chrome.join('')}${emojiMarkup(titleEmoji, 'te', view)}</svg>`
   const shadow = look.dropShadow ? { offsetY: look.dropShadow.offsetY, sigma: look.dropShadow.blur / 2, alpha: parseColor(E.shadowColor).a } : null
   return {
     width,
