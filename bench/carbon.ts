@@ -6,7 +6,8 @@
  * 1. `POST /api/carbon`'s render of a fixed 40-line TypeScript snippet (carbon's defaults: seti,
  *    2x, drop shadow) against the plain `/api/codeimage` render of the same snippet (candy, 2x).
  * 2. The same snippet with an emoji on every line against it without emoji, for both renders.
- * 3. The carbon render with the blur drawn by resvg (the whole SVG) against Plaza's compositor.
+ * 3. The carbon render with the blur drawn by resvg (the whole SVG, tokens made beforehand) against
+ *    Plaza's compositor; and a transparent background (the RGBA path: resvg draws the window).
  *
  *   npx tsx bench/carbon.ts [runs]
  */
@@ -57,6 +58,8 @@ const kinds: Record<string, (i: number) => Promise<unknown>> = {
   'codeimage + emoji': (i) => renderer.render({ ...codeimageJob(WITH_EMOJI), code: WITH_EMOJI + `\n// run ${i}` }),
   'carbon': (i) => renderer.render({ ...carbonJob(PLAIN), code: PLAIN + `\n// run ${i}` }),
   'carbon + emoji': (i) => renderer.render({ ...carbonJob(WITH_EMOJI), code: WITH_EMOJI + `\n// run ${i}` }),
+  'carbon, transparent background': (i) =>
+    renderer.render({ ...toCarbonJob(carbonInput.parse({ code: PLAIN, language: 'typescript', backgroundColor: 'transparent' })), code: PLAIN + `\n// run ${i}` }),
 }
 // Hack is drawn with DejaVu Sans Mono; the tokens are made once (so this one leaves out shiki's share).
 const [jetbrains, dejavu, cjk] = fontFiles()
