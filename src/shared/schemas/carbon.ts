@@ -123,9 +123,15 @@ export const carbonInput = z.object({
     .transform((t) => CARBON_THEME_ALIASES[t] ?? t)
     .refine((t): t is CarbonTheme => (CARBON_THEMES as readonly string[]).includes(t), {
       error: (issue) => `Unknown theme "${String(issue.input)}"; valid themes: ${CARBON_THEMES.join(', ')}`,
-    }),
+    })
+    .describe(`one of carbon's themes: ${CARBON_THEMES.join(', ')}`),
   /** A CSS colour: `#rgb`, `#rrggbb`, `#rrggbbaa`, `rgb()`, `rgba()`, `transparent`, `white`, `black`. */
-  backgroundColor: z.string({ error: 'backgroundColor must be a CSS colour string' }).trim().max(64, 'backgroundColor is too long').default('rgba(171, 184, 195, 1)'),
+  backgroundColor: z
+    .string({ error: 'backgroundColor must be a CSS colour string' })
+    .trim()
+    .max(64, 'backgroundColor is too long')
+    .default('rgba(171, 184, 195, 1)')
+    .describe('a CSS colour: #rrggbb, #rrggbbaa, rgb(), rgba() or transparent'),
   /** carbon's `backgroundMode`: only `color` is drawn (an image background is refused). */
   backgroundMode: z.enum(['color', 'image'], { error: 'backgroundMode must be color' }).default('color'),
   windowTheme: z
@@ -135,13 +141,14 @@ export const carbonInput = z.object({
     .default('none')
     .refine((t): t is CarbonWindowTheme => (CARBON_WINDOW_THEMES as readonly string[]).includes(t), {
       error: (issue) => `Unknown windowTheme "${String(issue.input)}"; use ${CARBON_WINDOW_THEMES.join(', ')}`,
-    }),
+    })
+    .describe('none (macOS controls, rounded corners), sharp (square corners), bw (grey outlined controls, white border), boxy'),
   windowControls: bool('windowControls').default(true),
-  paddingVertical: px('paddingVertical', 0, MAX_CARBON_PADDING).default(56),
-  paddingHorizontal: px('paddingHorizontal', 0, MAX_CARBON_PADDING).default(56),
+  paddingVertical: px('paddingVertical', 0, MAX_CARBON_PADDING).default(56).describe('a length like "56px" (or a number of px), 0-256'),
+  paddingHorizontal: px('paddingHorizontal', 0, MAX_CARBON_PADDING).default(56).describe('a length like "56px" (or a number of px), 0-256'),
   dropShadow: bool('dropShadow').default(true),
-  dropShadowOffsetY: px('dropShadowOffsetY', 0, 100).default(20),
-  dropShadowBlurRadius: px('dropShadowBlurRadius', 0, 200).default(68),
+  dropShadowOffsetY: px('dropShadowOffsetY', 0, 100).default(20).describe('a length like "20px", 0-100'),
+  dropShadowBlurRadius: px('dropShadowBlurRadius', 0, 200).default(68).describe('a length like "68px", 0-200'),
   lineNumbers: bool('lineNumbers').default(false),
   firstLineNumber: int('firstLineNumber', 0, 1_000_000).default(1),
   fontFamily: z
@@ -151,8 +158,9 @@ export const carbonInput = z.object({
     .transform((f) => CARBON_FONTS.find((known) => known.toLowerCase() === f.toLowerCase()) ?? f)
     .refine((f) => (CARBON_FONTS as readonly string[]).includes(f), {
       error: (issue) => `Unknown fontFamily "${String(issue.input)}"; drawn as asked: ${CARBON_SHIPPED_FONTS.join(', ')}; drawn with JetBrains Mono: ${CARBON_FALLBACK_FONTS.join(', ')}`,
-    }),
-  fontSize: px('fontSize', 8, 64).default(14),
+    })
+    .describe(`${CARBON_SHIPPED_FONTS.join(', ')} (Hack is drawn with DejaVu Sans Mono), or one of carbon's other fonts, drawn with JetBrains Mono`),
+  fontSize: px('fontSize', 8, 64).default(14).describe('a length like "14px", 8-64'),
   /** carbon writes `"133%"`; a bare number is a percentage too. */
   lineHeight: z
     .union([z.number(), z.string()], { error: 'lineHeight must be a percentage like "133%"' })
@@ -165,15 +173,17 @@ export const carbonInput = z.object({
       }
       return n
     })
-    .default(133),
+    .default(133)
+    .describe('a percentage like "133%", 90-300'),
   exportSize: z
     .union([z.string(), z.number()], { error: 'exportSize must be 1x, 2x or 4x' })
     .transform((v) => String(v).trim().toLowerCase().replace(/^(\d)$/, '$1x'))
     .refine((v): v is (typeof CARBON_EXPORT_SIZES)[number] => (CARBON_EXPORT_SIZES as readonly string[]).includes(v), { error: 'exportSize must be 1x, 2x or 4x' })
-    .default('2x'),
+    .default('2x')
+    .describe('1x, 2x or 4x'),
   /** true (carbon's default): the window fits the code, 90 to 1024 px wide in all; false: the image is `width` px wide and long lines wrap. */
   widthAdjustment: bool('widthAdjustment').default(true),
-  width: px('width', 200, 4000).default(680),
+  width: px('width', 200, 4000).default(680).describe('the image width in px when widthAdjustment is false, 200-4000'),
   /** Makes the image square, padding the shorter side. */
   squaredImage: bool('squaredImage').default(false),
   /** The title in the window's bar (carbon's title bar). */
