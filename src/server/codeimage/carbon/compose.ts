@@ -143,11 +143,13 @@ export function composeCarbonRgb(layers: CarbonLayers, width: number, height: nu
       continue
     }
     row.copy(out, (Y * width + wx0 + rr) * 3, rr * 3, (wx1 - wx0 - rr) * 3)
-    for (const X of [...Array(rr).keys()].flatMap((k) => [wx0 + k, wx1 - 1 - k])) {
-      const cover = coverage(win, s, X, Y)
-      if (cover <= 0) continue
-      const i = (Y * width + X) * 3
-      for (let c = 0; c < 3; c++) out[i + c] = Math.round(out[i + c] + (inside[c] - out[i + c]) * cover)
+    for (let k = 0; k < rr; k++) {
+      for (const X of [wx0 + k, wx1 - 1 - k]) {
+        const cover = coverage(win, s, X, Y)
+        if (cover <= 0) continue
+        const i = (Y * width + X) * 3
+        for (let c = 0; c < 3; c++) out[i + c] = Math.round(out[i + c] + (inside[c] - out[i + c]) * cover)
+      }
     }
   }
   if (chrome) for (const tile of chromeTiles(layers, width, height, border)) paintChrome(out, width, layers, tile)
