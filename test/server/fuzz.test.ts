@@ -43,6 +43,8 @@ const FIELD_NAMES = [
   'stream', 'temperature', 'max_tokens', 'page', 'limit', 'q', 'unread', 'user_id', 'post_id', 'lineNumbers', 'darkMode', 'title',
   'current_password', 'new_password', 'comment_id', 'story_id', 'id',
   'target_type', 'target_id', 'reason', 'note',
+  // POST /api/carbon: carbon.now.sh's option names.
+  'backgroundColor', 'windowTheme', 'paddingVertical', 'paddingHorizontal', 'dropShadow', 'exportSize', 'fontFamily', 'fontSize', 'lineHeight', 'widthAdjustment', 'width',
 ]
 const QUERY_KEYS = ['page', 'limit', 'q', 'unread', 'type', 'input', 'batch', 'cursor', 'url', 'imageUrl', 'effect', 'effectIndex', 'ratio', 'scale', 'content', 'prompt', 'maxTokens', 'conversationId', 'system', 'fetch', 'text', 'voice', 'format', 'speed', 'pitch']
 
@@ -72,6 +74,8 @@ function randomString(rng: Rng): string {
     () => rng.pick(['16:9', '1:1', '0', '4', '2', 'sepia', 'pixelate', '31']),
     // Speech inputs (/api/tts/flite, /api/tts/espeak): voices of both engines, formats, speeds and pitches in and out of range.
     () => rng.pick(['kal', 'slt', 'fr', 'en-us', 'gmw/en-US', 'mp3', 'wav', 'ogg', '175', '79', '451', '99', '-1', '<speak>&amp;</speak>']),
+    // carbon's value formats.
+    () => rng.pick(['seti', 'solarized dark', 'bw', 'sharp', '56px', '-5px', '2x', '4x', '133%', 'rgba(171, 184, 195, 1)', 'transparent', 'Hack', 'Fira Code']),
   ])()
 }
 
@@ -180,7 +184,7 @@ function checkAnswer(sent: Sent, status: number, type: string, text: string): st
   if (sent.kind === 'openai' && status < 300 && ['chat.completion', 'list', 'model'].includes(body?.object)) return null
   // The chat operations and aliases answer the same unwrapped chat.completion on success (docs/chat.md).
   if (/^\/api\/(chaty|reasoning-70b|reasoning-small|copilot|llama-70b|gpt|chat)(\?|$)/.test(sent.path) && status < 300 && body?.object === 'chat.completion') return null
-  if (sent.path.startsWith('/api/codeimage') && status === 200 && typeof body?.url === 'string') return null
+  if (/^\/api\/(codeimage|carbon)/.test(sent.path) && status === 200 && typeof body?.url === 'string') return null
   // The catalog's JSON answers (decisions §6) are `{message, ...fields}`, not the envelope; so are redirects (`/`, `/api/website`).
   if (/^\/api\/(?!mobile\/)/.test(sent.path) && status < 300 && typeof body?.message === 'string' && !('status' in body)) return null
   if (status >= 300 && status < 400 && typeof body?.message === 'string' && typeof body?.location === 'string') return null

@@ -6,6 +6,7 @@
 import type { z } from 'zod'
 import { catalogListInput, type CatalogGroup } from '../../shared/schemas/catalog.js'
 import { chatCompletionInput, chatOperationInput, chatQueryInput, coderInput, conversationInput, modelIdInput } from '../../shared/schemas/chat.js'
+import { carbonInput } from '../../shared/schemas/carbon.js'
 import { codeImageInput } from '../../shared/schemas/codeimage.js'
 import { executeInput } from '../../shared/schemas/execute.js'
 import {
@@ -25,6 +26,7 @@ import { handleGetUsage } from '../chat/usage-http.js'
 import { expandFormInput, expandInput, imageFxFormInput, imageFxInput, upscaleFormInput, upscaleInput } from '../../shared/schemas/imaging.js'
 import { handleCodeImage } from '../codeimage/http.js'
 import { handleExpand, handleExpandForm, handleImageFx, handleImageFxForm, handleListEffects, handleUpscale, handleUpscaleForm } from './imaging/http.js'
+import { handleCarbon } from './maker/carbon.js'
 import { handleExecute } from './tools/execute/http.js'
 import { mediaInput } from '../../shared/schemas/media.js'
 import { handleMedia } from './media/http.js'
@@ -236,7 +238,17 @@ export const catalog: Operation[] = [
   defineOperation({ group: 'Weather', method: 'GET', path: '/api/weather', summary: 'Current weather and a 7-day forecast of a location (Open-Meteo protocol)', backend: 'provider', providers: ['WEATHER'] }),
 
   // Maker
-  defineOperation({ group: 'Maker', method: 'POST', path: '/api/carbon', summary: "Image from code with carbon.now.sh's options", backend: 'local', answers: 'image' }),
+  defineOperation({
+    group: 'Maker',
+    method: 'POST',
+    path: '/api/carbon',
+    summary: "Image from code with carbon.now.sh's options",
+    backend: 'local',
+    handle: handleCarbon,
+    input: carbonInput,
+    answers: 'image',
+    docs: 'docs/carbon.md',
+  }),
   defineOperation({
     group: 'Maker',
     method: 'POST',

@@ -22,6 +22,7 @@
  * Everything is straight (not premultiplied) RGB: with the background on every pixel is opaque.
  */
 import { Resvg } from '@resvg/resvg-js'
+import { EmojiAtlas } from './emoji.js'
 import type { FontStack } from './fonts.js'
 import { glyphUnits, parseColor, runOrigin, WINDOW, type Box, type Layers, type Rgba, type ShadowStop } from './scene.js'
 
@@ -54,6 +55,7 @@ export function compose(layers: Layers, width: number, height: number, atlas: Gl
   for (const tile of chromeTiles(layers, width, height)) paintChrome(out, width, layers, tile)
   for (const band of layers.bands) paintBand(out, width, height, layers.scale, band, band.fill)
   atlas.paint(out, width, height, layers)
+  if (layers.emoji.length) atlas.emoji.paint(out, width, height, layers.scale, layers.emoji)
   return out
 }
 
@@ -202,7 +204,7 @@ function chromeTiles(layers: Layers, width: number, height: number): Box[] {
  * The tile is drawn with a margin of one CSS px that is not blended: resvg leaves out a hairline's
  * pixels in a pixmap's last column (the 1-px border at scale 1).
  */
-function paintChrome(out: Buffer, width: number, layers: Layers, tile: Box) {
+export function paintChrome(out: Buffer, width: number, layers: Pick<Layers, 'scale' | 'chrome'>, tile: Box) {
   const s = layers.scale
   const m = s
   const w = tile.w + 2 * m
@@ -266,6 +268,8 @@ const EPSILON = 1e-9
  */
 export class GlyphAtlas {
   private readonly masks = new Map<string, Mask>()
+  /** Emoji bitmaps, kept alongside the glyph masks. */
+  readonly emoji = new EmojiAtlas()
 
   constructor(
     private readonly fonts: FontStack,
@@ -277,7 +281,7 @@ export class GlyphAtlas {
   }
 
   /** Blends every glyph run of the scene into `out`. */
-  paint(out: Buffer, width: number, height: number, layers: Layers) {
+  paint(out: Buffer, width: number, height: number, layers: Pick<Layers, 'scale' | 'runs'>) {
     const s = layers.scale
     const colors = new Map<string, Rgba>()
     const colorOf = (color: string, opacity: number) => {

@@ -5,17 +5,21 @@
  */
 import { Resvg } from '@resvg/resvg-js'
 import sharp from 'sharp'
+import type { CarbonTheme, CarbonWindowTheme } from '../../shared/schemas/carbon.js'
 import type { CodeImageTheme } from '../../shared/schemas/codeimage.js'
+import { composeCarbon, composeCarbonRgb, encodeRgb, encodeRgba } from './carbon/compose.js'
+import { buildCarbonScene } from './carbon/scene.js'
 import { compose, GlyphAtlas } from './compose.js'
-import { FontStack } from './fonts.js'
+import { FontStack, fontFiles } from './fonts.js'
 import { Tokenizer } from './highlight.js'
 import { detectLanguage } from './languages.js'
 import { buildScene, TAB_SIZE, TooLargeError } from './scene.js'
 import { THEMES } from './themes.js'
 import { WARM_UP_JOB } from './warm-up.js'
 
-/** A validated request (see validate.ts): `language` is a shiki id, or null to detect it. */
-export interface RenderJob {
+/** A validated `/api/codeimage` request (see validate.ts): `language` is a shiki id, or null to detect it. */
+export interface CodeImageJob {
+  kind?: 'codeimage'
   code: string
   language: string | null
   theme: CodeImageTheme
@@ -30,6 +34,39 @@ export interface RenderJob {
   scale: number
   format: 'png' | 'svg'
 }
+
+/** carbon.now.sh's look (carbon/options.ts reads carbon's options into it; carbon/scene.ts draws it). */
+export interface CarbonLook {
+  theme: CarbonTheme
+  /** The image's background: `#rrggbb`, or `rgba(r, g, b, a)` when translucent (alpha 0: transparent). */
+  background: string
+  windowTheme: CarbonWindowTheme
+  windowControls: boolean
+  paddingVertical: number
+  paddingHorizontal: number
+  dropShadow: { offsetY: number; blur: number } | null
+  lineNumbers: boolean
+  firstLineNumber: number
+  font: 'jetbrains-mono' | 'dejavu-sans-mono'
+  fontSize: number
+  /** Line height as a multiple of the font size. */
+  lineHeight: number
+  /** The image's width in CSS px, or null for a window that fits the code. */
+  width: number | null
+  squared: boolean
+  title: string
+}
+
+/** A validated `/api/carbon` request: always a PNG, `scale` from carbon's export size. */
+export interface CarbonJob {
+  kind: 'carbon'
+  code: string
+  language: string | null
+  look: CarbonLook
+  scale: number
+}
+
+export type RenderJob = CodeImageJob | CarbonJob
 
 export interface RenderResult {
   data: Uint8Array
@@ -72,6 +109,8 @@ const SPARE_CANVAS_BYTES = 64 * 1024 * 1024
 export class Renderer {
   private readonly atlas: GlyphAtlas
   private spare: Buffer | null = null
+  /** DejaVu Sans Mono first (carbon's Hack) and its glyph atlas, loaded the first time a carbon image asks for it. */
+  private dejavu: { fonts: FontStack; atlas: GlyphAtlas } | null = null
 
   private constructor(
     private readonly fonts: FontStack,
@@ -102,6 +141,7 @@ export class Renderer {
   }
 
   async render(job: RenderJob): Promise<RenderResult> {
+    if (job.kind === 'carbon') return this.renderCarbon(job)
     const code = normalizeCode(job.code)
     const language = job.language ?? detectLanguage(code)
     const lines = await this.tokenizer.tokenize(code, language)
@@ -141,5 +181,40 @@ export class Renderer {
     // No system fonts: every glyph is already a path, and scanning the system's fonts is slow.
     const png = new Resvg(scene.svg(), { fitTo: { mode: 'original' }, font: { loadSystemFonts: false } }).render().asPng()
     return { data: png, format: 'png', width, height, language }
+  }
+
+  private fontsFor(font: CarbonLook['font']): { fonts: FontStack; atlas: GlyphAtlas } {
+    if (font === 'jetbrains-mono') return { fonts: this.fonts, atlas: this.atlas }
+    if (!this.dejavu) {
+      const [jetbrains, dejavu, cjk] = fontFiles()
+      const fonts = new FontStack([dejavu, jetbrains, cjk])
+      this.dejavu = { fonts, atlas: new GlyphAtlas(fonts) }
+    }
+    return this.dejavu
+  }
+
+  /**
+   * carbon's look: its own compositor (carbon/compose.ts) paints the background and the blurred,
+   * offset shadow, which the ray.so compositor does not draw, and resvg the rest.
+   */
+  private async renderCarbon(job: CarbonJob): Promise<RenderResult> {
+    const code = normalizeCode(job.code)
+    const language = job.language ?? detectLanguage(code)
+    const lines = await this.tokenizer.tokenize(code, language)
+    const { fonts, atlas } = this.fontsFor(job.look.font)
+    let scene
+    try {
+      scene = buildCarbonScene(fonts, lines, job.look, job.scale)
+    } catch (error) {
+      if (error instanceof TooLargeError) throw new RenderRefusal(413, error.message)
+      throw error
+    }
+    const { width, height, layers } = scene
+    const chrome = job.look.windowControls || job.look.windowTheme === 'bw'
+    const png =
+      layers.background.a >= 1
+        ? await encodeRgb(composeCarbonRgb(layers, width, height, atlas, job.look.windowTheme === 'bw', chrome), width, height)
+        : await encodeRgba(composeCarbon(layers, width, height), width, height)
+    return { data: png, format: 'png', width: scene.width, height: scene.height, language }
   }
 }

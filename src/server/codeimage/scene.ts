@@ -6,6 +6,8 @@
 import type { FontStack, PlacedGlyph } from './fonts.js'
 import type { Role, Token } from './highlight.js'
 import type { Palette, Theme } from './themes.js'
+import { hasEmoji, splitEmoji } from '../render/emoji.js'
+import { drawableEmoji, EMOJI_CELLS, emojiMarkup, type PlacedEmoji } from './emoji.js'
 
 export interface SceneOptions {
   theme: Theme
@@ -82,6 +84,8 @@ export interface Layers {
   chrome(viewBox: Box, width: number, height: number): string
   bands: Array<Box & { fill: Rgba }>
   runs: GlyphRun[]
+  /** Colour emoji, painted after the glyphs (see emoji.ts). */
+  emoji: PlacedEmoji[]
 }
 
 /** Window geometry, after ray.so's frame. */
@@ -106,13 +110,76 @@ interface Cell {
   char: string
   role: Role
   width: number
+  /** A whole emoji cluster, drawn from Twemoji and two cells wide. */
+  emoji?: boolean
 }
 
-interface Row {
+/** A token of a laid-out row: plain text, or exactly one emoji cluster. */
+export interface RowToken extends Token {
+  emoji?: boolean
+}
+
+export interface Row {
   line: number
   first: boolean
-  tokens: Token[]
+  tokens: RowToken[]
   width: number
+}
+
+/** The cells of one line: a character each, or an emoji cluster Twemoji draws, two cells wide. */
+function lineCells(fonts: FontStack, tokens: Token[], fs: number): Cell[] {
+  const cells: Cell[] = []
+  const cell = fonts.advance('0') * fs
+  for (const token of tokens) {
+    const pieces = hasEmoji(token.text) ? splitEmoji(token.text) : [{ text: token.text, emoji: false }]
+    for (const piece of pieces) {
+      if (piece.emoji && drawableEmoji(piece.text)) {
+        cells.push({ char: piece.text, role: token.role, width: EMOJI_CELLS * cell, emoji: true })
+        continue
+      }
+      for (const char of piece.text) cells.push({ char, role: token.role, width: fonts.advance(char) * fs })
+    }
+  }
+  return cells
+}
+
+/** Lays the highlighted lines out as rows, wrapping lines wider than `limit` px. */
+export function layoutRows(fonts: FontStack, lines: Token[][], fs: number, limit: number): Row[] {
+  const rows: Row[] = []
+  lines.forEach((tokens, i) => rows.push(...wrapLine(lineCells(fonts, tokens, fs), i + 1, limit)))
+  return rows
+}
+
+/**
+ * A row's glyphs (x in em from the row's start, coloured by role) and its emoji (x in em of the
+ * two cells' start); the cursor moves by each token's own advance, so columns stay aligned.
+ */
+export function placeRow(fonts: FontStack, row: Row, palette: Palette): { glyphs: Array<PlacedGlyph & { color: string }>; emoji: Array<{ cluster: string; x: number }> } {
+  const glyphs: Array<PlacedGlyph & { color: string }> = []
+  const emoji: Array<{ cluster: string; x: number }> = []
+  const cell = fonts.advance('0')
+  let cursor = 0
+  for (const token of row.tokens) {
+    if (token.emoji) {
+      emoji.push({ cluster: token.text, x: cursor })
+      cursor += EMOJI_CELLS * cell
+      continue
+    }
+    const shaped = fonts.shape(token.text)
+    for (const glyph of shaped.glyphs) glyphs.push({ ...glyph, x: glyph.x + cursor, color: palette[token.role] })
+    cursor += shaped.width
+  }
+  return { glyphs, emoji }
+}
+
+/**
+ * Where an emoji of a row is drawn: one em square (whole CSS px) centred in its two cells and
+ * on the line's middle.
+ */
+export function emojiBox(fonts: FontStack, cluster: string, rowX: number, emX: number, lineTop: number, lineHeight: number, fs: number): PlacedEmoji {
+  const size = Math.round(fs)
+  const span = EMOJI_CELLS * fonts.advance('0') * fs
+  return { cluster, x: Math.round(rowX + emX * fs + (span - size) / 2), y: Math.round(lineTop + (lineHeight - size) / 2), size }
 }
 
 /** Splits one line into rows no wider than `limit` px, breaking after a space where it can. */
@@ -137,18 +204,19 @@ function wrapLine(cells: Cell[], line: number, limit: number): Row[] {
 }
 
 function toRow(cells: Cell[], line: number, first: boolean): Row {
-  const tokens: Token[] = []
+  const tokens: RowToken[] = []
   let width = 0
   for (const cell of cells) {
     width += cell.width
     const last = tokens[tokens.length - 1]
-    if (last && last.role === cell.role) last.text += cell.char
+    if (cell.emoji) tokens.push({ text: cell.char, role: cell.role, emoji: true })
+    else if (last && !last.emoji && last.role === cell.role) last.text += cell.char
     else tokens.push({ text: cell.char, role: cell.role })
   }
   return { line, first, tokens, width }
 }
 
-function escapeXml(text: string) {
+export function escapeXml(text: string) {
   return text.replace(/[<>&"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;' })[c]!)
 }
 
@@ -165,7 +233,7 @@ export function parseColor(color: string, opacity = 1): Rgba {
 }
 
 /** `fill="#rrggbb"` plus an opacity for `rgba()` colours (resvg and every viewer read these). */
-function paint(color: string, attr: 'fill' | 'stroke' = 'fill', opacity = 1): string {
+export function paint(color: string, attr: 'fill' | 'stroke' = 'fill', opacity = 1): string {
   const { r, g, b, a } = parseColor(color, opacity)
   const hex = color.startsWith('#') ? color : '#' + [r, g, b].map((v) => v.toString(16).padStart(2, '0')).join('')
   return a < 1 ? `${attr}="${hex}" ${attr}-opacity="${a}"` : `${attr}="${hex}"`
@@ -246,6 +314,37 @@ function softShadow(b: Box, spread: number, alpha: number) {
   return { defs, body }
 }
 
+/**
+ * A one-line label (a window title) shaped with its emoji: glyphs and emoji positions in em from
+ * its start, each emoji two cells wide as in the code.
+ */
+export function shapeLabel(fonts: FontStack, text: string): { glyphs: PlacedGlyph[]; emoji: Array<{ cluster: string; x: number }>; width: number } {
+  if (!hasEmoji(text)) {
+    const shaped = fonts.shape(text)
+    return { glyphs: shaped.glyphs, emoji: [], width: shaped.width }
+  }
+  const glyphs: PlacedGlyph[] = []
+  const emoji: Array<{ cluster: string; x: number }> = []
+  let x = 0
+  for (const piece of splitEmoji(text)) {
+    if (piece.emoji && drawableEmoji(piece.text)) {
+      emoji.push({ cluster: piece.text, x })
+      x += EMOJI_CELLS * fonts.advance('0')
+      continue
+    }
+    const shaped = fonts.shape(piece.text)
+    for (const glyph of shaped.glyphs) glyphs.push({ ...glyph, x: glyph.x + x })
+    x += shaped.width
+  }
+  return { glyphs, emoji, width: x }
+}
+
+/** A label's emoji as placed pictures: `size` px squares centred in their two cells, on the line through `middle`. */
+export function labelEmoji(fonts: FontStack, label: ReturnType<typeof shapeLabel>, x: number, middle: number, size: number): PlacedEmoji[] {
+  const span = EMOJI_CELLS * fonts.advance('0') * size
+  return label.emoji.map((e) => ({ cluster: e.cluster, x: Math.round(x + e.x * size + (span - size) / 2), y: Math.round(middle - size / 2), size }))
+}
+
 /** Where a run starts, rounded as the SVG writes it. */
 export function runOrigin(run: Pick<GlyphRun, 'x' | 'baseline'>) {
   return { x: round(run.x), y: round(run.baseline) }
@@ -256,7 +355,7 @@ export function glyphUnits(glyph: PlacedGlyph, upem: number) {
   return { x: Math.round(glyph.x * upem), y: Math.round(glyph.y * upem) }
 }
 
-class GlyphWriter {
+export class GlyphWriter {
   private readonly used = new Map<string, string>()
   constructor(private readonly fonts: FontStack) {}
 
@@ -321,22 +420,17 @@ export function buildScene(fonts: FontStack, lines: Token[][], o: SceneOptions):
   const gutter = o.lineNumbers ? String(lines.length).length * digitWidth + WINDOW.gutterGap : 0
   const codeLimit = o.maxWidth ? o.maxWidth - 2 * o.padding - 2 * WINDOW.insetX - gutter : Infinity
 
-  const rows: Row[] = []
-  lines.forEach((tokens, i) => {
-    const cells: Cell[] = []
-    for (const token of tokens) for (const char of token.text) cells.push({ char, role: token.role, width: fonts.advance(char) * fs })
-    rows.push(...wrapLine(cells, i + 1, Math.max(codeLimit, digitWidth)))
-  })
+  const rows = layoutRows(fonts, lines, fs, Math.max(codeLimit, digitWidth))
 
   const titleSize = WINDOW.titleSize
   let title = o.title.replace(/\s+/g, ' ').trim()
   const contentWidth = Math.max(0, ...rows.map((r) => r.width))
-  const wanted = title ? fonts.shape(title).width * titleSize + 2 * WINDOW.titleMargin : 0
+  const wanted = title ? shapeLabel(fonts, title).width * titleSize + 2 * WINDOW.titleMargin : 0
   let w = Math.ceil(Math.max(2 * WINDOW.insetX + gutter + contentWidth, wanted, WINDOW.minWidth))
   if (o.maxWidth) w = Math.min(w, Math.max(o.maxWidth - 2 * o.padding, WINDOW.minWidth))
   const titleRoom = w - 2 * WINDOW.titleMargin
-  if (title && fonts.shape(title).width * titleSize > titleRoom) {
-    while (title.length > 1 && fonts.shape(title + '…').width * titleSize > titleRoom) title = [...title].slice(0, -1).join('')
+  if (title && shapeLabel(fonts, title).width * titleSize > titleRoom) {
+    while (title.length > 1 && shapeLabel(fonts, title + '…').width * titleSize > titleRoom) title = [...title].slice(0, -1).join('')
     title = title.trimEnd() + '…'
   }
   const h = Math.ceil(WINDOW.header + rows.length * lineHeight + WINDOW.bottom)
@@ -387,10 +481,12 @@ export function buildScene(fonts: FontStack, lines: Token[][], o: SceneOptions):
   const ascent = fonts.metrics.ascent
   const descent = fonts.metrics.descent
   let titleRun: GlyphRun | null = null
+  const titleEmoji: PlacedEmoji[] = []
   if (title) {
-    const shaped = fonts.shape(title)
+    const shaped = shapeLabel(fonts, title)
     const x = P + (w - shaped.width * titleSize) / 2
     const baseline = P + WINDOW.header / 2 + ((ascent + descent) / 2) * titleSize
+    titleEmoji.push(...labelEmoji(fonts, shaped, x, P + WINDOW.header / 2, titleSize))
     const color = o.darkMode ? 'rgba(255,255,255,0.6)' : 'rgba(0,0,0,0.6)'
     titleRun = { glyphs: shaped.glyphs, x, baseline, size: titleSize, opacity: 1 }
     chrome.push(`<g ${paint(color)}>${chromeGlyphs.draw(titleRun)}</g>`)
@@ -409,19 +505,15 @@ export function buildScene(fonts: FontStack, lines: Token[][], o: SceneOptions):
     }
   })
   const runs: GlyphRun[] = []
+  const emoji: PlacedEmoji[] = []
   rows.forEach((row, r) => {
     const baseline = top + r * lineHeight + lineHeight / 2 + ((ascent + descent) / 2) * fs
     if (o.lineNumbers && row.first) {
       const number = fonts.shape(String(row.line))
       runs.push({ glyphs: number.glyphs, x: codeX - WINDOW.gutterGap - number.width * fs, baseline, size: fs, color: palette.comment, opacity: 0.7 })
     }
-    const placed: Array<PlacedGlyph & { color: string }> = []
-    let cursor = 0
-    for (const token of row.tokens) {
-      const shaped = fonts.shape(token.text)
-      for (const glyph of shaped.glyphs) placed.push({ ...glyph, x: glyph.x + cursor, color: palette[token.role] })
-      cursor += shaped.width
-    }
+    const { glyphs: placed, emoji: pictures } = placeRow(fonts, row, palette)
+    for (const e of pictures) emoji.push(emojiBox(fonts, e.cluster, codeX, e.x, top + r * lineHeight, lineHeight, fs))
     if (placed.length) runs.push({ glyphs: placed, x: codeX, baseline, size: fs, color: palette.foreground, opacity: 1 })
   })
 
@@ -429,14 +521,15 @@ export function buildScene(fonts: FontStack, lines: Token[][], o: SceneOptions):
 
   const chromeSvg = (view: Box, pxWidth: number, pxHeight: number) =>
     `<svg xmlns="http://www.w3.org/2000/svg" width="${pxWidth}" height="${pxHeight}" viewBox="${view.x} ${view.y} ${view.w} ${view.h}">` +
-    `<defs>${chromeGlyphs.defs()}</defs>${chrome.join('')}</svg>`
+    `<defs>${chromeGlyphs.defs()}</defs>${chrome.join('')}${emojiMarkup(titleEmoji, 'te', view)}</svg>`
 
   const svg = () => {
     const glyphs = new GlyphWriter(fonts)
     // The title's glyphs first, as the chrome drew them, so the defs keep the order they always had.
     if (titleRun) glyphs.draw(titleRun)
-    const body = [...backdrop, ...chrome, ...bandSvg]
+    const body = [...backdrop, ...chrome, emojiMarkup(titleEmoji, 'te'), ...bandSvg]
     for (const run of runs) body.push(run.opacity < 1 ? `<g fill-opacity="${run.opacity}">${glyphs.draw(run)}</g>` : glyphs.draw(run))
+    body.push(emojiMarkup(emoji))
     const label = o.title ? `<title>${escapeXml(o.title)}</title>` : ''
     return (
       `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${W} ${H}">` +
@@ -447,5 +540,5 @@ export function buildScene(fonts: FontStack, lines: Token[][], o: SceneOptions):
     )
   }
   const windowFill = parseColor(windowColor)
-  return { width, height, svg, layers: { scale: o.scale, W, H, window: win, gradient, shadow, windowFill, chrome: chromeSvg, bands, runs } }
+  return { width, height, svg, layers: { scale: o.scale, W, H, window: win, gradient, shadow, windowFill, chrome: chromeSvg, bands, runs, emoji } }
 }

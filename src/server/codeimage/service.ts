@@ -9,11 +9,13 @@ import { parsePositiveInt, type ServerConfig } from '../config.js'
 import { toPublicError } from '../errors.js'
 import type { RenderOutcome } from '../metrics/recorder.js'
 import { RenderPool } from './pool.js'
-import type { RenderResult } from './renderer.js'
+import type { RenderJob, RenderResult } from './renderer.js'
 
 export interface CodeImageService {
   /** Renders a request (raw input, validated here); 400/413 for bad input, 503 past the time budget. */
   render(input: CodeImageInput): Promise<RenderResult>
+  /** Renders an already validated job (a carbon image: carbon/options.ts) in the same pool. */
+  renderJob(job: RenderJob): Promise<RenderResult>
   /** Starts the render workers and warms them (fonts, highlighter, glyphs); call it at server start-up. */
   warm(): Promise<void>
   close(): Promise<void>
@@ -35,20 +37,25 @@ export function createCodeImageService(config: Pick<ServerConfig, 'env'>, option
     timeoutMs: parsePositiveInt('PLAZA_CODEIMAGE_TIMEOUT_MS', config.env.PLAZA_CODEIMAGE_TIMEOUT_MS, 15_000),
     queueLimit: size * 16,
   })
+  const timed = async (job: () => Promise<RenderJob>): Promise<RenderResult> => {
+    const started = performance.now()
+    try {
+      const image = await pool.render(await job())
+      options.onRender?.('ok', (performance.now() - started) / 1000)
+      return image
+    } catch (error) {
+      options.onRender?.(outcomeOf(error), (performance.now() - started) / 1000)
+      throw error
+    }
+  }
   return {
-    async render(input) {
-      const started = performance.now()
-      try {
+    render: (input) =>
+      timed(async () => {
         // Validation needs the language tables (shiki, highlight.js): loaded on the first render, not at start-up.
         const { toRenderJob } = await import('./validate.js')
-        const image = await pool.render(toRenderJob(codeImageInput.parse(input)))
-        options.onRender?.('ok', (performance.now() - started) / 1000)
-        return image
-      } catch (error) {
-        options.onRender?.(outcomeOf(error), (performance.now() - started) / 1000)
-        throw error
-      }
-    },
+        return toRenderJob(codeImageInput.parse(input))
+      }),
+    renderJob: (job) => timed(async () => job),
     warm: () => pool.warm(),
     close: () => pool.close(),
   }

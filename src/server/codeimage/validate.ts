@@ -2,7 +2,7 @@
 import { TRPCError } from '@trpc/server'
 import { MAX_SNIPPET_BYTES, MAX_SNIPPET_LINES, type CodeImageOptions } from '../../shared/schemas/codeimage.js'
 import { resolveLanguage } from './languages.js'
-import type { RenderJob } from './renderer.js'
+import type { CodeImageJob } from './renderer.js'
 import { WINDOW } from './scene.js'
 
 const bad = (message: string) => new TRPCError({ code: 'BAD_REQUEST', message })
@@ -25,7 +25,7 @@ export function parseHighlight(value: string | number[] | undefined, lineCount: 
   return [...lines]
 }
 
-export function toRenderJob(o: CodeImageOptions): RenderJob {
+export function toRenderJob(o: CodeImageOptions): CodeImageJob {
   const code = o.codeSnippet
   if (code.trim() === '') throw bad('codeSnippet is required: send the code to render')
   const bytes = Buffer.byteLength(code, 'utf8')

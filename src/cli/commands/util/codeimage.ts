@@ -1,9 +1,7 @@
-import { readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { Args, Flags } from '@oclif/core'
-import { CODE_IMAGE_THEMES, MAX_SNIPPET_BYTES, type CodeImageInput } from '../../../shared/schemas/codeimage.js'
-import { PlazaCommand, UsageError } from '../../base.js'
-import { remoteFetch } from '../../client.js'
+import { CODE_IMAGE_THEMES, codeImageInput, type CodeImageInput } from '../../../shared/schemas/codeimage.js'
+import { PlazaCommand } from '../../base.js'
 
 export interface CodeImageOutput {
   output: string
@@ -43,8 +41,9 @@ export default class UtilCodeimage extends PlazaCommand<typeof UtilCodeimage> {
 
   async run(): Promise<CodeImageOutput> {
     const { flags } = this
+    const { defaultOutput, languageOf, readSnippet, renderEmbedded, renderRemote, writeImage } = await import('../../snippet.js')
     const file = this.args.file && this.args.file !== '-' ? this.args.file : null
-    const code = file ? await readSource(file) : await readStdin()
+    const code = await readSnippet(file, 'codeimage')
     const format = flags.format as 'png' | 'svg'
     const input: CodeImageInput = {
       codeSnippet: code,
@@ -52,7 +51,7 @@ export default class UtilCodeimage extends PlazaCommand<typeof UtilCodeimage> {
       darkMode: !flags.light,
       background: flags.background,
       padding: flags.padding,
-      language: flags.language ?? (file ? await languageOf(file) : undefined),
+      language: flags.language ?? (await languageOf(file)),
       title: flags.title ?? (file ? path.basename(file) : ''),
       lineNumbers: flags['line-numbers'],
       highlightLines: flags.highlight,
@@ -61,92 +60,16 @@ export default class UtilCodeimage extends PlazaCommand<typeof UtilCodeimage> {
       scale: flags.scale,
       format,
     }
-    const image = this.target.kind === 'remote' ? await renderRemote(this.target.url, input) : await renderEmbedded(input)
+    const image =
+      this.target.kind === 'remote'
+        ? await renderRemote(this.target.url, '/api/codeimage', input, format === 'svg' ? 'image/svg+xml' : 'image/png')
+        : await renderEmbedded(async () => {
+            const { toRenderJob } = await import('../../../server/codeimage/validate.js')
+            return toRenderJob(codeImageInput.parse(input))
+          })
     const output = flags.output ?? defaultOutput(file, format)
-    if (output === '-') process.stdout.write(image.data)
-    else await writeFile(output, image.data)
+    await writeImage(output, image.data)
     if (output !== '-') this.human(output)
     return { output, format: image.format, width: image.width, height: image.height, language: image.language }
-  }
-}
-
-interface Rendered {
-  data: Uint8Array
-  format: 'png' | 'svg'
-  width: number
-  height: number
-  language: string
-}
-
-async function readSource(file: string): Promise<string> {
-  try {
-    return await readFile(file, 'utf8')
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    throw new UsageError(`cannot read ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message}`)
-  }
-}
-
-async function readStdin(): Promise<string> {
-  if (process.stdin.isTTY) throw new UsageError('give a FILE, or pipe the code in (e.g. `cat main.go | plaza util codeimage -`)')
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of process.stdin as AsyncIterable<Buffer>) {
-    size += chunk.length
-    // Read a little past the limit so the renderer's own 413 message explains it.
-    if (size > MAX_SNIPPET_BYTES * 2) break
-    chunks.push(chunk)
-  }
-  return Buffer.concat(chunks).toString('utf8')
-}
-
-/** The language of a file by its extension; null leaves it to detection (the server knows shiki's names). */
-async function languageOf(file: string): Promise<string | undefined> {
-  const { languageOfFile } = await import('../../../server/codeimage/languages.js')
-  return languageOfFile(file) ?? undefined
-}
-
-function defaultOutput(file: string | null, format: 'png' | 'svg'): string {
-  if (!file) return `snippet.${format}`
-  const base = path.basename(file)
-  const dot = base.lastIndexOf('.')
-  return `${dot > 0 ? base.slice(0, dot) : base}.${format}`
-}
-
-async function renderEmbedded(input: CodeImageInput): Promise<Rendered> {
-  // The renderer alone: no database or data directory is needed to draw a picture.
-  const { createCodeImageService } = await import('../../../server/codeimage/service.js')
-  const service = createCodeImageService({ env: process.env })
-  try {
-    return await service.render(input)
-  } finally {
-    await service.close()
-  }
-}
-
-async function renderRemote(url: string, input: CodeImageInput): Promise<Rendered> {
-  let response
-  try {
-    response = await remoteFetch(`${url}/api/codeimage`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: input.format === 'svg' ? 'image/svg+xml' : 'image/png' },
-      body: JSON.stringify(input),
-    })
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause
-    throw new Error(`cannot reach ${url}: ${cause?.code ?? cause?.message ?? (error as Error).message}`)
-  }
-  const type = response.headers.get('content-type') ?? ''
-  if (!response.ok) {
-    const body = type.includes('json') ? ((await response.json()) as { message?: string }) : null
-    throw new Error(body?.message ?? `unexpected answer from ${url} (HTTP ${response.status}): is it a Plaza server?`)
-  }
-  if (!type.startsWith('image/')) throw new Error(`unexpected answer from ${url} (${type || 'no content type'}): is it a Plaza server?`)
-  return {
-    data: new Uint8Array(await response.arrayBuffer()),
-    format: type.startsWith('image/svg') ? 'svg' : 'png',
-    width: Number(response.headers.get('x-image-width')),
-    height: Number(response.headers.get('x-image-height')),
-    language: response.headers.get('x-code-language') ?? '',
   }
 }
