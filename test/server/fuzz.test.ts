@@ -44,7 +44,9 @@ const FIELD_NAMES = [
   'current_password', 'new_password', 'comment_id', 'story_id', 'id',
   'target_type', 'target_id', 'reason', 'note',
 ]
-const QUERY_KEYS = ['page', 'limit', 'q', 'unread', 'type', 'input', 'batch', 'cursor', 'url', 'imageUrl', 'effect', 'effectIndex', 'ratio', 'scale']
+const QUERY_KEYS = ['page', 'limit', 'q', 'unread', 'type', 'input', 'batch', 'cursor', 'url', 'imageUrl', 'effect', 'effectIndex', 'ratio', 'scale',
+  // the Maker's cards
+  'template', 'top', 'bottom', 'text', 'username', 'name', 'avatar', 'verified', 'likes', 'replies', 'reposts', 'theme', 'time', 'style', 'color', 'background', 'size']
 
 function randomString(rng: Rng): string {
   return rng.pick([
@@ -293,6 +295,10 @@ test(`fuzz: ${REQUESTS} seeded requests over every route: no 5xx, no answer outs
       { method: 'GET', path: '/uploads/posts/:name', kind: 'rest' },
       { method: 'GET', path: '/api/mobile/notifications/stream?last_event_id=:id', kind: 'rest' },
       { method: 'GET', path: '/nowhere/:x', kind: 'rest' },
+      // The Maker's cards with their required parameters given, so random values reach the renderers.
+      { method: 'GET', path: '/api/meme?template=this-is-fine&top=:top&bottom=:bottom', kind: 'rest' },
+      { method: 'GET', path: '/api/fakepost?username=fuzz&text=:text&likes=:likes&theme=dark', kind: 'rest' },
+      { method: 'GET', path: '/api/logo?text=:text&style=retro&color=:color', kind: 'rest' },
     ]
     const rng = prng(SEED)
     const problems: string[] = []

@@ -15,6 +15,10 @@ import { expandFormInput, expandInput, imageFxFormInput, imageFxInput, upscaleFo
 import { handleCodeImage } from '../codeimage/http.js'
 import { handleExpand, handleExpandForm, handleImageFx, handleImageFxForm, handleListEffects, handleUpscale, handleUpscaleForm } from './imaging/http.js'
 import { handleExecute } from './tools/execute/http.js'
+import { handleFakepost, handleLogo, handleMeme, handleMemeTemplates } from './maker/http.js'
+import { fakepostInput } from '../../shared/schemas/fakepost.js'
+import { logoInput } from '../../shared/schemas/logo.js'
+import { memeInput } from '../../shared/schemas/meme.js'
 import { docsPageInput, handleDocsPage } from './system/docs-page.js'
 import { handleListOperations } from './system/list.js'
 import { handleMetricsJson, handleMetricsText } from './system/metrics.js'
@@ -196,10 +200,10 @@ export const catalog: Operation[] = [
     answers: 'image',
     docs: 'docs/codeimage.md',
   }),
-  defineOperation({ group: 'Maker', method: 'GET', path: '/api/meme', summary: 'Meme from a bundled template (or an image URL) with outlined captions', backend: 'local', answers: 'image' }),
-  defineOperation({ group: 'Maker', method: 'GET', path: '/api/meme/templates', summary: 'The bundled meme templates', backend: 'local' }),
-  defineOperation({ group: 'Maker', method: 'GET', path: '/api/fakepost', summary: 'A social-post card image with text, name, username and avatar, marked as generated', backend: 'local', answers: 'image' }),
-  defineOperation({ group: 'Maker', method: 'GET', path: '/api/logo', summary: 'A text logo in one of several SVG styles, as PNG', backend: 'local', answers: 'image' }),
+  defineOperation({ group: 'Maker', method: 'GET', path: '/api/meme', summary: 'Meme from a bundled template (or an image URL) with outlined captions', backend: 'local', handle: handleMeme, input: memeInput, answers: 'image', docs: 'docs/maker.md' }),
+  defineOperation({ group: 'Maker', method: 'GET', path: '/api/meme/templates', summary: 'The bundled meme templates', backend: 'local', handle: handleMemeTemplates, answers: 'json', docs: 'docs/maker.md' }),
+  defineOperation({ group: 'Maker', method: 'GET', path: '/api/fakepost', summary: 'A social-post card image with text, name, username and avatar, marked as generated', backend: 'local', handle: handleFakepost, input: fakepostInput, answers: 'image', docs: 'docs/maker.md' }),
+  defineOperation({ group: 'Maker', method: 'GET', path: '/api/logo', summary: 'A text logo in one of several SVG styles, as PNG', backend: 'local', handle: handleLogo, input: logoInput, answers: 'image', docs: 'docs/maker.md' }),
 
   // IMAGE-GENERATORS
   defineOperation({ group: 'IMAGE-GENERATORS', method: 'GET', path: '/api/imagine', summary: 'Image from a prompt with one of eleven model aliases', backend: 'provider', providers: ['IMAGES'], answers: 'image' }),
