@@ -96,10 +96,11 @@ export interface Line {
 }
 
 /** Control characters out, runs of spaces kept as they are. */
-export const cleanText = (text: string) => text.replace(/\r\n?/g, '\n').replace(/[\u0000-\u0009\u000b-\u001f\u007f\u200b\u2028\u2029]/g, '')
+export const cleanText = (text: string) => text.replace(/\r\n?/g, '\n').replace(/\t/g, ' ').replace(/[\u0000-\u0008\u000b-\u001f\u007f\u200b\u2028\u2029]/g, '')
 
 /** Lays out one line (no line breaks) in em: font runs shaped by fontkit (kerning), emoji as pictures. */
-export function layoutLine(set: FontSet, text: string): Line {
+export function layoutLine(set: FontSet, raw: string): Line {
+  const text = cleanText(raw).replace(/\n/g, ' ')
   const items: Placed[] = []
   let x = 0
   for (const run of splitEmoji(text)) {
