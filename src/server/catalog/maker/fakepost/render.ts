@@ -77,8 +77,8 @@ export async function fakepostScene(job: FakepostJob): Promise<Scene> {
   if (job.avatar) {
     const png = await sharp(job.avatar).rotate().resize(avatarSize * 2, avatarSize * 2, { fit: 'cover' }).png({ compressionLevel: 1 }).toBuffer()
     parts.push(
-      `<clipPath id="avatar"><circle cx="${pad + avatarSize / 2}" cy="${pad + avatarSize / 2}" r="${avatarSize / 2}"/></clipPath>`,
-      `<image x="${pad}" y="${pad}" width="${avatarSize}" height="${avatarSize}" clip-path="url(#avatar)" preserveAspectRatio="xMidYMid slice" href="data:image/png;base64,${png.toString('base64')}"/>`,
+      `<clipPath id="plaza-avatar"><circle cx="${pad + avatarSize / 2}" cy="${pad + avatarSize / 2}" r="${avatarSize / 2}"/></clipPath>`,
+      `<image x="${pad}" y="${pad}" width="${avatarSize}" height="${avatarSize}" clip-path="url(#plaza-avatar)" preserveAspectRatio="xMidYMid slice" href="data:image/png;base64,${png.toString('base64')}"/>`,
     )
   } else {
     const seed = createHash('sha256').update(input.username.toLowerCase()).digest()[0]

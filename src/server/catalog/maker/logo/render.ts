@@ -65,7 +65,7 @@ export function logoScene({ input }: LogoJob): Scene {
   switch (input.style) {
     case 'gradient': {
       const { size, width, top } = oneLine(set, line, H, 0.55, 0.12)
-      const body = `<defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="${color}"/><stop offset="1" stop-color="${rotateHue(color, 55)}"/></linearGradient></defs>${draw([line], width / 2, top, size, 'fill="url(#g)"')}`
+      const body = `<defs><linearGradient id="plaza-logo-fill" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="${color}"/><stop offset="1" stop-color="${rotateHue(color, 55)}"/></linearGradient></defs>${draw([line], width / 2, top, size, 'fill="url(#plaza-logo-fill)"')}`
       return { svg: svgDocument(width, H, background, body), width, height: H }
     }
     case 'outline': {
@@ -78,8 +78,8 @@ export function logoScene({ input }: LogoJob): Scene {
       const glow = (size * 0.12).toFixed(1)
       const tube = `fill="none" stroke="${color}" stroke-width="${(size * 0.06).toFixed(1)}" stroke-linejoin="round" stroke-linecap="round"`
       const body =
-        `<defs><filter id="glow" x="-30%" y="-60%" width="160%" height="220%"><feGaussianBlur stdDeviation="${glow}"/></filter></defs>` +
-        `<g filter="url(#glow)">${draw([line], width / 2, top, size, tube, true)}</g>` +
+        `<defs><filter id="plaza-logo-glow" x="-30%" y="-60%" width="160%" height="220%"><feGaussianBlur stdDeviation="${glow}"/></filter></defs>` +
+        `<g filter="url(#plaza-logo-glow)">${draw([line], width / 2, top, size, tube, true)}</g>` +
         draw([line], width / 2, top, size, tube, true) +
         draw([line], width / 2, top, size, `fill="none" stroke="${mix(color, '#ffffff', 0.75)}" stroke-width="${(size * 0.018).toFixed(1)}" stroke-linejoin="round"`)
       return { svg: svgDocument(width, H, background, body), width, height: H }
