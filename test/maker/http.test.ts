@@ -178,6 +178,15 @@ test('JSON answers store under uploads/<kind>/ and the stored file is the same i
     const again = await get(route, { accept: 'application/json' })
     assert.is(again.body.path, stored.body.path)
   }
+  // A stored file of this server is itself an image input, by its uploads/ path.
+  const logo = await get('/api/logo?text=Plaza&style=badge&color=red&size=400', { accept: 'application/json' })
+  const fromUpload = await image(`/api/meme?url=${q(logo.body.path)}&bottom=yes`)
+  assert.equal([fromUpload.width, fromUpload.height], [logo.body.width, logo.body.height])
+  assert.equal(fromUpload.at(40, 200).slice(0, 3), [255, 0, 0])
+  const avatar = await fakepost(`text=hi&avatar=${q(logo.body.path)}`)
+  let red = 0
+  for (let y = 48; y < 152; y++) for (let x = 48; x < 152; x++) if (avatar.at(x, y).slice(0, 3).join() === '255,0,0') red++
+  assert.ok(red > 2000, `red avatar pixels: ${red}`)
 })
 
 /** The post's text area of a card: where the first lines of text go. */
