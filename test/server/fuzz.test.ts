@@ -46,7 +46,8 @@ const FIELD_NAMES = [
   // POST /api/carbon: carbon.now.sh's option names.
   'backgroundColor', 'windowTheme', 'paddingVertical', 'paddingHorizontal', 'dropShadow', 'exportSize', 'fontFamily', 'fontSize', 'lineHeight', 'widthAdjustment', 'width',
 ]
-const QUERY_KEYS = ['page', 'limit', 'q', 'unread', 'type', 'input', 'batch', 'cursor', 'url', 'imageUrl', 'effect', 'effectIndex', 'ratio', 'scale', 'content', 'prompt', 'maxTokens', 'conversationId', 'system', 'fetch', 'text', 'voice', 'format', 'speed', 'pitch']
+const QUERY_KEYS = ['page', 'limit', 'q', 'unread', 'type', 'input', 'batch', 'cursor', 'url', 'imageUrl', 'effect', 'effectIndex', 'ratio', 'scale', 'content', 'prompt', 'maxTokens', 'conversationId', 'system', 'fetch', 'text', 'voice', 'format', 'speed', 'pitch', 's cards
+  ', ', ']
 
 function randomString(rng: Rng): string {
   return rng.pick([
@@ -307,6 +308,10 @@ test(`fuzz: ${REQUESTS} seeded requests over every route: no 5xx, no answer outs
         path: `/api/media?fetch=0&url=${encodeURIComponent(url)}`,
         kind: 'rest' as const,
       })),
+      // The Maker's cards with their required parameters given, so random values reach the renderers.
+      { method: 'GET', path: '/api/meme?template=this-is-fine&top=:top&bottom=:bottom', kind: 'rest' },
+      { method: 'GET', path: '/api/fakepost?username=fuzz&text=:text&likes=:likes&theme=dark', kind: 'rest' },
+      { method: 'GET', path: '/api/logo?text=:text&style=retro&color=:color', kind: 'rest' },
     ]
     const rng = prng(SEED)
     const problems: string[] = []

@@ -34,6 +34,10 @@ import { espeakInput, fliteInput } from '../../shared/schemas/speech.js'
 import { handleEspeak, handleEspeakVoices, handleFlite, handleFliteVoices } from './audio/http.js'
 import { ESPEAK_OPTIONAL } from './audio/service.js'
 import type { OptionalPackage } from './optional-package.js'
+import { handleFakepost, handleLogo, handleMeme, handleMemeTemplates } from './maker/http.js'
+import { fakepostInput } from '../../shared/schemas/fakepost.js'
+import { logoInput } from '../../shared/schemas/logo.js'
+import { memeInput } from '../../shared/schemas/meme.js'
 import { docsPageInput, handleDocsPage } from './system/docs-page.js'
 import { handleListOperations } from './system/list.js'
 import { handleMetricsJson, handleMetricsText } from './system/metrics.js'
@@ -260,10 +264,10 @@ export const catalog: Operation[] = [
     answers: 'image',
     docs: 'docs/codeimage.md',
   }),
-  defineOperation({ group: 'Maker', method: 'GET', path: '/api/meme', summary: 'Meme from a bundled template (or an image URL) with outlined captions', backend: 'local', answers: 'image' }),
-  defineOperation({ group: 'Maker', method: 'GET', path: '/api/meme/templates', summary: 'The bundled meme templates', backend: 'local' }),
-  defineOperation({ group: 'Maker', method: 'GET', path: '/api/fakepost', summary: 'A social-post card image with text, name, username and avatar, marked as generated', backend: 'local', answers: 'image' }),
-  defineOperation({ group: 'Maker', method: 'GET', path: '/api/logo', summary: 'A text logo in one of several SVG styles, as PNG', backend: 'local', answers: 'image' }),
+  defineOperation({ group: 'Maker', method: 'GET', path: '/api/meme', summary: 'Meme from a bundled template (or an image URL) with outlined captions', backend: 'local', handle: handleMeme, input: memeInput, answers: 'image', docs: 'docs/maker.md' }),
+  defineOperation({ group: 'Maker', method: 'GET', path: '/api/meme/templates', summary: 'The bundled meme templates', backend: 'local', handle: handleMemeTemplates, answers: 'json', docs: 'docs/maker.md' }),
+  defineOperation({ group: 'Maker', method: 'GET', path: '/api/fakepost', summary: 'A social-post card image with text, name, username and avatar, marked as generated', backend: 'local', handle: handleFakepost, input: fakepostInput, answers: 'image', docs: 'docs/maker.md' }),
+  defineOperation({ group: 'Maker', method: 'GET', path: '/api/logo', summary: 'A text logo in one of several SVG styles, as PNG', backend: 'local', handle: handleLogo, input: logoInput, answers: 'image', docs: 'docs/maker.md' }),
 
   // IMAGE-GENERATORS
   defineOperation({ group: 'IMAGE-GENERATORS', method: 'GET', path: '/api/imagine', summary: 'Image from a prompt with one of eleven model aliases', backend: 'provider', providers: ['IMAGES'], answers: 'image' }),
