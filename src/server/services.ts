@@ -1,5 +1,6 @@
 import type { ChatGateway } from './chat/gateway.js'
 import type { GatewayAccess } from './chat/keys/access.js'
+import type { ProviderLayer } from './providers/layer.js'
 import { createExecuteService, type ExecuteService } from './catalog/tools/execute/service.js'
 import { createCodeImageService, type CodeImageService } from './codeimage/service.js'
 import { openDatabase, type Db, type ReadDb } from './db/client.js'
@@ -50,6 +51,12 @@ export interface Services {
    * modules nor reads that configuration; rejects with ConfigError (every time) when it is invalid.
    */
   chat(): Promise<ChatGateway>
+  /**
+   * The provider layer of the catalog's provider-backed operations (providers/, docs/providers.md),
+   * configured from `PLAZA_<NAME>_*` and the `services:` of `PLAZA_LLM_CONFIG`. Created on first
+   * use, like `chat()`; rejects with ConfigError (every time) when the configuration is invalid.
+   */
+  providers(): Promise<ProviderLayer>
   /** Code-snippet images: a worker pool that starts on the first render (`PLAZA_CODEIMAGE_*` in `config.env`). */
   codeimage: CodeImageService
   /** Code execution (`POST /api/execute`): sandboxes that start on the first run (`PLAZA_EXECUTE_*`, `PLAZA_PISTON_*` in `config.env`). */
@@ -117,7 +124,19 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
     (gateway ??= Promise.all([import('./chat/config.js'), import('./chat/gateway.js')]).then(([{ loadChatConfig }, { createChatGateway }]) =>
       createChatGateway(loadChatConfig(config.env), { logger, now: clock, onUpstreamCall: (provider, outcome) => metrics?.upstreamCall(provider, outcome) }),
     ))
-  if (options.eagerChat) await chat()
+  let layer: Promise<ProviderLayer> | undefined
+  const providers = () =>
+    (layer ??= Promise.all([import('./providers/config.js'), import('./providers/layer.js')]).then(([{ loadProvidersConfig }, { createProviderLayer }]) =>
+      createProviderLayer(loadProvidersConfig(config.env), { logger, onUpstreamCall: (provider, outcome) => metrics?.upstreamCall(provider, outcome) }),
+    ))
+  if (options.eagerChat) {
+    await chat()
+    // The provider configuration is checked at start-up too; a mistake fails `plaza serve` with its message.
+    await providers().catch(async (error) => {
+      await gateway?.then((created) => created.close(), () => {})
+      throw error
+    })
+  }
   const storage = new LocalDiskStorage(config.dataDir)
   const codeimage = createCodeImageService(config, { onRender: (outcome, seconds) => metrics?.codeImageRender(outcome, seconds) })
   const execute = createExecuteService(config.env)
@@ -151,6 +170,7 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
     limiter: config.rateLimits ? new RateLimiter(database.db, config.rateLimits, () => clock().getTime()) : null,
     storage,
     chat,
+    providers,
     codeimage,
     execute,
     fanout,
@@ -180,6 +200,7 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
       await stopMaintenance?.()
       await database.close()
       await gateway?.then((created) => created.close(), () => {})
+      await layer?.then((created) => created.close(), () => {})
       await codeimage.close()
       await execute.close()
     },

@@ -15,6 +15,8 @@ import { expandFormInput, expandInput, imageFxFormInput, imageFxInput, upscaleFo
 import { handleCodeImage } from '../codeimage/http.js'
 import { handleExpand, handleExpandForm, handleImageFx, handleImageFxForm, handleListEffects, handleUpscale, handleUpscaleForm } from './imaging/http.js'
 import { handleExecute } from './tools/execute/http.js'
+import { weatherInput } from '../../shared/schemas/weather.js'
+import { handleWeather } from './weather/http.js'
 import { docsPageInput, handleDocsPage } from './system/docs-page.js'
 import { handleListOperations } from './system/list.js'
 import { handleMetricsJson, handleMetricsText } from './system/metrics.js'
@@ -181,7 +183,18 @@ export const catalog: Operation[] = [
   defineOperation({ group: 'Audio', method: 'GET', path: '/api/tts/azure', summary: 'Speech from Azure AI Speech', backend: 'provider', providers: ['AZURE_SPEECH'], answers: 'audio' }),
 
   // Weather
-  defineOperation({ group: 'Weather', method: 'GET', path: '/api/weather', summary: 'Current weather and a 7-day forecast of a location (Open-Meteo protocol)', backend: 'provider', providers: ['WEATHER'] }),
+  defineOperation({
+    group: 'Weather',
+    method: 'GET',
+    path: '/api/weather',
+    summary: 'Current weather and a 7-day forecast of a location (Open-Meteo protocol)',
+    backend: 'provider',
+    providers: ['WEATHER'],
+    handle: handleWeather,
+    input: weatherInput,
+    answers: 'json',
+    docs: 'docs/weather.md',
+  }),
 
   // Maker
   defineOperation({ group: 'Maker', method: 'POST', path: '/api/carbon', summary: "Image from code with carbon.now.sh's options", backend: 'local', answers: 'image' }),
