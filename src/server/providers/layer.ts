@@ -24,6 +24,8 @@ export interface ProviderLayer {
   readonly config: ProvidersConfig
   /** Whether a service has at least one target. */
   configured(service: ServiceName): boolean
+  /** Throws the 503 of an unconfigured service (before any work is done for it). */
+  require(service: ServiceName): void
   /** Runs `attempt` over the service's targets in order with retries; the first success wins. Throws ProviderError (503 when unconfigured). */
   call<T>(service: ServiceName, attempt: (call: Attempt) => Promise<T>, signal?: AbortSignal): Promise<{ value: T; target: ServiceTarget }>
   /** Scrubs every configured key from `text`. */
@@ -86,6 +88,9 @@ export function createProviderLayer(config: ProvidersConfig, options: LayerOptio
     config,
     configured: (service) => (config.services.get(service)?.length ?? 0) > 0,
     redact: scrub,
+    require(service) {
+      if (!config.services.get(service)?.length) throw new ProviderError(503, howToConfigure(service))
+    },
 
     async call(service, attempt, signal = new AbortController().signal) {
       const targets = config.services.get(service)

@@ -1,0 +1,105 @@
+/**
+ * The image generators' and provider-backed image operations' handlers (docs/images.md):
+ * `GET /api/imagine`, `POST /api/v1/images/generations` (OpenAI's request and answer, OpenAI's
+ * error shape), `GET /api/toanime`, `/api/zombie`, `/api/removebg`. Images are answered as bytes,
+ * or with `Accept: application/json` stored under `uploads/<kind>/` and described.
+ */
+import { imageGenerationsInput, imageSourceInput, imagineInput, type ImagineAnswer } from '../../../shared/schemas/images.js'
+import { GatewayError } from '../../chat/errors.js'
+import { sendChatError } from '../../chat/http.js'
+import { wantsJson } from '../../codeimage/http.js'
+import { readJson, sendJson } from '../../http.js'
+import { ProviderError } from '../../providers/errors.js'
+import type { ImageOperation } from '../../providers/images.js'
+import { providerLayerOf } from '../../providers/layer.js'
+import type { Exchange } from '../../rest/adapter.js'
+import { enforceRateLimit } from '../../trpc.js'
+import type { GeneratedKind } from '../../uploads/generated.js'
+import { readSourceImage } from '../imaging/source.js'
+import type { EncodedImage } from '../imaging/pixels.js'
+import { clientSignal } from '../weather/http.js'
+import { generate, imageToImage, removeImageBackground, type ImageDeps } from './generate.js'
+import { storeImage } from './result.js'
+
+async function depsOf(exchange: Exchange): Promise<ImageDeps> {
+  const { services } = exchange.ctx
+  return { layer: await providerLayerOf(services), env: services.config.env, allowPrivate: services.config.fetchAllowPrivate }
+}
+
+const limit = (exchange: Exchange) => enforceRateLimit(exchange.ctx, 'default', `ip:${exchange.ctx.clientAddress}`)
+
+/** The image as bytes, or stored and described when JSON is asked for. */
+async function answerImage(exchange: Exchange, kind: GeneratedKind, image: EncodedImage, message: string, extra: Record<string, unknown> = {}): Promise<void> {
+  const { req, res, ctx } = exchange
+  if (wantsJson(req.headers.accept)) {
+    const stored = await storeImage(ctx.services, ctx.origin, kind, image)
+    sendJson(res, 200, { message, ...stored, ...extra })
+    return
+  }
+  res.writeHead(200, {
+    'content-type': image.mime,
+    'content-length': image.data.byteLength,
+    'x-image-width': String(image.width),
+    'x-image-height': String(image.height),
+    'cache-control': 'no-store',
+  })
+  res.end(image.data)
+}
+
+export async function handleImagine(exchange: Exchange): Promise<void> {
+  await limit(exchange)
+  const input = imagineInput.parse(exchange.query)
+  const { images } = await generate(await depsOf(exchange), { prompt: input.prompt, alias: input.model, n: 1, ...(input.size ?? {}) }, clientSignal(exchange))
+  const extra: Pick<ImagineAnswer, 'model'> = { model: input.model }
+  await answerImage(exchange, 'imagine', images[0], `Image generated with ${input.model}`, extra)
+}
+
+/** OpenAI's error shape with the provider layer's codes (OpenAI's clients raise by status). */
+function sendOpenAiError(exchange: Exchange, error: unknown) {
+  const translated = error instanceof ProviderError ? new GatewayError(error.status, error.reason, error.message) : error
+  sendChatError(exchange, 'openai', translated)
+}
+
+/** `POST /api/v1/images/generations`: OpenAI's images API, so OpenAI's clients' `images.generate` works against Plaza. */
+export async function handleImageGenerations(exchange: Exchange): Promise<void> {
+  try {
+    await limit(exchange)
+    const input = imageGenerationsInput.parse(await readJson(exchange.req))
+    const { images } = await generate(
+      await depsOf(exchange),
+      { prompt: input.prompt, alias: input.model, n: input.n, negativePrompt: input.negative_prompt, ...(input.size ?? {}) },
+      clientSignal(exchange),
+    )
+    const { services } = exchange.ctx
+    const data = await Promise.all(
+      images.map(async (image) =>
+        input.response_format === 'b64_json' ? { b64_json: image.data.toString('base64') } : { url: (await storeImage(services, exchange.ctx.origin, 'imagine', image)).url },
+      ),
+    )
+    sendJson(exchange.res, 200, { created: Math.floor(services.clock().getTime() / 1000), data })
+  } catch (error) {
+    sendOpenAiError(exchange, error)
+  }
+}
+
+const imageToImageHandler = (operation: ImageOperation, message: string) => async (exchange: Exchange) => {
+  await limit(exchange)
+  const input = imageSourceInput.parse(exchange.query)
+  const deps = await depsOf(exchange)
+  // Nothing is fetched when no provider could serve it.
+  deps.layer.require('images')
+  const source = await readSourceImage(exchange.ctx.services, input.url, 'url', exchange.ctx.origin)
+  await answerImage(exchange, operation, await imageToImage(deps, operation, source.bytes, clientSignal(exchange)), message)
+}
+
+export const handleToAnime = imageToImageHandler('toanime', 'Anime version made')
+export const handleZombie = imageToImageHandler('zombie', 'Zombie version made')
+
+export async function handleRemoveBg(exchange: Exchange): Promise<void> {
+  await limit(exchange)
+  const input = imageSourceInput.parse(exchange.query)
+  const deps = await depsOf(exchange)
+  deps.layer.require('removebg')
+  const source = await readSourceImage(exchange.ctx.services, input.url, 'url', exchange.ctx.origin)
+  await answerImage(exchange, 'removebg', await removeImageBackground(deps, source.bytes, clientSignal(exchange)), 'Background removed')
+}
