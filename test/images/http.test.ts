@@ -215,6 +215,30 @@ test('removebg on rembg and on remove.bg: the background made transparent, the k
   }
 })
 
+test('/api/upscale: AUTOMATIC1111 extra-single-image when an images target speaks it; Plaza’s own upscaling otherwise or when it fails', async () => {
+  const source = serveSource('u.png', await halves())
+  const ai = await a1111.request('GET', `/api/upscale?url=${encodeURIComponent(source)}&scale=4`)
+  assert.is(ai.status, 200, String(ai.body))
+  const image = await pixels(ai.body)
+  assert.equal([image.info.width, image.info.height], [320, 160])
+  assert.equal(image.at(10, 10), [200, 20, 20, 255])
+  const call = fake.requests.find((r) => r.path === '/a1111/sdapi/v1/extra-single-image')!
+  assert.equal([call.body.upscaling_resize, call.body.upscaler_1], [4, 'R-ESRGAN 4x+'])
+
+  // Both of its targets fail (A1111 errors, the hosted-inference one does not upscale): upscaled here all the same.
+  fake.requests.length = 0
+  fake.enqueue(bytes(200, await halves(), 'image/png'), json(400, { error: 'bad image' }))
+  const local = await a1111.request('GET', `/api/upscale?url=${encodeURIComponent(`${fake.url}/files/u2.png`)}&scale=2`)
+  assert.is(local.status, 200, String(local.body))
+  assert.equal([(await pixels(local.body)).info.width, (await pixels(local.body)).info.height], [160, 80])
+
+  // No AUTOMATIC1111 target: no provider is asked.
+  fake.requests.length = 0
+  const plain = await openai.request('GET', `/api/upscale?url=${encodeURIComponent(serveSource('u3.png', await halves()))}&scale=2`)
+  assert.is(plain.status, 200)
+  assert.equal(fake.requests.map((r) => r.path), ['/files/u3.png'])
+})
+
 test('bad input is 400 and nothing reaches a provider', async () => {
   for (const query of ['', 'prompt=', 'prompt=x&model=midjourney', 'prompt=x&size=10x10', 'prompt=x&size=big', `prompt=${'x'.repeat(4001)}`]) {
     const res = await openai.request('GET', `/api/imagine?${query}`)
