@@ -59,7 +59,7 @@ export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /** A failed call's outcome for the metrics: its HTTP status, or how it failed without one. */
-function outcomeOf(error: UpstreamError): UpstreamOutcome {
+export function outcomeOf(error: UpstreamError): UpstreamOutcome {
   return error.kind === 'http' && error.status !== undefined ? `http_${error.status}` : error.kind === 'http' ? 'protocol' : error.kind
 }
 
