@@ -58,4 +58,19 @@ test('errors are OpenAI APIErrors: 400 with the param, 502 from the provider wit
   assert.not.match(upstream.message, /sk-upstream-9876/)
 })
 
+test('gateway keys: once one exists, a call without it is 401 and a key restricted to other models is 403', async () => {
+  const access = await server.services.gatewayAccess()
+  const { key } = await access.createKey({ name: 'images', rpm: 1000 })
+  const restricted = await access.createKey({ name: 'chat-only', models: ['chaty'] })
+  const anonymous = await openai.images.generate({ prompt: 'x', response_format: 'b64_json' }).catch((error) => error)
+  assert.instance(anonymous, OpenAI.AuthenticationError)
+  const other = await new OpenAI({ baseURL: `${server.url}/api/v1`, apiKey: restricted.key, maxRetries: 0 }).images.generate({ prompt: 'x', model: 'sdxl' }).catch((error) => error)
+  assert.instance(other, OpenAI.PermissionDeniedError)
+  const keyed = new OpenAI({ baseURL: `${server.url}/api/v1`, apiKey: key, maxRetries: 0 })
+  const result = await keyed.images.generate({ prompt: 'with a key', response_format: 'b64_json' })
+  assert.equal(await firstPixel(Buffer.from(result.data![0].b64_json!, 'base64')), colourOf('with a key'))
+  await access.revokeKey('images')
+  await access.revokeKey('chat-only')
+})
+
 test.run()

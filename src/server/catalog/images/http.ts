@@ -6,10 +6,11 @@
  */
 import { imageGenerationsInput, imageSourceInput, imagineInput, type ImagineAnswer } from '../../../shared/schemas/images.js'
 import { GatewayError } from '../../chat/errors.js'
-import { sendChatError } from '../../chat/http.js'
+import { authorizeGatewayCall, sendChatError } from '../../chat/http.js'
+import type { GatewayPass } from '../../chat/keys/access.js'
 import { wantsJson } from '../../codeimage/http.js'
 import { readJson, sendJson } from '../../http.js'
-import { ProviderError } from '../../providers/errors.js'
+import { ClientAbortError, ProviderError } from '../../providers/errors.js'
 import type { ImageOperation } from '../../providers/images.js'
 import { providerLayerOf } from '../../providers/layer.js'
 import type { Exchange } from '../../rest/adapter.js'
@@ -26,6 +27,7 @@ async function depsOf(exchange: Exchange): Promise<ImageDeps> {
   return { layer: await providerLayerOf(services), env: services.config.env, allowPrivate: services.config.fetchAllowPrivate }
 }
 
+/** The catalog's operations are limited per client address (the OpenAI-compatible route by the gateway's gate instead). */
 const limit = (exchange: Exchange) => enforceRateLimit(exchange.ctx, 'default', `ip:${exchange.ctx.clientAddress}`)
 
 /** The image as bytes, or stored and described when JSON is asked for. */
@@ -60,11 +62,18 @@ function sendOpenAiError(exchange: Exchange, error: unknown) {
   sendChatError(exchange, 'openai', translated)
 }
 
-/** `POST /api/v1/images/generations`: OpenAI's images API, so OpenAI's clients' `images.generate` works against Plaza. */
+/**
+ * `POST /api/v1/images/generations`: OpenAI's images API, so OpenAI's clients' `images.generate`
+ * works against Plaza. Under /api/v1 it is the gateway's: the same keys (once any exists, one is
+ * required), allow-lists (by model alias) and request counts as chat (docs/chat.md#keys).
+ */
 export async function handleImageGenerations(exchange: Exchange): Promise<void> {
+  let admitted: { pass: GatewayPass; model: string } | undefined
   try {
-    await limit(exchange)
+    const pass = await authorizeGatewayCall(exchange.ctx)
     const input = imageGenerationsInput.parse(await readJson(exchange.req))
+    pass.admit(input.model)
+    admitted = { pass, model: input.model }
     const { images } = await generate(
       await depsOf(exchange),
       { prompt: input.prompt, alias: input.model, n: input.n, negativePrompt: input.negative_prompt, ...(input.size ?? {}) },
@@ -76,8 +85,12 @@ export async function handleImageGenerations(exchange: Exchange): Promise<void> 
         input.response_format === 'b64_json' ? { b64_json: image.data.toString('base64') } : { url: (await storeImage(services, exchange.ctx.origin, 'imagine', image)).url },
       ),
     )
+    admitted = undefined
+    pass.settle(input.model, { failed: false })
     sendJson(exchange.res, 200, { created: Math.floor(services.clock().getTime() / 1000), data })
   } catch (error) {
+    admitted?.pass.settle(admitted.model, { failed: !(error instanceof ClientAbortError) })
+    if (error instanceof ClientAbortError) return void exchange.res.destroy()
     sendOpenAiError(exchange, error)
   }
 }
