@@ -9,7 +9,7 @@ import { GatewayError } from '../../chat/errors.js'
 import { authorizeGatewayCall, sendChatError } from '../../chat/http.js'
 import type { GatewayPass } from '../../chat/keys/access.js'
 import { wantsJson } from '../../codeimage/http.js'
-import { readJson, sendJson } from '../../http.js'
+import { closedSignal, readJson, sendJson } from '../../http.js'
 import { ClientAbortError, ProviderError } from '../../providers/errors.js'
 import type { ImageOperation } from '../../providers/images.js'
 import { providerLayerOf } from '../../providers/layer.js'
@@ -18,7 +18,6 @@ import { enforceRateLimit } from '../../trpc.js'
 import type { GeneratedKind } from '../../uploads/generated.js'
 import { readSourceImage } from '../imaging/source.js'
 import type { EncodedImage } from '../imaging/pixels.js'
-import { clientSignal } from '../weather/http.js'
 import { generate, imageToImage, removeImageBackground, type ImageDeps } from './generate.js'
 import { storeImage } from './result.js'
 
@@ -51,7 +50,7 @@ async function answerImage(exchange: Exchange, kind: GeneratedKind, image: Encod
 export async function handleImagine(exchange: Exchange): Promise<void> {
   await limit(exchange)
   const input = imagineInput.parse(exchange.query)
-  const { images } = await generate(await depsOf(exchange), { prompt: input.prompt, alias: input.model, n: 1, ...(input.size ?? {}) }, clientSignal(exchange))
+  const { images } = await generate(await depsOf(exchange), { prompt: input.prompt, alias: input.model, n: 1, ...(input.size ?? {}) }, closedSignal(exchange.res))
   const extra: Pick<ImagineAnswer, 'model'> = { model: input.model }
   await answerImage(exchange, 'imagine', images[0], `Image generated with ${input.model}`, extra)
 }
@@ -77,7 +76,7 @@ export async function handleImageGenerations(exchange: Exchange): Promise<void> 
     const { images } = await generate(
       await depsOf(exchange),
       { prompt: input.prompt, alias: input.model, n: input.n, negativePrompt: input.negative_prompt, ...(input.size ?? {}) },
-      clientSignal(exchange),
+      closedSignal(exchange.res),
     )
     const { services } = exchange.ctx
     const data = await Promise.all(
@@ -102,7 +101,7 @@ const imageToImageHandler = (operation: ImageOperation, message: string) => asyn
   // Nothing is fetched when no provider could serve it.
   deps.layer.require('images')
   const source = await readSourceImage(exchange.ctx.services, input.url, 'url', exchange.ctx.origin)
-  await answerImage(exchange, operation, await imageToImage(deps, operation, source.bytes, clientSignal(exchange)), message)
+  await answerImage(exchange, operation, await imageToImage(deps, operation, source.bytes, closedSignal(exchange.res)), message)
 }
 
 export const handleToAnime = imageToImageHandler('toanime', 'Anime version made')
@@ -114,5 +113,5 @@ export async function handleRemoveBg(exchange: Exchange): Promise<void> {
   const deps = await depsOf(exchange)
   deps.layer.require('removebg')
   const source = await readSourceImage(exchange.ctx.services, input.url, 'url', exchange.ctx.origin)
-  await answerImage(exchange, 'removebg', await removeImageBackground(deps, source.bytes, clientSignal(exchange)), 'Background removed')
+  await answerImage(exchange, 'removebg', await removeImageBackground(deps, source.bytes, closedSignal(exchange.res)), 'Background removed')
 }

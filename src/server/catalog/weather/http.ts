@@ -1,6 +1,6 @@
 /** `GET /api/weather` (docs/weather.md): the query validated, then the weather provider's targets in order. */
 import { weatherInput, type WeatherAnswer, type WeatherInput } from '../../../shared/schemas/weather.js'
-import { sendJson } from '../../http.js'
+import { closedSignal, sendJson } from '../../http.js'
 import { providerLayerOf, type ProviderLayer } from '../../providers/layer.js'
 import { openMeteoWeather } from '../../providers/open-meteo.js'
 import type { Exchange } from '../../rest/adapter.js'
@@ -12,18 +12,9 @@ export async function getWeather(layer: ProviderLayer, input: WeatherInput, sign
   return value
 }
 
-/** An AbortSignal that fires when the client goes away before the answer is sent. */
-export function clientSignal(exchange: Pick<Exchange, 'req' | 'res'>): AbortSignal {
-  const controller = new AbortController()
-  exchange.res.on('close', () => {
-    if (!exchange.res.writableFinished) controller.abort()
-  })
-  return controller.signal
-}
-
 export async function handleWeather(exchange: Exchange): Promise<void> {
   const { ctx, query, res } = exchange
   await enforceRateLimit(ctx, 'default', `ip:${ctx.clientAddress}`)
   const input = weatherInput.parse(query)
-  sendJson(res, 200, await getWeather(await providerLayerOf(ctx.services), input, clientSignal(exchange)))
+  sendJson(res, 200, await getWeather(await providerLayerOf(ctx.services), input, closedSignal(res)))
 }
