@@ -160,6 +160,15 @@ test('bytes that are not an image are refused: the next provider serves, or 502 
   assert.match(refused.body.message, /tried 2 providers/)
 })
 
+test('a 429 with Retry-After: 0 is retried on the same provider and then succeeds; the answer names the provider', async () => {
+  fake.enqueue(json(429, { error: { message: 'rate limited' } }, { 'retry-after': '0' }))
+  const res = await openai.request('GET', '/api/imagine?prompt=patience')
+  assert.is(res.status, 200, String(res.body))
+  assert.is(res.headers.get('x-plaza-provider'), 'images/env')
+  assert.equal((await pixels(res.body)).at(0, 0), [...colourOf('patience'), 255])
+  assert.equal(fake.requests.map((r) => r.path), ['/v1/images/generations', '/v1/images/generations'])
+})
+
 test('malformed upstream JSON is 502 and names the provider', async () => {
   fake.enqueue(json(200, '{"data": [ {"b64_json": '))
   const res = await openai.request('GET', '/api/imagine?prompt=x')

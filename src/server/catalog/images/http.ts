@@ -30,14 +30,17 @@ async function depsOf(exchange: Exchange): Promise<ImageDeps> {
 const limit = (exchange: Exchange) => enforceRateLimit(exchange.ctx, 'default', `ip:${exchange.ctx.clientAddress}`)
 
 /** The image as bytes, or stored and described when JSON is asked for. */
-async function answerImage(exchange: Exchange, kind: GeneratedKind, image: EncodedImage, message: string, extra: Record<string, unknown> = {}): Promise<void> {
+async function answerImage(exchange: Exchange, kind: GeneratedKind, image: EncodedImage, message: string, extra: Record<string, unknown> = {}, provider?: string): Promise<void> {
   const { req, res, ctx } = exchange
+  // Which target drew it (`images/env`, `images/images.1`): after a fallback the operator can tell.
+  const headers: Record<string, string> = provider ? { 'x-plaza-provider': provider } : {}
   if (wantsJson(req.headers.accept)) {
     const stored = await storeImage(ctx.services, ctx.origin, kind, image)
-    sendJson(res, 200, { message, ...stored, ...extra })
+    sendJson(res, 200, { message, ...stored, ...extra }, headers)
     return
   }
   res.writeHead(200, {
+    ...headers,
     'content-type': image.mime,
     'content-length': image.data.byteLength,
     'x-image-width': String(image.width),
@@ -50,9 +53,9 @@ async function answerImage(exchange: Exchange, kind: GeneratedKind, image: Encod
 export async function handleImagine(exchange: Exchange): Promise<void> {
   await limit(exchange)
   const input = imagineInput.parse(exchange.query)
-  const { images } = await generate(await depsOf(exchange), { prompt: input.prompt, alias: input.model, n: 1, ...(input.size ?? {}) }, closedSignal(exchange.res))
+  const { images, provider } = await generate(await depsOf(exchange), { prompt: input.prompt, alias: input.model, n: 1, ...(input.size ?? {}) }, closedSignal(exchange.res))
   const extra: Pick<ImagineAnswer, 'model'> = { model: input.model }
-  await answerImage(exchange, 'imagine', images[0], `Image generated with ${input.model}`, extra)
+  await answerImage(exchange, 'imagine', images[0], `Image generated with ${input.model}`, extra, `images/${provider}`)
 }
 
 /** OpenAI's error shape with the provider layer's codes (OpenAI's clients raise by status). */
