@@ -248,6 +248,43 @@ test('/api/upscale: AUTOMATIC1111 extra-single-image when an images target speak
   assert.equal(fake.requests.map((r) => r.path), ['/files/u3.png'])
 })
 
+test('hosted inference image-to-image: the image as base64 inputs, the fixed prompt in parameters, bytes back', async () => {
+  const hf = await startTestServer({ env: { PLAZA_FETCH_ALLOW_PRIVATE: '1', PLAZA_IMAGES_BASE_URL: `${fake.url}/hf`, PLAZA_IMAGES_PROTOCOL: 'hf-inference' } })
+  try {
+    const source = serveSource('h.png', await halves())
+    const res = await hf.request('GET', `/api/zombie?url=${encodeURIComponent(source)}`)
+    assert.is(res.status, 200, String(res.body))
+    assert.equal((await pixels(res.body)).at(75, 5), [235, 235, 55, 255])
+    const call = fake.requests.find((r) => r.path.startsWith('/hf/models/'))!
+    assert.is(call.path, '/hf/models/timbrooks/instruct-pix2pix')
+    assert.match(call.body.parameters.prompt, /zombie/)
+    const sent = await sharp(Buffer.from(call.body.inputs, 'base64')).metadata()
+    assert.equal([sent.format, sent.width, sent.height], ['png', 80, 40])
+  } finally {
+    await hf.close()
+  }
+})
+
+test('an image URL on another host is fetched through the fetch guard: refused where private addresses are', async () => {
+  // The OpenAI server allows private addresses (tests), so a loopback URL of another port is fetched...
+  const other = await startFakeProviders()
+  try {
+    fake.enqueue(json(200, { created: 1, data: [{ url: `${other.url}/files/elsewhere.png` }] }))
+    other.enqueue(bytes(200, await solidPng([1, 2, 3]), 'image/png'))
+    const res = await openai.request('GET', '/api/imagine?prompt=elsewhere')
+    assert.is(res.status, 200, String(res.body))
+    assert.equal((await pixels(res.body)).at(0, 0), [1, 2, 3, 255])
+    assert.equal(other.requests.map((r) => r.path), ['/files/elsewhere.png'])
+  } finally {
+    await other.close()
+  }
+  // ...while a provider pointing at the metadata service is refused by the guard whatever the setting.
+  fake.enqueue(json(200, { created: 1, data: [{ url: 'http://169.254.169.254/latest/meta-data/' }] }))
+  const refused = await openai.request('GET', '/api/imagine?prompt=metadata')
+  assert.is(refused.status, 502)
+  assert.match(refused.body.message, /answered an image URL Plaza could not fetch/)
+})
+
 test('bad input is 400 and nothing reaches a provider', async () => {
   for (const query of ['', 'prompt=', 'prompt=x&model=midjourney', 'prompt=x&size=10x10', 'prompt=x&size=big', `prompt=${'x'.repeat(4001)}`]) {
     const res = await openai.request('GET', `/api/imagine?${query}`)

@@ -108,6 +108,26 @@ test('a provider that does not answer in time: 504 after its timeout_ms, each re
   await layer.close()
 })
 
+test('the caller going away aborts the upstream call: the provider sees the connection close, nothing is retried', async () => {
+  const { layer, sleeps } = weatherLayer({ PLAZA_WEATHER_BASE_URL: fake.url })
+  let arrived!: () => void
+  const reached = new Promise<void>((resolve) => (arrived = resolve))
+  const closed = new Promise<void>((resolve) => fake.enqueue((req) => {
+    req.socket.on('close', () => resolve())
+    arrived()
+  }))
+  const controller = new AbortController()
+  const call = getWeather(layer, berlin, controller.signal).catch((e) => e)
+  await reached
+  controller.abort()
+  const error = await call
+  assert.is(error.constructor.name, 'ClientAbortError')
+  await closed
+  assert.equal(sleeps, [])
+  assert.is(fake.requests.length, 1)
+  await layer.close()
+})
+
 test('keys are scrubbed from the error and from every log line, even when the upstream echoes them', async () => {
   const { logger, lines } = recordingLogger()
   const { layer } = weatherLayer({ PLAZA_WEATHER_BASE_URL: fake.url, PLAZA_WEATHER_API_KEY: 'om-SECRET-31337' }, { logger })
