@@ -57,7 +57,7 @@ test('imagine failures: no provider is exit 1 naming what to set; a bad model is
   const dir = tempDir()
   const none = await plaza(['util', 'imagine', 'x'], dir)
   assert.is(none.code, 1)
-  assert.match(none.stderr, /^Error: No images provider is configured on this server: set PLAZA_IMAGES_BASE_URL/)
+  assert.match(none.stderr, /^Error: No images provider is configured: set PLAZA_IMAGES_BASE_URL/)
   const model = await plaza(['util', 'imagine', 'x', '--model', 'midjourney'], dir, providers())
   assert.is(model.code, 2)
   assert.match(model.stderr, /model must be one of/)

@@ -300,7 +300,7 @@ test('bad input is 400 and nothing reaches a provider', async () => {
 test('unconfigured: 503 naming what to set, before any image is fetched; /api/list shows configured: false', async () => {
   const res = await bare.request('GET', '/api/imagine?prompt=x')
   assert.is(res.status, 503)
-  assert.match(res.body.message, /No images provider is configured on this server: set PLAZA_IMAGES_BASE_URL .*PLAZA_IMAGES_PROTOCOL=openai-images\|automatic1111\|hf-inference/)
+  assert.match(res.body.message, /No images provider is configured: set PLAZA_IMAGES_BASE_URL .*PLAZA_IMAGES_PROTOCOL=openai-images\|automatic1111\|hf-inference/)
   const source = serveSource('never.png', await halves())
   const anime = await bare.request('GET', `/api/toanime?url=${encodeURIComponent(source)}`)
   assert.is(anime.status, 503)

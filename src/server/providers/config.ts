@@ -101,7 +101,7 @@ export function howToConfigure(service: ServiceName): string {
   const prefix = envPrefix(service)
   const protocols = SERVICE_PROTOCOLS[service]
   const protocol = protocols.length > 1 ? `, ${prefix}_PROTOCOL=${protocols.join('|')}` : ''
-  return `No ${service} provider is configured on this server: set ${prefix}_BASE_URL (and ${prefix}_API_KEY if it needs one${protocol}), or list services.${service} in the PLAZA_LLM_CONFIG file (docs/providers.md), then restart the server.`
+  return `No ${service} provider is configured: set ${prefix}_BASE_URL (and ${prefix}_API_KEY if it needs one${protocol}), or list services.${service} in the PLAZA_LLM_CONFIG file (docs/providers.md); a server reads them at start-up.`
 }
 
 function fail(message: string): never {
