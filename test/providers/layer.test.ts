@@ -70,6 +70,16 @@ test('Retry-After as an HTTP date is honoured; one beyond the cap moves on to th
   await two.close()
 })
 
+test("hosted inference's 503 with estimated_time (a model loading) is waited for like a Retry-After", async () => {
+  const sleeps: number[] = []
+  const layer = createProviderLayer(loadProvidersConfig({ PLAZA_IMAGES_BASE_URL: fake.url, PLAZA_IMAGES_PROTOCOL: 'hf-inference' }), { sleep: async (ms) => void sleeps.push(ms) })
+  fake.enqueue(json(503, { error: 'Model black-forest-labs/FLUX.1-schnell is currently loading', estimated_time: 4.5 }))
+  const { value } = await layer.call('images', async (call) => (await call.request({ url: `${call.target.baseUrl}/models/x`, headers: {}, body: { json: { inputs: 'a' } } })).bytes(1 << 20))
+  assert.ok(value.length > 0)
+  assert.equal(sleeps, [4500])
+  await layer.close()
+})
+
 test('5xx: retried with backoff up to max_retries, then 502 naming the status and how many were tried', async () => {
   const { layer, sleeps } = weatherLayer({ PLAZA_WEATHER_BASE_URL: fake.url })
   fake.enqueue(json(500, { reason: 'a' }), json(502, 'Bad Gateway'), json(500, { reason: 'c' }))

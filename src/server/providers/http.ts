@@ -77,6 +77,16 @@ export function upstreamMessage(text: string): string {
   return text.replace(/[^\x20-\x7e\u00a0-\uffff]+/g, ' ').trim().slice(0, 300) || 'no message'
 }
 
+/** Hugging Face's hosted inference answers a model still loading with 503 and `{estimated_time: seconds}` instead of Retry-After. */
+function estimatedTime(text: string): number | undefined {
+  try {
+    const seconds = JSON.parse(text)?.estimated_time
+    return typeof seconds === 'number' && Number.isFinite(seconds) && seconds >= 0 ? Math.round(seconds * 1000) : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /** Reads a body to its end, failing once more than `limit` bytes have arrived. */
 async function readBounded(body: Dispatcher.ResponseData['body'], limit: number, label: string): Promise<Buffer> {
   const chunks: Buffer[] = []
@@ -157,7 +167,7 @@ export async function requestUpstream(options: RequestOptions): Promise<Upstream
     finish()
     throw new UpstreamError('http', `${options.label} answered ${response.statusCode}: ${upstreamMessage(text)}`, {
       status: response.statusCode,
-      retryAfterMs: parseRetryAfter(response.headers['retry-after']),
+      retryAfterMs: parseRetryAfter(response.headers['retry-after']) ?? estimatedTime(text),
     })
   }
 
