@@ -87,8 +87,9 @@ export interface ServiceOptions {
   clock?: Clock
   logger?: Logger
   /**
-   * Create the chat gateway now, before the database opens, so that an invalid chat configuration
-   * fails here (ConfigError) without leaving anything open: `plaza serve` validates at start-up.
+   * Create the chat gateway and the provider layer now, before the database opens, so that an
+   * invalid chat or provider configuration fails here (ConfigError) without leaving anything open:
+   * `plaza serve` validates at start-up.
    */
   eagerChat?: boolean
   /**
