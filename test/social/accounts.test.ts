@@ -246,6 +246,9 @@ test('DELETE /user/account erases every row and file of the account, corrects ev
       // The chat gateway's keys and their usage are the operator's, not any user's.
       gateway_keys: '0',
       gateway_usage: '0',
+      // /api/chat conversations belong to a gateway key (or to whoever holds the id), never to an account; they expire after 24 h idle.
+      chat_conversations: '0',
+      chat_messages: '0',
     }
     assert.equal(await tables(server), Object.keys(hers).sort(), 'every table of the schema is accounted for')
     const before: Record<string, { total: number; hers: number }> = {}
