@@ -78,3 +78,12 @@ export function createRequestContext(services: Services, req: IncomingMessage): 
     userAgent: req.headers['user-agent'] ?? '',
   }
 }
+
+/** An AbortSignal that fires when the client goes away before the answer is finished (upstream calls made for it stop then). */
+export function closedSignal(res: ServerResponse): AbortSignal {
+  const controller = new AbortController()
+  res.on('close', () => {
+    if (!res.writableFinished) controller.abort()
+  })
+  return controller.signal
+}

@@ -1,5 +1,6 @@
 import type { ChatGateway } from './chat/gateway.js'
 import type { GatewayAccess } from './chat/keys/access.js'
+import type { ProviderLayer } from './providers/layer.js'
 import { createExecuteService, type ExecuteService } from './catalog/tools/execute/service.js'
 import { createCodeImageService, type CodeImageService } from './codeimage/service.js'
 import { createSpeechService, type SpeechService } from './catalog/audio/service.js'
@@ -53,6 +54,12 @@ export interface Services {
   chat(): Promise<ChatGateway>
   /** The second chat upstream of `POST /api/inference/chat/completions` (`PLAZA_INFERENCE_*`), created on first use like `chat()`. */
   inference(): Promise<ChatGateway>
+  /**
+   * The provider layer of the catalog's provider-backed operations (providers/, docs/providers.md),
+   * configured from `PLAZA_<NAME>_*` and the `services:` of `PLAZA_LLM_CONFIG`. Created on first
+   * use, like `chat()`; rejects with ConfigError (every time) when the configuration is invalid.
+   */
+  providers(): Promise<ProviderLayer>
   /** Code-snippet images: a worker pool that starts on the first render (`PLAZA_CODEIMAGE_*` in `config.env`). */
   codeimage: CodeImageService
   /** Local speech (Flite, eSpeak NG): a worker pool that starts on the first request (`PLAZA_SPEECH_*` in `config.env`). */
@@ -85,8 +92,9 @@ export interface ServiceOptions {
   clock?: Clock
   logger?: Logger
   /**
-   * Create the chat gateway now, before the database opens, so that an invalid chat configuration
-   * fails here (ConfigError) without leaving anything open: `plaza serve` validates at start-up.
+   * Create the chat gateway and the provider layer now, before the database opens, so that an
+   * invalid chat or provider configuration fails here (ConfigError) without leaving anything open:
+   * `plaza serve` validates at start-up.
    */
   eagerChat?: boolean
   /**
@@ -132,7 +140,20 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
         onUpstreamCall: (provider, outcome) => metrics?.upstreamCall(provider, outcome),
       }),
     ))
-  if (options.eagerChat) await Promise.all([chat(), inference()])
+  let layer: Promise<ProviderLayer> | undefined
+  const providers = () =>
+    (layer ??= Promise.all([import('./providers/config.js'), import('./providers/layer.js')]).then(([{ loadProvidersConfig }, { createProviderLayer }]) =>
+      createProviderLayer(loadProvidersConfig(config.env), { logger, onUpstreamCall: (provider, outcome) => metrics?.upstreamCall(provider, outcome) }),
+    ))
+  if (options.eagerChat) {
+    await Promise.all([chat(), inference()])
+    // The provider configuration is checked at start-up too; a mistake fails `plaza serve` with its message.
+    await providers().catch(async (error) => {
+      await gateway?.then((created) => created.close(), () => {})
+      await inferenceGateway?.then((created) => created.close(), () => {})
+      throw error
+    })
+  }
   const storage = new LocalDiskStorage(config.dataDir)
   const codeimage = createCodeImageService(config, { onRender: (outcome, seconds) => metrics?.codeImageRender(outcome, seconds) })
   const execute = createExecuteService(config.env)
@@ -168,6 +189,7 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
     storage,
     chat,
     inference,
+    providers,
     codeimage,
     speech,
     execute,
@@ -199,6 +221,7 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
       await database.close()
       await gateway?.then((created) => created.close(), () => {})
       await inferenceGateway?.then((created) => created.close(), () => {})
+      await layer?.then((created) => created.close(), () => {})
       await codeimage.close()
       await execute.close()
       await speech.close()

@@ -28,8 +28,9 @@ test('embedded: a table grouped by group, with offered and configured marks and 
   const groups = [...new Set(catalog.map((row) => row.group))]
   assert.equal(lines.filter((line) => !line.startsWith(' ')).slice(0, -1), groups)
   assert.match(run.stdout, /\n {2}yes +yes +GET +\/api\/list +Every catalog operation/)
-  assert.match(run.stdout, /\n {2}no +no +GET +\/api\/removebg +Remove the background of an image \(not built yet\)/)
-  assert.match(run.stdout, /\n {2}no +yes +GET +\/api\/weather .*\(not built yet\)/)
+  assert.match(run.stdout, /\n {2}no +no +GET +\/api\/clips +Video clips matching a search text \(not built yet\)/)
+  assert.match(run.stdout, /\n {2}yes +no +GET +\/api\/removebg +Remove the background of an image/)
+  assert.match(run.stdout, /\n {2}yes +yes +GET +\/api\/weather +Current weather/)
   assert.match(run.stdout, /\n {2}no +no +- +- +Adult content \(not offered: Plaza does not serve adult content/)
   const offered = catalog.filter((row) => row.handle).length
   assert.is(lines.at(-1), `${catalog.length} operations, ${offered} offered`)
@@ -53,10 +54,10 @@ test('embedded --json: the answer GET /api/list gives, configured from this envi
   assert.ok(ai.operations.every((entry) => entry.group === 'AI' && entry.offered))
   assert.is(find(ai.operations, 'POST', '/api/v1/chat/completions').configured, true)
 
-  const images = await runCli(['util', 'list', '--json', '--group', 'IMAGE-GENERATORS', '--no-offered'], { env: { PLAZA_IMAGES_BASE_URL: 'http://127.0.0.1:9' } })
+  const images = await runCli(['util', 'list', '--json', '--group', 'IMAGE-GENERATORS', '--offered'], { env: { PLAZA_IMAGES_BASE_URL: 'http://127.0.0.1:9' } })
   const generators: CatalogListAnswer = JSON.parse(images.stdout)
   assert.ok(generators.operations.length > 0)
-  assert.ok(generators.operations.every((entry) => entry.group === 'IMAGE-GENERATORS' && !entry.offered && entry.configured))
+  assert.ok(generators.operations.every((entry) => entry.group === 'IMAGE-GENERATORS' && entry.offered && entry.configured))
 })
 
 test('remote: asks the server, whose environment (not the CLI\'s) decides what is configured', async () => {

@@ -14,6 +14,7 @@ import type { Route } from '../../src/server/rest/adapter.js'
 import { mobileRoutes } from '../../src/server/rest/mobile.js'
 import { rootRoutes, utilityRoutes } from '../../src/server/rest/utility.js'
 import { startFakeUpstream } from '../chat/fake-upstream.js'
+import { startFakeProviders } from '../providers/fake-providers.js'
 import { registerUser, startTestServer, type TestServer } from '../helpers/server.js'
 import { solidImage } from '../uploads/fixtures.js'
 
@@ -42,12 +43,12 @@ const FIELD_NAMES = [
   'background_color', 'privacy_type', 'avatar', 'code', 'language', 'theme', 'padding', 'scale', 'format', 'messages', 'model',
   'stream', 'temperature', 'max_tokens', 'page', 'limit', 'q', 'unread', 'user_id', 'post_id', 'lineNumbers', 'darkMode', 'title',
   'current_password', 'new_password', 'comment_id', 'story_id', 'id',
-  'target_type', 'target_id', 'reason', 'note',
+  'target_type', 'target_id', 'reason', 'note', 'prompt', 'n', 'size', 'response_format', 'negative_prompt',
   // POST /api/carbon: carbon.now.sh's option names.
   'backgroundColor', 'windowTheme', 'paddingVertical', 'paddingHorizontal', 'dropShadow', 'exportSize', 'fontFamily', 'fontSize', 'lineHeight', 'widthAdjustment', 'width',
 ]
 const QUERY_KEYS = [
-  'page', 'limit', 'q', 'unread', 'type', 'input', 'batch', 'cursor', 'url', 'imageUrl', 'effect', 'effectIndex', 'ratio', 'scale', 'content', 'prompt', 'maxTokens', 'conversationId', 'system', 'fetch', 'text', 'voice', 'format', 'speed', 'pitch', 'template', 'top', 'bottom', 'username', 'name', 'avatar', 'verified', 'likes', 'replies', 'reposts', 'theme', 'time', 'style', 'color', 'background', 'size',
+  'page', 'limit', 'q', 'unread', 'type', 'input', 'batch', 'cursor', 'url', 'imageUrl', 'effect', 'effectIndex', 'ratio', 'scale', 'content', 'prompt', 'maxTokens', 'conversationId', 'system', 'fetch', 'text', 'voice', 'format', 'speed', 'pitch', 'template', 'top', 'bottom', 'username', 'name', 'avatar', 'verified', 'likes', 'replies', 'reposts', 'theme', 'time', 'style', 'color', 'background', 'size', 'model', 'location', 'units',
 ]
 
 function randomString(rng: Rng): string {
@@ -78,6 +79,8 @@ function randomString(rng: Rng): string {
     () => rng.pick(['kal', 'slt', 'fr', 'en-us', 'gmw/en-US', 'mp3', 'wav', 'ogg', '175', '79', '451', '99', '-1', '<speak>&amp;</speak>']),
     // carbon's value formats.
     () => rng.pick(['seti', 'solarized dark', 'bw', 'sharp', '56px', '-5px', '2x', '4x', '133%', 'rgba(171, 184, 195, 1)', 'transparent', 'Hack', 'Fira Code']),
+    // Image generation and weather: model aliases, sizes, places the fake geocoder knows (or not), units.
+    () => rng.pick(['dalle-3', 'sdxl', 'dall-e-2', 'midjourney', '96x64', '4096x10', 'auto', 'b64_json', 'url', 'Berlin', 'Atlantis', '52.5,13.4', '91,0', 'imperial', 'metric']),
   ])()
 }
 
@@ -184,6 +187,8 @@ function checkAnswer(sent: Sent, status: number, type: string, text: string): st
   }
   if (sent.kind === 'openai' && status >= 400 && body?.error && typeof body.error.message === 'string') return null
   if (sent.kind === 'openai' && status < 300 && ['chat.completion', 'list', 'model'].includes(body?.object)) return null
+  // OpenAI's images answer has no `object`: `{created, data: [{url} | {b64_json}]}`.
+  if (/^\/api\/v1\/images\/generations(\?|$)/.test(sent.path) && status < 300 && typeof body?.created === 'number' && Array.isArray(body?.data)) return null
   // The chat operations and aliases answer the same unwrapped chat.completion on success (docs/chat.md).
   if (/^\/api\/(chaty|reasoning-70b|reasoning-small|copilot|llama-70b|gpt|chat)(\?|$)/.test(sent.path) && status < 300 && body?.object === 'chat.completion') return null
   if (/^\/api\/(codeimage|carbon)/.test(sent.path) && status === 200 && typeof body?.url === 'string') return null
@@ -269,9 +274,17 @@ const keepAlive = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY })
 
 test(`fuzz: ${REQUESTS} seeded requests over every route: no 5xx, no answer outside the envelope, server alive`, async () => {
   const upstream = await startFakeUpstream()
+  // The provider-backed operations (images, background removal, weather) reach a loopback server speaking their protocols.
+  const providers = await startFakeProviders()
   // Programs the fuzz sends to /api/execute may spin: a tiny time limit, and a place for each of the fuzz's connections (and in the speech queue).
   const server = await startTestServer({
-    env: { PLAZA_LLM_BASE_URL: `${upstream.url}/v1`, PLAZA_LLM_API_KEY: 'sk-fuzz', PLAZA_INFERENCE_BASE_URL: `${upstream.url}/v1`, PLAZA_EXECUTE_JS_TIMEOUT_MS: '50', PLAZA_EXECUTE_CONCURRENCY: String(CONCURRENCY), PLAZA_SPEECH_QUEUE: String(CONCURRENCY * 4) },
+    env: { PLAZA_LLM_BASE_URL: `${upstream.url}/v1`, PLAZA_LLM_API_KEY: 'sk-fuzz', PLAZA_EXECUTE_JS_TIMEOUT_MS: '50', PLAZA_INFERENCE_BASE_URL: `${upstream.url}/v1`, PLAZA_EXECUTE_CONCURRENCY: String(CONCURRENCY), PLAZA_SPEECH_QUEUE: String(CONCURRENCY * 4),
+      PLAZA_IMAGES_BASE_URL: `${providers.url}/v1`,
+      PLAZA_REMOVEBG_BASE_URL: providers.url,
+      PLAZA_REMOVEBG_PROTOCOL: 'rembg',
+      PLAZA_WEATHER_BASE_URL: providers.url,
+      PLAZA_WEATHER_GEOCODING_URL: providers.url,
+    },
   })
   try {
     const alice = await registerUser(server)
@@ -313,6 +326,10 @@ test(`fuzz: ${REQUESTS} seeded requests over every route: no 5xx, no answer outs
       { method: 'GET', path: '/api/meme?template=this-is-fine&top=:top&bottom=:bottom', kind: 'rest' },
       { method: 'GET', path: '/api/fakepost?username=fuzz&text=:text&likes=:likes&theme=dark', kind: 'rest' },
       { method: 'GET', path: '/api/logo?text=:text&style=retro&color=:color', kind: 'rest' },
+      // The provider-backed operations with a valid start, so that their success paths (fake providers) are fuzzed too.
+      { method: 'GET', path: '/api/imagine?prompt=a+fox+in+snow&model=dalle-3', kind: 'rest' },
+      { method: 'GET', path: '/api/weather?location=Berlin&units=imperial', kind: 'rest' },
+      { method: 'POST', path: '/api/v1/images/generations', kind: 'openai' },
     ]
     const rng = prng(SEED)
     const problems: string[] = []
@@ -337,6 +354,7 @@ test(`fuzz: ${REQUESTS} seeded requests over every route: no 5xx, no answer outs
   } finally {
     await server.close()
     await upstream.close()
+    await providers.close()
   }
 })
 

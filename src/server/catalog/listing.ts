@@ -4,23 +4,16 @@
  * both call it, so the two cannot disagree.
  */
 import { NOT_BUILT_YET, type CatalogEntry, type CatalogListFilter } from '../../shared/schemas/catalog.js'
+import { isProviderConfigured } from '../providers/config.js'
 import { isOffered } from './offered.js'
 import { isOptionalPackageAvailable } from './optional-package.js'
 import type { Operation } from './registry.js'
-
-/** Providers with a public, keyless default base URL (Open-Meteo): configured even when nothing is set. */
-const PUBLIC_DEFAULT_PROVIDERS = new Set(['WEATHER', 'GEOCODING'])
 
 export interface CatalogState {
   /** The server's environment (`config.env`), read for `PLAZA_<NAME>_BASE_URL`. */
   env: NodeJS.ProcessEnv
   /** Whether the chat gateway has a provider (`(await services.chat()).configured`). */
   gatewayConfigured: boolean
-}
-
-/** Whether provider `name` (`IMAGES`, `WEATHER`, ...) has a base URL on this server. */
-function isProviderConfigured(name: string, env: NodeJS.ProcessEnv): boolean {
-  return PUBLIC_DEFAULT_PROVIDERS.has(name) || Boolean(env[`PLAZA_${name}_BASE_URL`]?.trim())
 }
 
 /**

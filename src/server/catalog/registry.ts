@@ -38,6 +38,10 @@ import { handleFakepost, handleLogo, handleMeme, handleMemeTemplates } from './m
 import { fakepostInput } from '../../shared/schemas/fakepost.js'
 import { logoInput } from '../../shared/schemas/logo.js'
 import { memeInput } from '../../shared/schemas/meme.js'
+import { weatherInput } from '../../shared/schemas/weather.js'
+import { handleWeather } from './weather/http.js'
+import { imageGenerationsInput, imageSourceInput, imagineInput } from '../../shared/schemas/images.js'
+import { handleImageGenerations, handleImagine, handleRemoveBg, handleToAnime, handleZombie } from './images/http.js'
 import { docsPageInput, handleDocsPage } from './system/docs-page.js'
 import { handleListOperations } from './system/list.js'
 import { handleMetricsJson, handleMetricsText } from './system/metrics.js'
@@ -138,8 +142,30 @@ export const catalog: Operation[] = [
   defineOperation({ group: 'Image Processing', method: 'POST', path: '/api/diffuser/expand', summary: 'Expand an uploaded image (multipart `file`) to a ratio over a blurred fill', backend: 'local', handle: handleExpandForm, input: expandFormInput, multipart: 'file', answers: 'image', docs: 'docs/imaging.md' }),
   defineOperation({ group: 'Image Processing', method: 'GET', path: '/api/upscale', summary: 'Upscale an image 2x or 4x (AI upscaling through the image provider when configured)', backend: 'local', handle: handleUpscale, input: upscaleInput, answers: 'image', docs: 'docs/imaging.md' }),
   defineOperation({ group: 'Image Processing', method: 'POST', path: '/api/upscale', summary: 'Upscale an uploaded image (multipart `file`) 2x or 4x', backend: 'local', handle: handleUpscaleForm, input: upscaleFormInput, multipart: 'file', answers: 'image', docs: 'docs/imaging.md' }),
-  defineOperation({ group: 'Image Processing', method: 'GET', path: '/api/removebg', summary: 'Remove the background of an image', backend: 'provider', providers: ['REMOVEBG'], answers: 'image' }),
-  defineOperation({ group: 'Image Processing', method: 'GET', path: '/api/zombie', summary: 'A zombie-like version of an image (image-to-image)', backend: 'provider', providers: ['IMAGES'], answers: 'image' }),
+  defineOperation({
+    group: 'Image Processing',
+    method: 'GET',
+    path: '/api/removebg',
+    summary: 'Remove the background of an image (remove.bg or rembg protocol)',
+    backend: 'provider',
+    providers: ['REMOVEBG'],
+    handle: handleRemoveBg,
+    input: imageSourceInput,
+    answers: 'image',
+    docs: 'docs/images.md',
+  }),
+  defineOperation({
+    group: 'Image Processing',
+    method: 'GET',
+    path: '/api/zombie',
+    summary: 'A zombie-like version of an image (image-to-image: OpenAI images, AUTOMATIC1111 or hosted-inference protocol)',
+    backend: 'provider',
+    providers: ['IMAGES'],
+    handle: handleZombie,
+    input: imageSourceInput,
+    answers: 'image',
+    docs: 'docs/images.md',
+  }),
   defineOperation({ group: 'Image Processing', method: null, path: null, summary: 'Change clothes on a person using a clothing image', backend: 'provider', notOffered: 'out of commission in the original catalog' }),
 
   // Media
@@ -239,7 +265,18 @@ export const catalog: Operation[] = [
   defineOperation({ group: 'Audio', method: 'GET', path: '/api/tts/azure', summary: 'Speech from Azure AI Speech', backend: 'provider', providers: ['AZURE_SPEECH'], answers: 'audio' }),
 
   // Weather
-  defineOperation({ group: 'Weather', method: 'GET', path: '/api/weather', summary: 'Current weather and a 7-day forecast of a location (Open-Meteo protocol)', backend: 'provider', providers: ['WEATHER'] }),
+  defineOperation({
+    group: 'Weather',
+    method: 'GET',
+    path: '/api/weather',
+    summary: 'Current weather and a 7-day forecast of a location (Open-Meteo protocol)',
+    backend: 'provider',
+    providers: ['WEATHER'],
+    handle: handleWeather,
+    input: weatherInput,
+    answers: 'json',
+    docs: 'docs/weather.md',
+  }),
 
   // Maker
   defineOperation({
@@ -270,11 +307,44 @@ export const catalog: Operation[] = [
   defineOperation({ group: 'Maker', method: 'GET', path: '/api/logo', summary: 'A text logo in one of several SVG styles, as PNG', backend: 'local', handle: handleLogo, input: logoInput, answers: 'image', docs: 'docs/maker.md' }),
 
   // IMAGE-GENERATORS
-  defineOperation({ group: 'IMAGE-GENERATORS', method: 'GET', path: '/api/imagine', summary: 'Image from a prompt with one of eleven model aliases', backend: 'provider', providers: ['IMAGES'], answers: 'image' }),
-  defineOperation({ group: 'IMAGE-GENERATORS', method: 'POST', path: '/api/v1/images/generations', summary: 'Image generation, OpenAI-compatible', backend: 'provider', providers: ['IMAGES'] }),
+  defineOperation({
+    group: 'IMAGE-GENERATORS',
+    method: 'GET',
+    path: '/api/imagine',
+    summary: 'Image from a prompt with one of eleven model aliases (OpenAI images, AUTOMATIC1111 or hosted-inference protocol)',
+    backend: 'provider',
+    providers: ['IMAGES'],
+    handle: handleImagine,
+    input: imagineInput,
+    answers: 'image',
+    docs: 'docs/images.md',
+  }),
+  defineOperation({
+    group: 'IMAGE-GENERATORS',
+    method: 'POST',
+    path: '/api/v1/images/generations',
+    summary: 'Image generation, OpenAI-compatible (`url` or `b64_json`), on the same providers as /api/imagine',
+    backend: 'provider',
+    providers: ['IMAGES'],
+    handle: handleImageGenerations,
+    input: imageGenerationsInput,
+    answers: 'json',
+    docs: 'docs/images.md',
+  }),
 
   // Anime
-  defineOperation({ group: 'Anime', method: 'GET', path: '/api/toanime', summary: 'An anime version of an image (image-to-image)', backend: 'provider', providers: ['IMAGES'], answers: 'image' }),
+  defineOperation({
+    group: 'Anime',
+    method: 'GET',
+    path: '/api/toanime',
+    summary: 'An anime version of an image (image-to-image: OpenAI images, AUTOMATIC1111 or hosted-inference protocol)',
+    backend: 'provider',
+    providers: ['IMAGES'],
+    handle: handleToAnime,
+    input: imageSourceInput,
+    answers: 'image',
+    docs: 'docs/images.md',
+  }),
 ]
 
 export { isOffered } from './offered.js'

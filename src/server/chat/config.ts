@@ -119,6 +119,8 @@ const fileSchema = z.strictObject({
   router: z
     .strictObject({ allowed_fails: z.number().int().min(1).max(1000).optional(), fail_window_ms: positiveMs.optional(), cooldown_ms: z.number().int().min(0).optional() })
     .optional(),
+  /** The provider layer's upstreams (providers/config.ts validates them). */
+  services: z.unknown().optional(),
 })
 type FileConfig = z.output<typeof fileSchema>
 
@@ -252,6 +254,8 @@ export function loadChatConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Cha
   const providers = new Map<string, ProviderConfig>()
   if (fromEnv) providers.set(ENV_PROVIDER, fromEnv)
   const parsed = file ? readFile(path.resolve(cwd, file)) : fileSchema.parse({})
+  // A file that lists only the provider layer's services configures no chat.
+  if (!fromEnv && Object.keys(parsed.providers).length === 0 && Object.keys(parsed.models).length === 0 && parsed.services !== undefined) return null
   for (const [name, spec] of Object.entries(parsed.providers)) {
     if (name === ENV_PROVIDER) fail(`providers.${ENV_PROVIDER} is reserved for the PLAZA_LLM_BASE_URL provider; pick another name`)
     providers.set(name, providerFromFile(name, spec, env, timeoutFrom(env)))

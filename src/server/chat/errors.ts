@@ -1,34 +1,6 @@
 /** Failures of the chat gateway and of its upstream calls, and how clients see them. */
 
-export type UpstreamFailureKind = 'http' | 'timeout' | 'network' | 'protocol'
-
-/** One failed call to one provider. `retryable` failures (429, 5xx, dropped connections) are retried before fallback. */
-export class UpstreamError extends Error {
-  readonly kind: UpstreamFailureKind
-  readonly status?: number
-  /** From the upstream's Retry-After header, in milliseconds. */
-  readonly retryAfterMs?: number
-
-  constructor(kind: UpstreamFailureKind, message: string, options: { status?: number; retryAfterMs?: number } = {}) {
-    super(message)
-    this.kind = kind
-    this.status = options.status
-    this.retryAfterMs = options.retryAfterMs
-  }
-
-  get retryable(): boolean {
-    if (this.kind === 'network') return true
-    if (this.kind !== 'http' || this.status === undefined) return false
-    return this.status === 429 || this.status === 408 || this.status >= 500
-  }
-}
-
-/** Thrown when the caller went away; never reported to anyone. */
-export class ClientAbortError extends Error {
-  constructor() {
-    super('the client closed the request')
-  }
-}
+export { ClientAbortError, UpstreamError, type UpstreamFailureKind } from '../providers/errors.js'
 
 export type GatewayErrorCode =
   | 'provider_not_configured'
@@ -67,9 +39,4 @@ export class GatewayError extends Error {
   }
 }
 
-/** Removes every configured key from text that leaves the gateway (upstream messages may echo a key). */
-export function redact(text: string, secrets: readonly string[]): string {
-  let out = text
-  for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join('[redacted]')
-  return out
-}
+export { redact } from '../providers/errors.js'

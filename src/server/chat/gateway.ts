@@ -10,6 +10,7 @@ import type { ChatMessage, ChatParams, ChatUsage } from '../../shared/schemas/ch
 import type { Logger } from '../logger.js'
 import type { UpstreamOutcome } from '../metrics/recorder.js'
 import { describeChatConfig, HOW_TO_CONFIGURE, servedModels, targetsFor, type ChatConfig, type Target } from './config.js'
+import { abortableSleep, outcomeOf, retryDelay } from '../providers/layer.js'
 import { ClientAbortError, GatewayError, redact, UpstreamError } from './errors.js'
 import { createDeploymentHealth } from './health.js'
 import { anthropicProvider } from './providers/anthropic.js'
@@ -94,26 +95,6 @@ export interface GatewayOptions {
 
 const PROVIDERS: Record<Target['provider']['type'], Provider> = { openai: openaiProvider, anthropic: anthropicProvider }
 
-function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(new ClientAbortError())
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    const onAbort = () => {
-      clearTimeout(timer)
-      reject(new ClientAbortError())
-    }
-    signal.addEventListener('abort', onAbort, { once: true })
-  })
-}
-
-/** A failed call's outcome for the metrics: its HTTP status, or how it failed without one. */
-function outcomeOf(error: UpstreamError): UpstreamOutcome {
-  return error.kind === 'http' && error.status !== undefined ? `http_${error.status}` : error.kind === 'http' ? 'protocol' : error.kind
-}
-
 function completionId(): string {
   return 'chatcmpl-' + randomBytes(15).toString('base64url')
 }
@@ -144,12 +125,7 @@ export function createChatGateway(config: ChatConfig | null, options: GatewayOpt
     return targets
   }
 
-  function backoff(attempt: number, error: UpstreamError): number | null {
-    const policy = config!.retry
-    if (error.retryAfterMs !== undefined) return error.retryAfterMs <= policy.maxDelayMs ? error.retryAfterMs : null
-    const exponential = policy.baseDelayMs * 2 ** attempt
-    return Math.min(policy.maxDelayMs, Math.round(exponential * (0.5 + random() / 2)))
-  }
+  const backoff = (attempt: number, error: UpstreamError): number | null => retryDelay(config!.retry, attempt, error, random)
 
   /** Runs `attempt` over the targets in order with retries; the first success wins. */
   async function withFallback<T>(request: ChatRequest, signal: AbortSignal, attempt: (call: UpstreamCall, provider: Provider) => Promise<T>): Promise<{ value: T; target: Target }> {

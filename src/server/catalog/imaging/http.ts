@@ -26,7 +26,9 @@ import { storeGenerated, type GeneratedKind } from '../../uploads/generated.js'
 import { IMAGE_MAX_BYTES, uploadUrl } from '../../uploads/pipeline.js'
 import { expand, upscale } from './canvas.js'
 import { applyEffect } from './effects.js'
-import { decode, encode, type RawImage } from './pixels.js'
+import type { Services } from '../../services.js'
+import { aiUpscaler, upscaleWithProvider } from '../images/upscale.js'
+import { decode, encode, type EncodedImage, type RawImage } from './pixels.js'
 import { checkImage, readSourceImage, type SourceImage } from './source.js'
 
 interface ImageJob {
@@ -35,12 +37,14 @@ interface ImageJob {
   params: Record<string, unknown>
   message: string
   process(image: RawImage): Promise<RawImage>
+  /** Tried first when set: a provider's result, or null to process in Plaza (catalog/images/upscale.ts). */
+  viaProvider?(source: SourceImage): Promise<EncodedImage | null>
 }
 
 async function answerImage({ req, res, ctx }: Exchange, source: SourceImage, job: ImageJob): Promise<void> {
   const { services } = ctx
   const queue = mediaQueue(services.config.env)
-  const render = () => queue.run(async () => encode(await job.process(await decode(source.bytes)), source.format))
+  const render = async () => (await job.viaProvider?.(source)) ?? queue.run(async () => encode(await job.process(await decode(source.bytes)), source.format))
   if (wantsJson(req.headers.accept)) {
     const ext = source.format === 'jpeg' ? 'jpg' : 'png'
     const digest = createHash('sha256').update(source.bytes).digest('base64url')
@@ -89,12 +93,17 @@ const expandJob = (ratio: number, asked: string): ImageJob => ({
   process: (image) => expand(image, ratio),
 })
 
-const upscaleJob = (scale: number): ImageJob => ({
-  kind: 'upscale',
-  params: { scale },
-  message: `Image upscaled ${scale}x`,
-  process: (image) => upscale(image, scale),
-})
+/** With an AI upscaler configured (an AUTOMATIC1111 images target) it does the work, and the stored file is named apart from Plaza's own. */
+const upscaleJob = async (services: Services, scale: number): Promise<ImageJob> => {
+  const layer = await aiUpscaler(services)
+  return {
+    kind: 'upscale',
+    params: layer ? { scale, upscaler: 'ai' } : { scale },
+    message: `Image upscaled ${scale}x`,
+    process: (image) => upscale(image, scale),
+    ...(layer ? { viaProvider: (source: SourceImage) => upscaleWithProvider(services, layer, source.bytes, scale) } : {}),
+  }
+}
 
 /**
  * Rate-limited, and for a POST form, whatever of the body is left unread when the request fails
@@ -132,12 +141,12 @@ export const handleExpandForm = limited(async (exchange) => {
 
 export const handleUpscale = limited(async (exchange) => {
   const input = upscaleInput.parse(exchange.query)
-  await answerImage(exchange, await sourceOf(exchange, { value: input.url, field: 'url' }), upscaleJob(input.scale))
+  await answerImage(exchange, await sourceOf(exchange, { value: input.url, field: 'url' }), await upscaleJob(exchange.ctx.services, input.scale))
 })
 
 export const handleUpscaleForm = limited(async (exchange) => {
   const input = upscaleFormInput.parse(exchange.query)
-  await answerImage(exchange, await sourceOf(exchange, 'form'), upscaleJob(input.scale))
+  await answerImage(exchange, await sourceOf(exchange, 'form'), await upscaleJob(exchange.ctx.services, input.scale))
 })
 
 export async function handleListEffects({ res }: Exchange): Promise<void> {
