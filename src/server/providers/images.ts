@@ -28,7 +28,7 @@ export const IMAGE_TO_IMAGE_PROMPTS: Record<ImageOperation, { prompt: string; ne
 
 /** The upstream model for an alias when the operator maps none: per protocol. AUTOMATIC1111 keeps its loaded checkpoint. */
 const DEFAULT_MODELS: Record<Exclude<ServiceTarget['protocol'], 'automatic1111' | 'open-meteo' | 'removebg' | 'rembg'>, Record<string, string>> = {
-  'openai-images': { 'dalle-2': 'dall-e-2', 'dalle-3': 'dall-e-3', 'gpt-image': 'gpt-image-1', toanime: 'dall-e-2', zombie: 'dall-e-2' },
+  'openai-images': { 'dalle-2': 'dall-e-2', 'dalle-3': 'dall-e-3', 'gpt-image': 'gpt-image-1', toanime: 'dall-e-2', zombie: 'dall-e-2', expand: 'dall-e-2' },
   'hf-inference': {
     'flux-schnell': 'black-forest-labs/FLUX.1-schnell',
     'flux-dev': 'black-forest-labs/FLUX.1-dev',
@@ -212,6 +212,75 @@ export async function transformImage(call: Attempt, operation: ImageOperation, i
     }
     default:
       throw new Error(`${target.protocol} is not an image protocol`)
+  }
+}
+
+/** The prompt of generative expansion (outpainting): continue what is there, add nothing that calls attention. */
+export const OUTPAINT_PROMPT = {
+  prompt: 'seamless continuation of the surrounding scene, same style, lighting, colours and perspective',
+  negative: 'border, frame, seam, text, watermark, signature, duplicate subject',
+}
+
+/** A canvas to outpaint: the image placed on it, and which pixels are new. */
+export interface OutpaintCanvas {
+  /** Opaque PNG of the whole canvas: the image centred over a blurred fill of itself (a start for the new area). */
+  png: Buffer
+  /** PNG, white where the provider draws (the new area), black where the image is. AUTOMATIC1111's convention. */
+  mask: Buffer
+  /** The same canvas as RGBA PNG, the new area fully transparent: OpenAI's edits take the mask from the alpha channel. */
+  transparent: Buffer
+  width: number
+  height: number
+}
+
+/**
+ * Generative expansion (outpainting) on one target: AUTOMATIC1111's `img2img` with a mask (inpainting
+ * the new area, started from the blurred fill) or OpenAI's `/images/edits` (the transparent area
+ * redrawn). The hosted-inference protocol has no mask: such a target is passed over.
+ */
+export async function outpaintImage(call: Attempt, canvas: OutpaintCanvas, fetchUrl: FetchImageUrl): Promise<Buffer> {
+  const { target } = call
+  const model = upstreamModel(target, 'expand')
+  const { prompt, negative } = OUTPAINT_PROMPT
+  switch (target.protocol) {
+    case 'openai-images': {
+      const { FormData } = await import('undici')
+      const fields: Record<string, string> = { prompt, n: '1', ...(model ? { model } : {}), ...(/^gpt-image/.test(model ?? '') ? {} : { response_format: 'b64_json' }) }
+      const response = await call.request({
+        url: `${target.baseUrl}/images/edits`,
+        headers: headersOf(target),
+        body: { form: formOf(fields, { field: 'image', name: 'image.png', bytes: canvas.transparent, type: 'image/png' }, FormData) },
+      })
+      return (await openaiImages(await response.json(UPSTREAM_IMAGE_MAX_BYTES), call, fetchUrl))[0]
+    }
+    case 'automatic1111': {
+      const side = (n: number) => Math.max(64, Math.round(n / 8) * 8)
+      const response = await call.request({
+        url: `${target.baseUrl}/sdapi/v1/img2img`,
+        headers: headersOf(target),
+        body: {
+          json: {
+            init_images: [canvas.png.toString('base64')],
+            mask: canvas.mask.toString('base64'),
+            mask_blur: 8,
+            // 1 = "original": the masked area starts from the blurred fill rather than noise, which keeps the colours.
+            inpainting_fill: 1,
+            inpaint_full_res: false,
+            denoising_strength: 0.9,
+            prompt,
+            negative_prompt: negative,
+            width: side(canvas.width),
+            height: side(canvas.height),
+            ...(model ? { override_settings: { sd_model_checkpoint: model }, override_settings_restore_afterwards: true } : {}),
+          },
+        },
+      })
+      const body = await response.json(UPSTREAM_IMAGE_MAX_BYTES)
+      if (!Array.isArray(body?.images) || body.images.length === 0) throw malformed(call, 'no `images` list')
+      return base64Image(body.images[0], call)
+    }
+    default:
+      throw new UpstreamError('protocol', `${call.label} does not expand images (no mask in its protocol)`)
   }
 }
 
