@@ -164,44 +164,52 @@ export async function generateImages(call: Attempt, request: GenerateRequest, fe
   }
 }
 
+/** OpenAI's `/images/edits`: one image (PNG; transparent pixels are the area to redraw) and a prompt; the first image answered. */
+async function openaiEdit(call: Attempt, png: Buffer, prompt: string, model: string | undefined, fetchUrl: FetchImageUrl): Promise<Buffer> {
+  const { FormData } = await import('undici')
+  const fields: Record<string, string> = { prompt, n: '1', ...(model ? { model } : {}), ...(/^gpt-image/.test(model ?? '') ? {} : { response_format: 'b64_json' }) }
+  const response = await call.request({
+    url: `${call.target.baseUrl}/images/edits`,
+    headers: headersOf(call.target),
+    body: { form: formOf(fields, { field: 'image', name: 'image.png', bytes: png, type: 'image/png' }, FormData) },
+  })
+  return (await openaiImages(await response.json(UPSTREAM_IMAGE_MAX_BYTES), call, fetchUrl))[0]
+}
+
+/** AUTOMATIC1111's `/sdapi/v1/img2img` from one PNG, with `extra` fields (a mask, the denoising strength); the first image answered. */
+async function a1111Img2Img(call: Attempt, image: { png: Buffer; width: number; height: number }, prompt: string, negative: string, model: string | undefined, extra: Record<string, unknown>): Promise<Buffer> {
+  // Sides rounded down to multiples of 8, as Stable Diffusion's latent space needs.
+  const side = (n: number) => Math.max(64, Math.floor(n / 8) * 8)
+  const response = await call.request({
+    url: `${call.target.baseUrl}/sdapi/v1/img2img`,
+    headers: headersOf(call.target),
+    body: {
+      json: {
+        init_images: [image.png.toString('base64')],
+        prompt,
+        negative_prompt: negative,
+        width: side(image.width),
+        height: side(image.height),
+        ...extra,
+        ...(model ? { override_settings: { sd_model_checkpoint: model }, override_settings_restore_afterwards: true } : {}),
+      },
+    },
+  })
+  const body = await response.json(UPSTREAM_IMAGE_MAX_BYTES)
+  if (!Array.isArray(body?.images) || body.images.length === 0) throw malformed(call, 'no `images` list')
+  return base64Image(body.images[0], call)
+}
+
 /** Image to image with the operation's fixed prompt, on one target; the bytes, unchecked. `image` is PNG. */
 export async function transformImage(call: Attempt, operation: ImageOperation, image: { png: Buffer; width: number; height: number }, fetchUrl: FetchImageUrl): Promise<Buffer> {
   const { target } = call
   const model = upstreamModel(target, operation)
   const { prompt, negative } = IMAGE_TO_IMAGE_PROMPTS[operation]
   switch (target.protocol) {
-    case 'openai-images': {
-      const { FormData } = await import('undici')
-      const fields: Record<string, string> = { prompt, n: '1', ...(model ? { model } : {}), ...(/^gpt-image/.test(model ?? '') ? {} : { response_format: 'b64_json' }) }
-      const response = await call.request({
-        url: `${target.baseUrl}/images/edits`,
-        headers: headersOf(target),
-        body: { form: formOf(fields, { field: 'image', name: 'image.png', bytes: image.png, type: 'image/png' }, FormData) },
-      })
-      return (await openaiImages(await response.json(UPSTREAM_IMAGE_MAX_BYTES), call, fetchUrl))[0]
-    }
-    case 'automatic1111': {
-      // Sides rounded down to multiples of 8, as Stable Diffusion's latent space needs.
-      const side = (n: number) => Math.max(64, Math.floor(n / 8) * 8)
-      const response = await call.request({
-        url: `${target.baseUrl}/sdapi/v1/img2img`,
-        headers: headersOf(target),
-        body: {
-          json: {
-            init_images: [image.png.toString('base64')],
-            prompt,
-            negative_prompt: negative,
-            denoising_strength: 0.55,
-            width: side(image.width),
-            height: side(image.height),
-            ...(model ? { override_settings: { sd_model_checkpoint: model }, override_settings_restore_afterwards: true } : {}),
-          },
-        },
-      })
-      const body = await response.json(UPSTREAM_IMAGE_MAX_BYTES)
-      if (!Array.isArray(body?.images) || body.images.length === 0) throw malformed(call, 'no `images` list')
-      return base64Image(body.images[0], call)
-    }
+    case 'openai-images':
+      return openaiEdit(call, image.png, prompt, model, fetchUrl)
+    case 'automatic1111':
+      return a1111Img2Img(call, image, prompt, negative, model, { denoising_strength: 0.55 })
     case 'hf-inference': {
       const response = await call.request({
         url: `${target.baseUrl}/models/${model}`,
@@ -239,46 +247,14 @@ export interface OutpaintCanvas {
  * redrawn). The hosted-inference protocol has no mask: such a target is passed over.
  */
 export async function outpaintImage(call: Attempt, canvas: OutpaintCanvas, fetchUrl: FetchImageUrl): Promise<Buffer> {
-  const { target } = call
-  const model = upstreamModel(target, 'expand')
+  const model = upstreamModel(call.target, 'expand')
   const { prompt, negative } = OUTPAINT_PROMPT
-  switch (target.protocol) {
-    case 'openai-images': {
-      const { FormData } = await import('undici')
-      const fields: Record<string, string> = { prompt, n: '1', ...(model ? { model } : {}), ...(/^gpt-image/.test(model ?? '') ? {} : { response_format: 'b64_json' }) }
-      const response = await call.request({
-        url: `${target.baseUrl}/images/edits`,
-        headers: headersOf(target),
-        body: { form: formOf(fields, { field: 'image', name: 'image.png', bytes: canvas.transparent, type: 'image/png' }, FormData) },
-      })
-      return (await openaiImages(await response.json(UPSTREAM_IMAGE_MAX_BYTES), call, fetchUrl))[0]
-    }
-    case 'automatic1111': {
-      const side = (n: number) => Math.max(64, Math.round(n / 8) * 8)
-      const response = await call.request({
-        url: `${target.baseUrl}/sdapi/v1/img2img`,
-        headers: headersOf(target),
-        body: {
-          json: {
-            init_images: [canvas.png.toString('base64')],
-            mask: canvas.mask.toString('base64'),
-            mask_blur: 8,
-            // 1 = "original": the masked area starts from the blurred fill rather than noise, which keeps the colours.
-            inpainting_fill: 1,
-            inpaint_full_res: false,
-            denoising_strength: 0.9,
-            prompt,
-            negative_prompt: negative,
-            width: side(canvas.width),
-            height: side(canvas.height),
-            ...(model ? { override_settings: { sd_model_checkpoint: model }, override_settings_restore_afterwards: true } : {}),
-          },
-        },
-      })
-      const body = await response.json(UPSTREAM_IMAGE_MAX_BYTES)
-      if (!Array.isArray(body?.images) || body.images.length === 0) throw malformed(call, 'no `images` list')
-      return base64Image(body.images[0], call)
-    }
+  switch (call.target.protocol) {
+    case 'openai-images':
+      return openaiEdit(call, canvas.transparent, prompt, model, fetchUrl)
+    case 'automatic1111':
+      // inpainting_fill 1 ("original"): the masked area starts from the blurred fill rather than noise, which keeps the colours.
+      return a1111Img2Img(call, canvas, prompt, negative, model, { mask: canvas.mask.toString('base64'), mask_blur: 8, inpainting_fill: 1, inpaint_full_res: false, denoising_strength: 0.9 })
     default:
       throw new UpstreamError('protocol', `${call.label} does not expand images (no mask in its protocol)`)
   }
