@@ -118,7 +118,7 @@ agent('a caller with messages instead of a prompt continues that conversation', 
 
 agent('the step cap ends a run that keeps calling the tool with an error event', async ({ server, fake, premium }) => {
   const again: Behaviour = (req, res, body) => callTool({ id: `call_${body.messages.length}`, name: 'execute', arguments: '{"language":"javascript","code":"console.log(1)"}' })(req, res, body)
-  fake.enqueue(again, again, again)
+  fake.enqueue(again, again)
   const { events } = await askAgent(server.url, { prompt: 'loop', maxSteps: 2 }, premium)
   assert.equal(typesOf(events), ['step', 'tool_call', 'tool_result', 'step', 'tool_call', 'tool_result', 'error', 'done'])
   const [error] = of(events, 'error')
@@ -272,6 +272,27 @@ limits('an open gateway has no premium key: 403 with or without a token; the run
     assert.equal(typesOf(events), ['error', 'done'])
     assert.is(of(events, 'error')[0].code, 'timeout')
     await fake.requests.at(-1)!.aborted
+  } finally {
+    await server.close()
+  }
+})
+
+limits('over an Anthropic upstream: the tool goes up as Anthropic\'s, the result comes back as a tool_result block', async ({ fake }) => {
+  const server = await startTestServer({ env: { PLAZA_LLM_BASE_URL: fake.url, PLAZA_LLM_PROVIDER: 'anthropic', PLAZA_LLM_MODEL: 'claude-test' } })
+  try {
+    const key = (await (await server.services.gatewayAccess()).createKey({ name: 'p', premium: true })).key
+    const { events } = await askAgent(server.url, { prompt: 'six times seven' }, key)
+    assert.equal(typesOf(events), ['step', 'tool_call', 'tool_result', 'step', 'answer', 'done'])
+    assert.is(of(events, 'answer')[0].content, 'The program printed: 42')
+    const [first, second] = fake.requests.slice(-2).map((request) => request.body)
+    assert.is(first.tools[0].name, 'execute')
+    assert.equal(first.tools[0].input_schema.required, ['language', 'code'])
+    assert.match(first.system, /coding agent/)
+    const turn = second.messages.at(-1)
+    assert.is(turn.role, 'user')
+    const block = turn.content.find((item: any) => item.type === 'tool_result')
+    assert.equal(JSON.parse(block.content), { stdout: '42\n', stderr: '', exit_code: 0, timed_out: false })
+    assert.equal(second.messages.at(-2).content.at(-1), { type: 'tool_use', id: 'call_1', name: 'execute', input: { language: 'javascript', code: 'console.log(6*7)' } })
   } finally {
     await server.close()
   }

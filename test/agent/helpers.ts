@@ -14,8 +14,10 @@ import { callTool, reply, type Behaviour } from '../chat/fake-upstream.js'
 export function codingModel(program = 'console.log(6*7)'): Behaviour {
   return (req: IncomingMessage, res: ServerResponse, body: any) => {
     const last = body.messages?.at(-1)
-    if (last?.role === 'tool') {
-      const result = JSON.parse(last.content)
+    // OpenAI's protocol: a `tool` message; Anthropic's: a `tool_result` block in the last user turn.
+    const toolResult = last?.role === 'tool' ? last.content : Array.isArray(last?.content) ? last.content.find((block: any) => block.type === 'tool_result')?.content : undefined
+    if (toolResult !== undefined) {
+      const result = JSON.parse(toolResult)
       const text = 'error' in result ? `The tool failed: ${result.error}` : `The program printed: ${String(result.stdout).trim()}`
       return reply({ pieces: [text], usage: { input: 50, output: 8 } })(req, res, body)
     }
