@@ -116,6 +116,12 @@ agent('a caller with messages instead of a prompt continues that conversation', 
   assert.equal(fake.requests[0].body.messages.slice(1), messages)
 })
 
+agent('`task` (the name decisions §6 gives the field) is the prompt', async ({ server, fake, premium }) => {
+  const { events } = await askAgent(server.url, { task: 'Six times seven?' }, premium)
+  assert.is(of(events, 'answer')[0].content, 'The program printed: 42')
+  assert.equal(fake.requests[0].body.messages[1], { role: 'user', content: 'Six times seven?' })
+})
+
 agent('the step cap ends a run that keeps calling the tool with an error event', async ({ server, fake, premium }) => {
   const again: Behaviour = (req, res, body) => callTool({ id: `call_${body.messages.length}`, name: 'execute', arguments: '{"language":"javascript","code":"console.log(1)"}' })(req, res, body)
   fake.enqueue(again, again)
@@ -221,8 +227,9 @@ agent('premium keys only: no key 403, a plain key 403, an unknown key 401', asyn
 
 agent('bad input is a 400 naming the field; an unknown model a 404; nothing is called', async ({ server, fake, premium }) => {
   const cases: Array<[unknown, RegExp]> = [
-    [{}, /either prompt or messages/],
-    [{ prompt: 'a', messages: [{ role: 'user', content: 'b' }] }, /either prompt or messages/],
+    [{}, /either prompt \(or task\) or messages/],
+    [{ prompt: 'a', messages: [{ role: 'user', content: 'b' }] }, /either prompt \(or task\) or messages/],
+    [{ prompt: 'a', task: 'b' }, /either prompt \(or task\) or messages/],
     [{ prompt: '   ' }, /prompt must not be empty/],
     [{ prompt: 'a', maxSteps: 17 }, /maxSteps must be from 1 to 16/],
     [{ prompt: 'a', maxSteps: 0 }, /maxSteps must be from 1 to 16/],

@@ -20,10 +20,15 @@ export const agentLanguage = z
     error: 'language is not one Plaza knows: javascript and python run here; others (go, rust, c, ...) through a Piston provider',
   })
 
+const promptText = (name: string) =>
+  z.string({ error: `${name} must be a string` }).trim().min(1, `${name} must not be empty`).max(AGENT_PROMPT_MAX, `${name} must be at most ${AGENT_PROMPT_MAX} characters`).optional()
+
 export const agentInput = z
   .object(
     {
-      prompt: z.string({ error: 'prompt must be a string' }).trim().min(1, 'prompt must not be empty').max(AGENT_PROMPT_MAX, `prompt must be at most ${AGENT_PROMPT_MAX} characters`).optional(),
+      prompt: promptText('prompt'),
+      /** decisions §6 names the field `task`: the same as `prompt`. */
+      task: promptText('task'),
       messages: chatMessages.optional(),
       model: z.string({ error: 'model must be a string' }).trim().min(1, 'model must not be empty').max(256, 'model must be at most 256 characters').default(DEFAULT_CHAT_ALIAS),
       language: agentLanguage.optional(),
@@ -36,7 +41,7 @@ export const agentInput = z
     },
     { error: 'Request body must be a JSON object' },
   )
-  .refine((input) => (input.prompt === undefined) !== (input.messages === undefined), { error: 'give either prompt or messages (not both)', path: ['prompt'] })
+  .refine((input) => [input.prompt, input.task, input.messages].filter((given) => given !== undefined).length === 1, { error: 'give either prompt (or task) or messages, one of them', path: ['prompt'] })
 export type AgentInput = z.input<typeof agentInput>
 export type AgentRequest = z.output<typeof agentInput>
 

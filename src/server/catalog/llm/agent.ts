@@ -117,7 +117,7 @@ function callsOf(result: ChatResult, step: number): AgentToolCall[] {
 export async function runAgent(request: AgentRequest, deps: AgentDeps): Promise<void> {
   const only = request.language ? canonical(request.language) : null
   const languages = only ? [only] : deps.piston ? null : ['javascript', 'python']
-  const messages: ChatMessage[] = [{ role: 'system', content: systemPrompt(languages) }, ...(request.messages ?? [{ role: 'user' as const, content: request.prompt! }])]
+  const messages: ChatMessage[] = [{ role: 'system', content: systemPrompt(languages) }, ...(request.messages ?? [{ role: 'user' as const, content: (request.prompt ?? request.task)! }])]
   const params = { tools: [toolDefinition(languages)], tool_choice: 'auto' as const }
   const usage: AgentUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }
   const deadline = new AbortController()
