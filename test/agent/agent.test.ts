@@ -284,6 +284,31 @@ limits('an open gateway has no premium key: 403 with or without a token; the run
   }
 })
 
+limits('a quiet stream gets keep-alive comments while the model thinks', async ({ fake }) => {
+  const server = await startTestServer({ env: { PLAZA_LLM_CONFIG: providers(fake), PLAZA_STREAM_HEARTBEAT: '50ms' } })
+  try {
+    const key = (await (await server.services.gatewayAccess()).createKey({ name: 'p', premium: true })).key
+    let release!: () => void
+    const released = new Promise<void>((resolve) => (release = resolve))
+    fake.enqueue(async (req, res, body) => {
+      await released
+      await codingModel()(req, res, body)
+    })
+    const response = await fetch(`${server.url}/api/agent`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify({ prompt: 'go' }) })
+    let text = ''
+    const decoder = new TextDecoder()
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      text += decoder.decode(chunk, { stream: true })
+      if (text.includes(': keep-alive\n\n')) release()
+    }
+    assert.ok(text.startsWith(': keep-alive\n\n'), 'the comment came before the first step')
+    assert.match(text, /event: answer\ndata: \{"step":2,"content":"The program printed: 42"/)
+    assert.match(text, /event: done\n/)
+  } finally {
+    await server.close()
+  }
+})
+
 limits('over an Anthropic upstream: the tool goes up as Anthropic\'s, the result comes back as a tool_result block', async ({ fake }) => {
   const server = await startTestServer({ env: { PLAZA_LLM_BASE_URL: fake.url, PLAZA_LLM_PROVIDER: 'anthropic', PLAZA_LLM_MODEL: 'claude-test' } })
   try {

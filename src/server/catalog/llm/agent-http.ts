@@ -60,6 +60,10 @@ export async function handleAgent(exchange: Exchange): Promise<void> {
     gateway.assertServes(input.model)
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' })
     res.flushHeaders()
+    // A model call or a program may take a while: a comment now and then keeps proxies from closing an idle stream.
+    const heartbeat = setInterval(() => {
+      if (!res.destroyed && res.writableLength === 0) res.write(': keep-alive\n\n')
+    }, services.config.streams.heartbeatMs)
     await runAgent(input, {
       gateway,
       execute: services.execute,
@@ -70,7 +74,7 @@ export async function handleAgent(exchange: Exchange): Promise<void> {
       piston: Boolean(services.config.env.PLAZA_PISTON_BASE_URL?.trim()),
       emit: (event) => writeAgentEvent(res, event),
       logger: services.logger,
-    })
+    }).finally(() => clearInterval(heartbeat))
     res.end()
   } catch (error) {
     sendChatError(exchange, 'envelope', error)
