@@ -90,6 +90,16 @@ agent('each model call is counted on the key, as chat calls are', async ({ serve
   assert.equal(after.body.data.map((row: any) => row.model), ['modelg-4o-mini'])
 })
 
+agent('a key\'s budget is checked before every step: a run that crosses it stops at the next one', async ({ server, fake }) => {
+  const key = (await (await server.services.gatewayAccess()).createKey({ name: 'small', premium: true, budget_tokens: 30 })).key
+  const { events } = await askAgent(server.url, { prompt: 'go' }, key)
+  assert.equal(typesOf(events), ['step', 'tool_call', 'tool_result', 'error', 'done'])
+  const [error] = of(events, 'error')
+  assert.equal([error.step, error.code], [2, 'insufficient_quota'])
+  assert.match(error.message, /budget of 30 tokens \(39 used\)/)
+  assert.is(fake.requests.length, 1, 'the second step never reached the model')
+})
+
 agent('a program that fails is shown to the model with its stderr and exit code', async ({ server, fake, premium }) => {
   fake.enqueue(codingModel('throw new Error("boom")'))
   const { events } = await askAgent(server.url, { prompt: 'fail', language: 'js' }, premium)
