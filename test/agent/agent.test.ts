@@ -148,6 +148,7 @@ agent('malformed tool-call arguments: the model is told, as the tool result', as
   fake.enqueue(callTool({ id: 'call_bad', name: 'execute', arguments: '{"language": "javascript", "code": "console.log(' }))
   const { events } = await askAgent(server.url, { prompt: 'go' }, premium)
   assert.equal(typesOf(events), ['step', 'tool_call', 'tool_result', 'step', 'answer', 'done'])
+  assert.is(of(events, 'step')[0].message.tool_calls![0].function.arguments, '{"language": "javascript", "code": "console.log(', 'the step shows what the model wrote')
   const [badCall] = of(events, 'tool_call')
   assert.is(badCall.code, null)
   assert.is(badCall.arguments, '{"language": "javascript", "code": "console.log(')

@@ -207,11 +207,14 @@ export async function runAgent(request: AgentRequest, deps: AgentDeps): Promise<
         usage.total_tokens += result.usage.total_tokens ?? result.usage.prompt_tokens + result.usage.completion_tokens
       }
       const choice = result.choices[0]
+      const raw = choice.toolCalls ?? []
       const calls = callsOf(result, step)
+      // The caller sees the calls as the model made them (ids filled in); the model gets `calls` back.
+      const made = raw.map((call, position) => ({ ...call, id: calls[position].id }))
       await deps.emit({
         type: 'step',
         step,
-        message: { role: 'assistant', content: choice.content, reasoning: choice.reasoning, ...(calls.length > 0 ? { tool_calls: calls } : {}) },
+        message: { role: 'assistant', content: choice.content, reasoning: choice.reasoning, ...(made.length > 0 ? { tool_calls: made } : {}) },
         finish_reason: choice.finishReason,
         usage: result.usage ?? null,
       })
@@ -222,7 +225,6 @@ export async function runAgent(request: AgentRequest, deps: AgentDeps): Promise<
         return
       }
       messages.push({ role: 'assistant', content: choice.content ?? '', tool_calls: calls })
-      const raw = choice.toolCalls ?? []
       for (const [position, call] of calls.entries()) {
         const content = await runTool(call, raw[position], position)
         messages.push({ role: 'tool', tool_call_id: call.id, content })
