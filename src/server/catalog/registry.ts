@@ -50,6 +50,9 @@ import { handleStats } from './system/stats.js'
 import { handleUptime } from './system/uptime.js'
 import { handleWebsite } from './system/website.js'
 import type { HandlerRoute, Method } from '../rest/adapter.js'
+// The coding agent (POST /api/agent)
+import { agentInput } from '../../shared/schemas/agent.js'
+import { handleAgent } from './llm/agent-http.js'
 
 /** Where an operation runs: inside Plaza, at a provider the operator configures, or through the chat gateway. */
 export type Backend = 'local' | 'provider' | 'gateway'
@@ -228,7 +231,7 @@ export const catalog: Operation[] = [
   }),
   defineOperation({ group: 'LLM', method: 'GET', path: '/api/chat', summary: 'Chat with a conversation kept on the server (gateway alias `chat`), `?content=&conversationId=`', backend: 'gateway', handle: handleConversation, input: conversationInput, docs: 'docs/chat.md' }),
   defineOperation({ group: 'LLM', method: 'POST', path: '/api/chat', summary: 'Chat with a conversation kept on the server, JSON body `{content, conversationId?}` (gateway alias `chat`)', backend: 'gateway', handle: handleConversation, input: conversationInput, docs: 'docs/chat.md' }),
-  defineOperation({ group: 'LLM', method: 'POST', path: '/api/agent', summary: 'Coding agent whose tool is /api/execute, streamed as Server-Sent Events (premium keys only)', backend: 'gateway', answers: 'event-stream' }),
+  defineOperation({ group: 'LLM', method: 'POST', path: '/api/agent', summary: 'Coding agent whose tool is /api/execute, streamed as Server-Sent Events (premium keys only)', backend: 'gateway', answers: 'event-stream', handle: handleAgent, input: agentInput, docs: 'docs/agent.md' }),
   defineOperation({
     group: 'LLM',
     method: 'POST',
