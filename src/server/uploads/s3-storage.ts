@@ -292,6 +292,10 @@ export class S3Storage implements Storage {
 
 /** The storage a bucket configuration names, with its client (HTTP keep-alive, bounded timeouts, retries). */
 export function createS3Storage(config: S3StorageConfig): S3Storage {
+  // The SDK warns on Node 20 at every start that its releases after January 2027 will need Node 22.
+  // Plaza pins a release that supports Node 20 (package.json), so the warning asks nothing of the
+  // operator; its documented switch turns it off unless the operator set it (docs/storage.md).
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true'
   const client = new S3Client({
     region: config.region,
     endpoint: config.endpoint,
