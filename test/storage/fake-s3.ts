@@ -47,6 +47,8 @@ export interface FakeS3 {
   requests: RecordedS3Request[]
   /** The env that points Plaza at this server (path-style, its credentials), with `prefix`. */
   env(prefix?: string, extra?: NodeJS.ProcessEnv): NodeJS.ProcessEnv
+  /** While on, every request is answered 503 ServiceUnavailable (after its signature is checked), as in an outage. */
+  outage(on: boolean): void
   /** Makes objects and unfinished uploads whose key starts with `prefix` look `ms` older. */
   age(prefix: string, ms: number): void
   close(): Promise<void>
@@ -124,6 +126,7 @@ export async function startFakeS3(options: { bucket?: string; pageSize?: number 
   const objects = new Map<string, FakeObject>()
   const uploads = new Map<string, MultipartUpload>()
   const requests: RecordedS3Request[] = []
+  let down = false
 
   /** Checks the request's SigV4 signature (header or query); answers how it was signed. */
   function authenticate(req: IncomingMessage, rawPath: string, pairs: Array<[string, string]>, body: Buffer): 'header' | 'query' {
@@ -250,6 +253,7 @@ export async function startFakeS3(options: { bucket?: string; pageSize?: number 
     const params = new Map(pairs)
     const body = await readBody(req)
     const auth = authenticate(req, rawPath, pairs, body)
+    if (down) throw new S3Fault(503, 'ServiceUnavailable', 'Please reduce your request rate.')
     const [, bucketName, ...rest] = rawPath.split('/')
     const key = decodeURIComponent(rest.join('/'))
     if (bucketName !== bucket) throw new S3Fault(404, 'NoSuchBucket', 'The specified bucket does not exist')
@@ -379,6 +383,9 @@ export async function startFakeS3(options: { bucket?: string; pageSize?: number 
       PLAZA_S3_FORCE_PATH_STYLE: '1',
       ...extra,
     }),
+    outage(on) {
+      down = on
+    },
     age(prefix, ms) {
       for (const [key, object] of objects) if (key.startsWith(prefix)) object.lastModified = new Date(object.lastModified.getTime() - ms)
       for (const upload of uploads.values()) if (upload.key.startsWith(prefix)) upload.initiated = new Date(upload.initiated.getTime() - ms)

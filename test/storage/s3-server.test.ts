@@ -154,4 +154,23 @@ test('account erasure deletes every file of the account from the bucket', async 
   assert.ok(objectOf(bobImage), "another account's file stays")
 })
 
+test('while the bucket fails, uploads and downloads answer 503 with a retry hint and nothing leaks; then they work again', async () => {
+  const user = await registerUser(server)
+  const stored = await uploadImage(user.token)
+  s3.outage(true)
+  try {
+    const failed = await upload(server, 'post', user.token, await solidImage(12, 12, 'jpeg'))
+    assert.is(failed.status, 503)
+    assert.is(failed.headers.get('retry-after'), '5')
+    assert.is(failed.body.message, 'File storage is unavailable right now; try again shortly')
+    assert.not.match(JSON.stringify(failed.body), /plaza-test|ServiceUnavailable|127\.0\.0\.1/)
+    const read = await server.request('GET', '/' + stored)
+    assert.is(read.status, 503)
+  } finally {
+    s3.outage(false)
+  }
+  assert.is((await server.request('GET', '/' + stored)).status, 200)
+  await uploadImage(user.token)
+})
+
 test.run()

@@ -60,7 +60,9 @@ export function mimeOfKey(key: string): string {
 }
 
 /** A failed call to the object store, with a message fit for a log line (the store's error code, never a credential). */
-export class ObjectStoreError extends Error {}
+export class ObjectStoreError extends Error {
+  override name = 'ObjectStoreError'
+}
 
 function statusOf(error: unknown): number | undefined {
   return (error as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode
