@@ -40,6 +40,9 @@ import {
 const PART_SIZE = 8 * 1024 * 1024
 const PART_QUEUE = 2
 
+/** Connections to the store per process: proxied downloads each hold one while they stream. */
+const MAX_SOCKETS = 256
+
 const STAGED_KEY = /^([a-z]{2,20})\.([A-Za-z0-9_-]{8,128}\.[a-z0-9]{2,5})\.[A-Za-z0-9_-]{12}$/
 
 /** The type stored with an object, so the bucket serves it right when reached directly (a CDN, a redirect). */
@@ -308,7 +311,14 @@ export function createS3Storage(config: S3StorageConfig): S3Storage {
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
     maxAttempts: 3,
-    requestHandler: { connectionTimeout: 5000, requestTimeout: 60_000 },
+    // An idle socket (a store that stopped answering) is cut after a minute; a long download that
+    // keeps moving is not. Proxied downloads each hold a socket while they stream, hence the pool size.
+    requestHandler: {
+      connectionTimeout: 5000,
+      socketTimeout: 60_000,
+      httpAgent: { keepAlive: true, maxSockets: MAX_SOCKETS },
+      httpsAgent: { keepAlive: true, maxSockets: MAX_SOCKETS },
+    },
   })
   return new S3Storage(config, client)
 }
