@@ -137,6 +137,24 @@ test('generated files expire from the bucket: not served past expiry, deleted by
   assert.not.ok(objectOf(file.path), 'the expired object is deleted')
 })
 
+test('generated files past the size cap are evicted from the bucket, closest to expiry first', async () => {
+  const capped = await startTestServer({ clock: time.clock, env: s3.env('capped', { PLAZA_GENERATED_TTL: '1h', PLAZA_GENERATED_MAX_BYTES: '300' }) })
+  try {
+    const make = (name: string) =>
+      storeGenerated(capped.services, { kind: 'codeimages', key: { name }, ext: 'png', mime: 'image/png', render: async () => ({ body: Buffer.alloc(120, name) }) })
+    const first = await make('first')
+    time.advance(1000)
+    const second = await make('second')
+    time.advance(1000)
+    const third = await make('third')
+    assert.not.ok(s3.objects.has(`capped/${first.path}`), 'the oldest went over the cap')
+    assert.ok(s3.objects.has(`capped/${second.path}`))
+    assert.ok(s3.objects.has(`capped/${third.path}`))
+  } finally {
+    await capped.close()
+  }
+})
+
 test('account erasure deletes every file of the account from the bucket', async () => {
   const alice = await registerUser(server)
   const bob = await registerUser(server)
