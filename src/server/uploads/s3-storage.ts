@@ -110,13 +110,17 @@ export class S3Storage implements Storage {
     return `${this.base}uploads/.staging/`
   }
 
+  private storeError(what: string, error: unknown): Error {
+    if (error instanceof ObjectStoreError || error instanceof InvalidStorageKeyError) return error
+    return new ObjectStoreError(`object storage ${this.name}: ${what} failed: ${describeError(error)}`, { cause: error })
+  }
+
   /** Runs one call, turning the SDK's errors into an ObjectStoreError that names the store and the operation. */
   private async call<T>(what: string, run: () => Promise<T>): Promise<T> {
     try {
       return await run()
     } catch (error) {
-      if (error instanceof ObjectStoreError || error instanceof InvalidStorageKeyError) throw error
-      throw new ObjectStoreError(`object storage ${this.name}: ${what} failed: ${describeError(error)}`, { cause: error })
+      throw this.storeError(what, error)
     }
   }
 
@@ -137,23 +141,33 @@ export class S3Storage implements Storage {
     const [, kind, name] = key.split('/')
     const staged = `${this.stagingPrefix}${kind}.${name}.${randomBytes(9).toString('base64url')}`
     let size = 0
+    // The source's own failure (a body over its limit, a client gone) is rethrown as it is, not as a store failure.
+    let sourceFailure: { error: unknown } | null = null
     async function* counted() {
-      for await (const chunk of Buffer.isBuffer(body) ? [body] : body) {
-        size += (chunk as Buffer).length
-        yield chunk as Buffer
+      try {
+        for await (const chunk of Buffer.isBuffer(body) ? [body] : body) {
+          size += (chunk as Buffer).length
+          yield chunk as Buffer
+        }
+      } catch (error) {
+        sourceFailure = { error }
+        throw error
       }
     }
-    await this.call('storing a file', async () => {
-      const upload = new Upload({
-        client: this.client,
-        params: { Bucket: this.config.bucket, Key: staged, Body: Readable.from(counted()), ContentType: mimeOfKey(key) },
-        partSize: PART_SIZE,
-        queueSize: PART_QUEUE,
-        // A failed multipart upload is aborted, so its parts are not left (and billed) in the bucket.
-        leavePartsOnError: false,
-      })
-      await upload.done()
+    const upload = new Upload({
+      client: this.client,
+      params: { Bucket: this.config.bucket, Key: staged, Body: Readable.from(counted()), ContentType: mimeOfKey(key) },
+      partSize: PART_SIZE,
+      queueSize: PART_QUEUE,
+      // A failed multipart upload is aborted, so its parts are not left (and billed) in the bucket.
+      leavePartsOnError: false,
     })
+    try {
+      await upload.done()
+    } catch (error) {
+      if (sourceFailure) throw (sourceFailure as { error: unknown }).error
+      throw this.storeError('storing a file', error)
+    }
     return {
       size,
       commit: () => this.moveIntoPlace(staged, target, key),
