@@ -4,12 +4,12 @@
  * that bucket serves them), runs again without copying twice, and a bad configuration stops
  * `plaza serve` and the migration with one clear line and exit 2.
  */
-import { rmSync, writeFileSync } from 'node:fs'
+import { existsSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import sharp from 'sharp'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { runCli } from '../helpers/cli.js'
+import { runCli, startServe } from '../helpers/cli.js'
 import { registerUser, startTestServer, tempDir } from '../helpers/server.js'
 import { solidImage, upload } from '../uploads/fixtures.js'
 import { startFakeS3, type FakeS3 } from './fake-s3.js'
@@ -89,6 +89,36 @@ test('migrate: a bad --to, missing credentials or a wrong secret are one line an
     assert.is(result.stderr.trim().split('\n').length, 1, result.stderr)
   }
   assert.is(s3.objects.size, before)
+})
+
+test('plaza serve with two workers on the bucket: an upload lands in it and is served from it, no file on disk', async () => {
+  const serveDir = tempDir('plaza-serve-')
+  const { child, url, exited } = await startServe(['--port', '0', '--data-dir', serveDir, '--workers', '2', '--no-rate-limits'], s3.env('workers'))
+  try {
+    const register = await fetch(`${url}/api/mobile/auth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'bucketuser', email: 'bucketuser@example.com', password: 'correct horse' }),
+    })
+    const token = ((await register.json()) as any).data.token as string
+    const form = new FormData()
+    form.append('file', new Blob([await solidImage(24, 12, 'png')], { type: 'image/png' }), 'a.png')
+    const uploaded = await fetch(`${url}/api/mobile/upload/post`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form })
+    assert.is(uploaded.status, 201)
+    const stored = ((await uploaded.json()) as any).data.path as string
+    assert.ok(s3.objects.has(`workers/${stored}`))
+    for (let i = 0; i < 4; i++) {
+      // Connections are handed to the workers in turn: each serves it from the bucket.
+      const served = await fetch(`${url}/${stored}`, { headers: { connection: 'close' } })
+      assert.is(served.status, 200)
+      assert.equal((await sharp(Buffer.from(await served.arrayBuffer())).metadata()).width, 24)
+    }
+    assert.not.ok(existsSync(path.join(serveDir, 'uploads')))
+  } finally {
+    child.kill('SIGTERM')
+    assert.is(await exited, 0)
+    rmSync(serveDir, { recursive: true, force: true })
+  }
 })
 
 test('plaza serve refuses a bad storage configuration at start-up with one line and exit 2', async () => {
