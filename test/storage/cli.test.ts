@@ -10,6 +10,7 @@ import sharp from 'sharp'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { runCli, startServe } from '../helpers/cli.js'
+import { shell, writePng } from '../cli/cli.js'
 import { registerUser, startTestServer, tempDir } from '../helpers/server.js'
 import { solidImage, upload } from '../uploads/fixtures.js'
 import { startFakeS3, type FakeS3 } from './fake-s3.js'
@@ -118,6 +119,23 @@ test('plaza serve with two workers on the bucket: an upload lands in it and is s
     child.kill('SIGTERM')
     assert.is(await exited, 0)
     rmSync(serveDir, { recursive: true, force: true })
+  }
+})
+
+test('an embedded CLI command on a data directory stores its upload in the bucket too', async () => {
+  const embeddedDir = tempDir('plaza-embedded-')
+  const cli = shell({ dataDir: embeddedDir }, s3.env('embedded'))
+  try {
+    const registered = await cli.run(['social', 'register', '-u', 'embeddy', '-e', 'embeddy@example.com', '--password-stdin'], { input: 'correct horse battery' })
+    assert.is(registered.code, 0, registered.stderr)
+    const uploaded = await cli.run(['social', 'upload', 'post', await writePng(embeddedDir), '--json'])
+    assert.is(uploaded.code, 0, uploaded.stderr)
+    const stored = JSON.parse(uploaded.stdout).path as string
+    assert.ok(s3.objects.has(`embedded/${stored}`))
+    assert.not.ok(existsSync(path.join(embeddedDir, stored)))
+  } finally {
+    rmSync(embeddedDir, { recursive: true, force: true })
+    rmSync(cli.configHome, { recursive: true, force: true })
   }
 })
 
