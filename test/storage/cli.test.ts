@@ -103,7 +103,7 @@ test('plaza serve with two workers on the bucket: an upload lands in it and is s
     })
     const token = ((await register.json()) as any).data.token as string
     const form = new FormData()
-    form.append('file', new Blob([await solidImage(24, 12, 'png')], { type: 'image/png' }), 'a.png')
+    form.append('file', new Blob([new Uint8Array(await solidImage(24, 12, 'png'))], { type: 'image/png' }), 'a.png')
     const uploaded = await fetch(`${url}/api/mobile/upload/post`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form })
     assert.is(uploaded.status, 201)
     const stored = ((await uploaded.json()) as any).data.path as string
