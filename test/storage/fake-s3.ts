@@ -1,7 +1,8 @@
 /**
  * A real HTTP server on loopback speaking the S3 REST protocol (path-style: `/<bucket>/<key>`),
- * as MinIO or AWS would, for the object-storage tests. No maintained S3 server is on npm (s3rver's
- * last release is from 2021, on koa-router 9 and busboy 0.3), so this one holds objects in memory
+ * as MinIO or AWS would, for the object-storage tests. No maintained S3 server is on npm (s3rver,
+ * the usual choice, is unmaintained at 3.7.1 on @koa/router 9, busboy 0.3 and fast-xml-parser 3;
+ * MinIO is not an npm package), so this one holds objects in memory
  * and covers what Plaza uses: PutObject, CopyObject, GetObject (Range, response-* overrides),
  * HeadObject, DeleteObject, ListObjectsV2, the multipart calls and ListMultipartUploads.
  *
