@@ -16,6 +16,11 @@ export const SERVICE_PROTOCOLS = {
   images: ['openai-images', 'automatic1111', 'hf-inference'],
   weather: ['open-meteo'],
   removebg: ['removebg', 'rembg'],
+  // Speech (docs/speech.md#providers): OpenAI's `/audio/speech` (and the local servers that speak it), ElevenLabs, Amazon Polly, Azure AI Speech.
+  speech: ['openai-speech'],
+  elevenlabs: ['elevenlabs'],
+  polly: ['polly'],
+  azure_speech: ['azure-speech'],
 } as const satisfies Record<string, readonly string[]>
 
 export type ServiceName = keyof typeof SERVICE_PROTOCOLS
@@ -27,11 +32,23 @@ const PUBLIC_DEFAULTS: Partial<Record<ServiceName, { protocol: Protocol; baseUrl
   weather: { protocol: 'open-meteo', baseUrl: 'https://api.open-meteo.com', options: { geocoding_url: 'https://geocoding-api.open-meteo.com' } },
 }
 
-/** Where a protocol's base URL points when only a key is given (remove.bg's own API). */
-const KEYED_DEFAULTS: Partial<Record<Protocol, string>> = { removebg: 'https://api.remove.bg' }
+/** Where a protocol's base URL points when only a key is given (remove.bg's and ElevenLabs' own APIs). */
+const KEYED_DEFAULTS: Partial<Record<Protocol, string>> = { removebg: 'https://api.remove.bg', elevenlabs: 'https://api.elevenlabs.io' }
+
+/** Where a protocol's base URL points when only a region is given (Amazon Polly's and Azure AI Speech's regional endpoints). */
+const REGIONAL_DEFAULTS: Partial<Record<Protocol, (region: string) => string>> = {
+  polly: (region) => `https://polly.${region}.amazonaws.com`,
+  'azure-speech': (region) => `https://${region}.tts.speech.microsoft.com`,
+}
 
 /** Extra, protocol-specific settings a target may carry (`PLAZA_<NAME>_<SETTING>` in the environment). */
-const OPTION_NAMES: Partial<Record<ServiceName, string[]>> = { weather: ['geocoding_url'] }
+const OPTION_NAMES: Partial<Record<ServiceName, string[]>> = { weather: ['geocoding_url'], polly: ['region'], azure_speech: ['region'] }
+/** The options that are URLs (the others are plain words such as a region). */
+const URL_OPTIONS = new Set(['geocoding_url'])
+const REGION = /^[a-z0-9]+(-[a-z0-9]+)*$/
+
+/** The variable holding a service's key, where it is not `PLAZA_<NAME>_API_KEY` (Polly's secret access key). */
+const KEY_VARIABLES: Partial<Record<ServiceName, string>> = { polly: 'SECRET_ACCESS_KEY' }
 
 export interface ServiceTarget {
   service: ServiceName
@@ -49,8 +66,10 @@ export interface ServiceTarget {
   models: Record<string, string>
   /** Extra, non-secret headers. */
   headers: Record<string, string>
-  /** Protocol-specific settings (`geocoding_url`). */
+  /** Protocol-specific settings (`geocoding_url`, `region`). */
   options: Record<string, string>
+  /** Polly's access key id (its `apiKey` is the secret access key); treated as a secret too. */
+  accessKeyId?: string
 }
 
 export interface RetryPolicy {
@@ -83,6 +102,8 @@ const targetSchema = z.strictObject({
   timeout_ms: z.number().int().positive().optional(),
   headers: z.record(z.string(), z.string()).optional(),
   geocoding_url: httpUrl.optional(),
+  region: z.string().regex(REGION, 'must be a region name such as eu-west-1 or westeurope').optional(),
+  access_key_id_env: envName.optional(),
 })
 
 /** Only the parts of the file this layer reads; the chat configuration validates the rest. */
@@ -96,8 +117,17 @@ const fileSchema = z.object({
 /** The `PLAZA_<NAME>` prefix of a service. */
 export const envPrefix = (service: ServiceName) => `PLAZA_${service.toUpperCase()}`
 
+/** What to set for the services whose shortcut is not a base URL. */
+const HOW_TO_SET: Partial<Record<ServiceName, string>> = {
+  elevenlabs: 'set PLAZA_ELEVENLABS_API_KEY (and PLAZA_ELEVENLABS_BASE_URL for another endpoint than https://api.elevenlabs.io)',
+  polly: 'set PLAZA_POLLY_REGION, PLAZA_POLLY_ACCESS_KEY_ID and PLAZA_POLLY_SECRET_ACCESS_KEY (and PLAZA_POLLY_BASE_URL for another endpoint)',
+  azure_speech: 'set PLAZA_AZURE_SPEECH_REGION and PLAZA_AZURE_SPEECH_API_KEY, or PLAZA_AZURE_SPEECH_BASE_URL (a speech container)',
+}
+
 /** What the 503 of an unconfigured service says to set. */
 export function howToConfigure(service: ServiceName): string {
+  const how = HOW_TO_SET[service]
+  if (how) return `No ${service} provider is configured: ${how}, or list services.${service} in the PLAZA_LLM_CONFIG file (docs/providers.md); a server reads them at start-up.`
   const prefix = envPrefix(service)
   const protocols = SERVICE_PROTOCOLS[service]
   const protocol = protocols.length > 1 ? `, ${prefix}_PROTOCOL=${protocols.join('|')}` : ''
@@ -124,24 +154,39 @@ function timeoutOf(name: string, raw: string | undefined): number | undefined {
 
 const trimUrl = (url: string) => url.replace(/\/+$/, '')
 
+/** Polly signs with its region: the configured one, else the one in an AWS endpoint's host name. */
+function signingRegion(target: { baseUrl: string; options: Record<string, string> }, where: string): void {
+  if (target.options.region) return
+  const fromHost = /^polly\.([a-z0-9-]+)\.amazonaws\.com(\.cn)?$/.exec(new URL(target.baseUrl).hostname)?.[1]
+  if (!fromHost) fail(`${where} needs a region to sign requests with (PLAZA_POLLY_REGION or region:)`)
+  target.options.region = fromHost
+}
+
 /** The `PLAZA_<NAME>_*` target of a service, or null when its variables name none. */
 function envTarget(service: ServiceName, env: NodeJS.ProcessEnv): ServiceTarget | null {
   const prefix = envPrefix(service)
   const read = (suffix: string) => env[`${prefix}_${suffix}`]?.trim() || undefined
   const protocol = protocolOf(service, read('PROTOCOL'), `${prefix}_PROTOCOL`)
-  const apiKey = read('API_KEY')
-  const baseUrl = read('BASE_URL') ?? (apiKey ? KEYED_DEFAULTS[protocol] : undefined)
-  if (!baseUrl) {
-    if (apiKey || read('MODEL') || read('PROTOCOL')) fail(`${prefix}_API_KEY, _MODEL and _PROTOCOL need ${prefix}_BASE_URL`)
-    return null
-  }
-  if (!httpUrl.safeParse(baseUrl).success) fail(`${prefix}_BASE_URL must be an http(s) URL, not "${baseUrl}"`)
+  const keyVariable = KEY_VARIABLES[service] ?? 'API_KEY'
+  const apiKey = read(keyVariable)
   const options: Record<string, string> = {}
   for (const option of OPTION_NAMES[service] ?? []) {
     const value = read(option.toUpperCase()) ?? PUBLIC_DEFAULTS[service]?.options[option]
     if (value === undefined) continue
-    if (!httpUrl.safeParse(value).success) fail(`${prefix}_${option.toUpperCase()} must be an http(s) URL, not "${value}"`)
-    options[option] = trimUrl(value)
+    if (URL_OPTIONS.has(option) ? !httpUrl.safeParse(value).success : !REGION.test(value)) fail(`${prefix}_${option.toUpperCase()} must be ${URL_OPTIONS.has(option) ? 'an http(s) URL' : 'a region name such as eu-west-1'}, not "${value}"`)
+    options[option] = URL_OPTIONS.has(option) ? trimUrl(value) : value
+  }
+  const regional = options.region ? REGIONAL_DEFAULTS[protocol]?.(options.region) : undefined
+  const baseUrl = read('BASE_URL') ?? regional ?? (apiKey ? KEYED_DEFAULTS[protocol] : undefined)
+  const accessKeyId = service === 'polly' ? read('ACCESS_KEY_ID') : undefined
+  if (!baseUrl) {
+    if (apiKey || accessKeyId || read('MODEL') || read('PROTOCOL')) fail(`${prefix}_${keyVariable}, _MODEL and _PROTOCOL need ${prefix}_BASE_URL${REGIONAL_DEFAULTS[protocol] ? ` or ${prefix}_REGION` : ''}`)
+    return null
+  }
+  if (!httpUrl.safeParse(baseUrl).success) fail(`${prefix}_BASE_URL must be an http(s) URL, not "${baseUrl}"`)
+  if (service === 'polly') {
+    if (!accessKeyId || !apiKey) fail(`Amazon Polly signs every request: set ${prefix}_ACCESS_KEY_ID and ${prefix}_SECRET_ACCESS_KEY`)
+    signingRegion({ baseUrl, options }, `${prefix}_BASE_URL`)
   }
   return {
     service,
@@ -154,6 +199,7 @@ function envTarget(service: ServiceName, env: NodeJS.ProcessEnv): ServiceTarget 
     models: {},
     headers: {},
     options,
+    ...(accessKeyId ? { accessKeyId } : {}),
   }
 }
 
@@ -186,14 +232,23 @@ function fileTarget(service: ServiceName, index: number, spec: z.output<typeof t
     apiKey = env[spec.api_key_env]?.trim()
     if (!apiKey) fail(`${where}.api_key_env names the environment variable ${spec.api_key_env}, which is not set`)
   }
-  const baseUrl = spec.base_url ?? PUBLIC_DEFAULTS[service]?.baseUrl ?? (apiKey ? KEYED_DEFAULTS[protocol] : undefined)
-  if (!baseUrl) fail(`${where}.base_url is required`)
   const options: Record<string, string> = {}
   for (const option of OPTION_NAMES[service] ?? []) {
     const value = (spec as Record<string, string | undefined>)[option] ?? PUBLIC_DEFAULTS[service]?.options[option]
-    if (value !== undefined) options[option] = trimUrl(value)
+    if (value !== undefined) options[option] = URL_OPTIONS.has(option) ? trimUrl(value) : value
   }
-  for (const option of ['geocoding_url'] as const) if (spec[option] && !(OPTION_NAMES[service] ?? []).includes(option)) fail(`${where}.${option} is not a setting of ${service}`)
+  for (const option of ['geocoding_url', 'region'] as const) if (spec[option] && !(OPTION_NAMES[service] ?? []).includes(option)) fail(`${where}.${option} is not a setting of ${service}`)
+  if (spec.access_key_id_env && service !== 'polly') fail(`${where}.access_key_id_env is not a setting of ${service}`)
+  const regional = options.region ? REGIONAL_DEFAULTS[protocol]?.(options.region) : undefined
+  const baseUrl = spec.base_url ?? PUBLIC_DEFAULTS[service]?.baseUrl ?? regional ?? (apiKey ? KEYED_DEFAULTS[protocol] : undefined)
+  if (!baseUrl) fail(`${where}.base_url is required${REGIONAL_DEFAULTS[protocol] ? ' (or region)' : ''}`)
+  let accessKeyId: string | undefined
+  if (service === 'polly') {
+    if (spec.access_key_id_env) accessKeyId = env[spec.access_key_id_env]?.trim()
+    if (!spec.access_key_id_env || !apiKey) fail(`${where}: Amazon Polly signs every request: set access_key_id_env and api_key_env (the secret access key)`)
+    if (!accessKeyId) fail(`${where}.access_key_id_env names the environment variable ${spec.access_key_id_env}, which is not set`)
+    signingRegion({ baseUrl, options }, where)
+  }
   return {
     service,
     name: `${service}.${index}`,
@@ -205,6 +260,7 @@ function fileTarget(service: ServiceName, index: number, spec: z.output<typeof t
     models: spec.models ?? {},
     headers: spec.headers ?? {},
     options,
+    ...(accessKeyId ? { accessKeyId } : {}),
   }
 }
 
@@ -232,7 +288,7 @@ export function loadProvidersConfig(env: NodeJS.ProcessEnv, cwd = process.cwd())
     baseDelayMs: parsed.retry?.base_delay_ms ?? DEFAULT_RETRY.baseDelayMs,
     maxDelayMs: parsed.retry?.max_delay_ms ?? DEFAULT_RETRY.maxDelayMs,
   }
-  const secrets = [...services.values()].flat().map((target) => target.apiKey).filter((key): key is string => !!key)
+  const secrets = [...services.values()].flat().flatMap((target) => [target.apiKey, target.accessKeyId]).filter((key): key is string => !!key)
   return { services, retry, secrets }
 }
 

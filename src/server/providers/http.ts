@@ -35,6 +35,11 @@ export interface UpstreamResponse {
   bytes(maxBytes: number): Promise<Buffer>
   /** Server-Sent Events of the body, in order. */
   events(): AsyncIterable<EventSourceMessage>
+  /**
+   * The body's chunks as they arrive (audio streamed on to a client): the timeout covers every
+   * silence between chunks; more than `maxBytes` in all fails. Stopping early releases the connection.
+   */
+  chunks(maxBytes: number): AsyncIterable<Buffer>
 }
 
 const DEFAULT_JSON_LIMIT = 64 * 1024 * 1024
@@ -67,6 +72,8 @@ export function upstreamMessage(text: string): string {
       (typeof body?.error === 'string' ? body.error : undefined) ??
       body?.errors?.[0]?.title ??
       body?.message ??
+      // ElevenLabs: `{detail: {status, message}}`.
+      body?.detail?.message ??
       body?.detail ??
       body?.reason
     if (typeof candidate === 'string' && candidate.trim()) return candidate.trim().slice(0, 500)
@@ -213,6 +220,27 @@ export async function requestUpstream(options: RequestOptions): Promise<Upstream
         throw classify(error)
       } finally {
         // Stopped early (the consumer broke off): release the connection.
+        if (!body.destroyed && !body.readableEnded) body.destroy()
+        finish()
+      }
+    },
+    async *chunks(maxBytes) {
+      let total = 0
+      try {
+        arm()
+        for await (const chunk of body) {
+          arm()
+          total += (chunk as Buffer).length
+          if (total > maxBytes) throw new UpstreamError('protocol', `${options.label} answered more than ${Math.round(maxBytes / 1024 / 1024) || 1} MiB`)
+          // A slow client is not the upstream's silence: no timer while the chunk is being passed on.
+          clearTimeout(timer)
+          yield chunk as Buffer
+          arm()
+        }
+        finish()
+      } catch (error) {
+        throw classify(error)
+      } finally {
         if (!body.destroyed && !body.readableEnded) body.destroy()
         finish()
       }
