@@ -1,28 +1,46 @@
 /**
  * `plaza util tts`: speak a text with Flite or eSpeak NG, embedded (the engines run in this
- * process, with the server's own validation) or on a server (`--url`), and write the audio file.
+ * process, with the server's own validation) or on a server (`--url`), and write the audio file;
+ * or with a speech provider (`--engine openai|elevenlabs|polly|azure`: the provider layer in this
+ * process, configured from this environment as `plaza serve` would be, or the server's), the
+ * audio written to the file as it arrives.
  */
-import { writeFile } from 'node:fs/promises'
+import { createWriteStream } from 'node:fs'
+import { rm, writeFile } from 'node:fs/promises'
+import { Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import type { ProviderSpeechEngine } from '../shared/schemas/speech-providers.js'
 import type { SpeechEngine, SpeechFormat } from '../shared/schemas/speech.js'
 import type { Target } from './client.js'
 import { remoteFetch, UsageError } from './client.js'
 
 export interface SpeechRequest {
-  engine: SpeechEngine
+  engine: SpeechEngine | ProviderSpeechEngine
   text: string
   voice?: string
-  format: SpeechFormat
+  /** Default: wav for the local engines, the provider engine's first format (mp3) otherwise. */
+  format?: string
+  /** Provider engines: openai's model and speed. */
+  model?: string
+  speed?: string
 }
 
 export interface SpeechCommandOutput {
   output: string
-  engine: SpeechEngine
+  engine: SpeechEngine | ProviderSpeechEngine
   voice: string
-  format: SpeechFormat
-  sample_rate: number
-  duration_ms: number
+  format: string
+  /** The local engines' figures; a provider's audio is passed on unread. */
+  sample_rate?: number
+  duration_ms?: number
   bytes: number
+  /** The provider target that spoke (`speech/env`), for the provider engines. */
+  provider?: string
 }
+
+const PROVIDER_ENGINES: readonly string[] = ['openai', 'elevenlabs', 'polly', 'azure'] satisfies ProviderSpeechEngine[]
+
+type LocalRequest = SpeechRequest & { engine: SpeechEngine; format: SpeechFormat }
 
 interface Result {
   data: Uint8Array
@@ -32,10 +50,11 @@ interface Result {
 }
 
 function queryOf(request: SpeechRequest): Record<string, string> {
-  return { text: request.text, format: request.format, ...(request.voice !== undefined ? { voice: request.voice } : {}) }
+  const optional = { voice: request.voice, format: request.format, model: request.model, speed: request.speed }
+  return { text: request.text, ...Object.fromEntries(Object.entries(optional).filter((entry): entry is [string, string] => entry[1] !== undefined)) }
 }
 
-async function runRemote(url: string, request: SpeechRequest): Promise<Result> {
+async function runRemote(url: string, request: LocalRequest): Promise<Result> {
   let response
   try {
     response = await remoteFetch(`${url}/api/tts/${request.engine}?${new URLSearchParams(queryOf(request))}`, { headers: { accept: 'audio/wav, audio/mpeg' } })
@@ -59,7 +78,7 @@ async function runRemote(url: string, request: SpeechRequest): Promise<Result> {
 }
 
 /** The engines in this process: the same schemas, voice lists and encoders as the server, without its worker pool. */
-async function runEmbedded(request: SpeechRequest): Promise<Result> {
+async function runEmbedded(request: LocalRequest): Promise<Result> {
   const [schemas, { describeZodError }, { ZodError }, engines, { encodeAudio }, service] = await Promise.all([
     import('../shared/schemas/speech.js'),
     import('../server/errors.js'),
@@ -98,8 +117,97 @@ async function runEmbedded(request: SpeechRequest): Promise<Result> {
   return { data: audio.data, voice: input.voice.toLowerCase(), sampleRate: audio.sampleRate, durationMs: audio.durationMs }
 }
 
+/** Where a provider's audio comes from: the layer of this process, or the server's streamed answer. */
+interface ProviderAudio {
+  chunks: AsyncIterable<Uint8Array>
+  voice: string
+  provider?: string
+  close(): Promise<void>
+}
+
+async function providerAudioRemote(url: string, request: SpeechRequest, query: Record<string, string>): Promise<ProviderAudio> {
+  let response
+  try {
+    response = await remoteFetch(`${url}/api/tts/${request.engine}?${new URLSearchParams(query)}`, { headers: { accept: 'audio/*' } })
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause
+    throw new Error(`cannot reach ${url}: ${cause?.code ?? cause?.message ?? (error as Error).message}`)
+  }
+  const type = response.headers.get('content-type') ?? ''
+  if (!response.ok) {
+    const body = type.includes('json') ? ((await response.json()) as { message?: string }) : null
+    const message = body?.message ?? `unexpected answer from ${url} (HTTP ${response.status}): is it a Plaza server?`
+    throw response.status === 400 ? new UsageError(message) : new Error(message)
+  }
+  if (!type.startsWith('audio/') || !response.body) throw new Error(`unexpected answer from ${url} (${type || 'no content type'}): is it a Plaza server?`)
+  const body = response.body
+  return {
+    chunks: body as unknown as AsyncIterable<Uint8Array>,
+    voice: response.headers.get('x-speech-voice') ?? '',
+    provider: response.headers.get('x-plaza-provider') ?? undefined,
+    close: async () => void (await body.cancel().catch(() => {})),
+  }
+}
+
+async function providerAudioEmbedded(request: ProviderSpeechRequestOf): Promise<ProviderAudio> {
+  const [{ loadProvidersConfig }, { createProviderLayer }, { speak, audioChunks }, { ProviderError }] = await Promise.all([
+    import('../server/providers/config.js'),
+    import('../server/providers/layer.js'),
+    import('../server/providers/speech.js'),
+    import('../server/providers/errors.js'),
+  ])
+  const layer = createProviderLayer(loadProvidersConfig(process.env))
+  try {
+    const { audio, target } = await speak(layer, request)
+    return { chunks: audioChunks(audio), voice: audio.voice, provider: `${target.service}/${target.name}`, close: () => layer.close() }
+  } catch (error) {
+    await layer.close()
+    throw error instanceof ProviderError ? new Error(error.message) : error
+  }
+}
+
+type ProviderSpeechRequestOf = import('../server/providers/speech.js').ProviderSpeechRequest
+
+/** A provider engine: validated here, spoken embedded or by the server, written as it arrives; a cut leaves no file. */
+async function runProviderSpeech(target: Target, request: SpeechRequest, output: string | undefined): Promise<SpeechCommandOutput> {
+  const [{ PROVIDER_SPEECH_INPUTS }, { describeZodError }, { ZodError }] = await Promise.all([import('../shared/schemas/speech-providers.js'), import('../server/errors.js'), import('zod')])
+  const engine = request.engine as ProviderSpeechEngine
+  const query = queryOf(request)
+  let input
+  try {
+    input = PROVIDER_SPEECH_INPUTS[engine].parse(query)
+  } catch (error) {
+    throw error instanceof ZodError ? new UsageError(describeZodError(error)) : error
+  }
+  const audio = target.kind === 'remote' ? await providerAudioRemote(target.url, request, query) : await providerAudioEmbedded({ engine, ...input } as ProviderSpeechRequestOf)
+  const file = output ?? `speech.${input.format}`
+  let bytes = 0
+  const counted = async function* () {
+    for await (const chunk of audio.chunks) {
+      bytes += chunk.byteLength
+      yield chunk
+    }
+  }
+  try {
+    if (file === '-') {
+      for await (const chunk of counted()) if (!process.stdout.write(chunk)) await new Promise((resolve) => process.stdout.once('drain', resolve))
+    } else {
+      await pipeline(Readable.from(counted()), createWriteStream(file))
+    }
+  } catch (error) {
+    if (file !== '-') await rm(file, { force: true })
+    throw new Error(`the audio stopped before its end (${(error as Error).message})${file === '-' ? '' : '; no file was written'}`)
+  } finally {
+    await audio.close()
+  }
+  return { output: file, engine, voice: audio.voice || input.voice, format: input.format, bytes, ...(audio.provider ? { provider: audio.provider } : {}) }
+}
+
 /** Speaks `request` where the target says, writes the file (`-` for stdout) and describes it. */
-export async function runSpeechCommand(target: Target, request: SpeechRequest, output: string | undefined): Promise<SpeechCommandOutput> {
+export async function runSpeechCommand(target: Target, given: SpeechRequest, output: string | undefined): Promise<SpeechCommandOutput> {
+  if (PROVIDER_ENGINES.includes(given.engine)) return runProviderSpeech(target, given, output)
+  if (given.model !== undefined || given.speed !== undefined) throw new UsageError(`--model and --speed are for --engine openai, not ${given.engine}`)
+  const request = { ...given, format: given.format ?? 'wav' } as LocalRequest
   const result = target.kind === 'remote' ? await runRemote(target.url, request) : await runEmbedded(request)
   const file = output ?? `speech.${request.format}`
   if (file === '-') process.stdout.write(result.data)

@@ -87,6 +87,18 @@ function forecast(query: URLSearchParams) {
   }
 }
 
+/** The first bytes of each audio format (what Plaza's speech providers check), for fake audio. */
+export const AUDIO_MAGIC: Record<string, Buffer> = {
+  mp3: Buffer.from('ID3\x04\x00\x00\x00\x00\x00\x00', 'latin1'),
+  wav: Buffer.from('RIFF\x24\x00\x00\x00WAVE', 'latin1'),
+  ogg: Buffer.from('OggS\x00\x02', 'latin1'),
+  flac: Buffer.from('fLaC', 'latin1'),
+  aac: Buffer.from([0xff, 0xf1, 0x50, 0x80]),
+}
+
+/** Fake audio: the format's magic, then a text naming what was asked, so a test can tell which request made it. */
+export const fakeAudio = (format: string, said: string) => Buffer.concat([AUDIO_MAGIC[format === 'opus' || format === 'ogg_vorbis' ? 'ogg' : format], Buffer.from(`|${said}`)])
+
 /** Reads a multipart body's first file part (enough for the protocols here). */
 function multipartFile(body: Buffer, type: string): { field: string; bytes: Buffer } | null {
   const boundary = /boundary=(?:"([^"]+)"|([^;]+))/.exec(type)
@@ -158,6 +170,19 @@ async function answer(req: IncomingMessage, res: ServerResponse, body: any, quer
     const { data, info } = await sharp(file.bytes).ensureAlpha().raw().toBuffer({ resolveWithObject: true })
     for (let y = 0; y < info.height; y++) for (let x = 0; x < info.width / 2; x++) data[(y * info.width + x) * 4 + 3] = 0
     return bytes(200, await sharp(data, { raw: info }).png().toBuffer(), 'image/png')(req, res, body)
+  }
+  // Speech: OpenAI's /audio/speech, ElevenLabs' stream, Polly's /v1/speech, Azure's /cognitiveservices/v1.
+  if (path.endsWith('/audio/speech')) {
+    const format = body.response_format ?? 'mp3'
+    return bytes(200, fakeAudio(format, `openai:${body.model}:${body.voice}:${body.input}`), format === 'mp3' ? 'audio/mpeg' : `audio/${format}`)(req, res, body)
+  }
+  const eleven = /\/v1\/text-to-speech\/([^/]+)\/stream$/.exec(path)
+  if (eleven) return bytes(200, fakeAudio('mp3', `elevenlabs:${eleven[1]}:${body.text}`), 'audio/mpeg')(req, res, body)
+  if (path.endsWith('/v1/speech')) return bytes(200, fakeAudio(body.OutputFormat === 'ogg_vorbis' ? 'ogg' : 'mp3', `polly:${body.VoiceId}:${body.Text}`), 'audio/mpeg')(req, res, body)
+  if (path.endsWith('/cognitiveservices/v1')) {
+    const output = String(req.headers['x-microsoft-outputformat'])
+    const format = output.startsWith('riff') ? 'wav' : output.startsWith('ogg') ? 'ogg' : 'mp3'
+    return bytes(200, fakeAudio(format, `azure:${body.toString('utf8')}`), 'audio/mpeg')(req, res, body)
   }
   json(404, { error: `no such path ${path}` })(req, res, body)
 }

@@ -53,6 +53,9 @@ import type { HandlerRoute, Method } from '../rest/adapter.js'
 // The coding agent (POST /api/agent)
 import { agentInput } from '../../shared/schemas/agent.js'
 import { handleAgent } from './llm/agent-http.js'
+// Speech providers (#17): OpenAI-compatible, ElevenLabs, Amazon Polly, Azure AI Speech.
+import { azureSpeechInput, elevenlabsInput, openaiSpeechInput, pollyInput } from '../../shared/schemas/speech-providers.js'
+import { handleAzureSpeech, handleElevenLabsSpeech, handleOpenAiSpeech, handlePollySpeech } from './audio/provider-http.js'
 
 /** Where an operation runs: inside Plaza, at a provider the operator configures, or through the chat gateway. */
 export type Backend = 'local' | 'provider' | 'gateway'
@@ -262,10 +265,10 @@ export const catalog: Operation[] = [
     optionalPackage: ESPEAK_OPTIONAL,
   }),
   defineOperation({ group: 'Audio', method: 'GET', path: '/api/tts/espeak/voices', summary: "eSpeak NG's voices and languages (optional package)", backend: 'local', handle: handleEspeakVoices, docs: 'docs/speech.md', optionalPackage: ESPEAK_OPTIONAL }),
-  defineOperation({ group: 'Audio', method: 'GET', path: '/api/tts/openai', summary: 'Speech from an OpenAI-compatible speech provider', backend: 'provider', providers: ['SPEECH'], answers: 'audio' }),
-  defineOperation({ group: 'Audio', method: 'GET', path: '/api/tts/elevenlabs', summary: 'Speech from ElevenLabs', backend: 'provider', providers: ['ELEVENLABS'], answers: 'audio' }),
-  defineOperation({ group: 'Audio', method: 'GET', path: '/api/tts/polly', summary: 'Speech from Amazon Polly', backend: 'provider', providers: ['POLLY'], answers: 'audio' }),
-  defineOperation({ group: 'Audio', method: 'GET', path: '/api/tts/azure', summary: 'Speech from Azure AI Speech', backend: 'provider', providers: ['AZURE_SPEECH'], answers: 'audio' }),
+  defineOperation({ group: 'Audio', method: 'GET', path: '/api/tts/openai', summary: 'Speech from an OpenAI-compatible speech provider (streamed)', backend: 'provider', providers: ['SPEECH'], handle: handleOpenAiSpeech, input: openaiSpeechInput, answers: 'audio', docs: 'docs/speech.md' }),
+  defineOperation({ group: 'Audio', method: 'GET', path: '/api/tts/elevenlabs', summary: 'Speech from ElevenLabs (streamed)', backend: 'provider', providers: ['ELEVENLABS'], handle: handleElevenLabsSpeech, input: elevenlabsInput, answers: 'audio', docs: 'docs/speech.md' }),
+  defineOperation({ group: 'Audio', method: 'GET', path: '/api/tts/polly', summary: 'Speech from Amazon Polly (streamed)', backend: 'provider', providers: ['POLLY'], handle: handlePollySpeech, input: pollyInput, answers: 'audio', docs: 'docs/speech.md' }),
+  defineOperation({ group: 'Audio', method: 'GET', path: '/api/tts/azure', summary: 'Speech from Azure AI Speech (streamed)', backend: 'provider', providers: ['AZURE_SPEECH'], handle: handleAzureSpeech, input: azureSpeechInput, answers: 'audio', docs: 'docs/speech.md' }),
 
   // Weather
   defineOperation({
