@@ -25,7 +25,7 @@ test('offered, configured and reason of each kind of row', () => {
     [null, false, false, 'no'],
   ])
   assert.equal(
-    flags({ PLAZA_POLLY_BASE_URL: 'https://polly.example', PLAZA_INFERENCE_BASE_URL: 'http://127.0.0.1:8000/v1' }, true).map((row) => row[2]),
+    flags({ PLAZA_POLLY_REGION: 'eu-west-1', PLAZA_POLLY_ACCESS_KEY_ID: 'AKID', PLAZA_POLLY_SECRET_ACCESS_KEY: 'secret', PLAZA_INFERENCE_BASE_URL: 'http://127.0.0.1:8000/v1' }, true).map((row) => row[2]),
     [true, true, true, true, true, false],
   )
   // The gateway alone does not configure a row whose upstream is its own provider, and a blank value is not set.
