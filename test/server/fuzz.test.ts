@@ -83,6 +83,8 @@ function randomString(rng: Rng): string {
     () => rng.pick(['seti', 'solarized dark', 'bw', 'sharp', '56px', '-5px', '2x', '4x', '133%', 'rgba(171, 184, 195, 1)', 'transparent', 'Hack', 'Fira Code']),
     // Image generation and weather: model aliases, sizes, places the fake geocoder knows (or not), units.
     () => rng.pick(['dalle-3', 'sdxl', 'dall-e-2', 'midjourney', '96x64', '4096x10', 'auto', 'b64_json', 'url', 'Berlin', 'Atlantis', '52.5,13.4', '91,0', 'imperial', 'metric']),
+    // Speech providers (/api/tts/openai, elevenlabs, polly, azure): their voices, formats, models and speeds.
+    () => rng.pick(['alloy', 'af_bella+af_sky', 'JBFqnCBsd6RMkjVDRZzb', 'Joanna', 'en-US-AvaMultilingualNeural', 'en-US-Ava"><x', 'flac', 'opus', 'aac', 'tts-1', '0.25', '4.5', '1.0']),
   ])()
 }
 
@@ -286,6 +288,14 @@ test(`fuzz: ${REQUESTS} seeded requests over every route: no 5xx, no answer outs
       PLAZA_REMOVEBG_PROTOCOL: 'rembg',
       PLAZA_WEATHER_BASE_URL: providers.url,
       PLAZA_WEATHER_GEOCODING_URL: providers.url,
+      PLAZA_SPEECH_BASE_URL: `${providers.url}/v1`,
+      PLAZA_ELEVENLABS_BASE_URL: providers.url,
+      PLAZA_ELEVENLABS_API_KEY: 'xi-fuzz',
+      PLAZA_POLLY_BASE_URL: providers.url,
+      PLAZA_POLLY_REGION: 'eu-west-1',
+      PLAZA_POLLY_ACCESS_KEY_ID: 'AKIDFUZZ',
+      PLAZA_POLLY_SECRET_ACCESS_KEY: 'fuzz-secret',
+      PLAZA_AZURE_SPEECH_BASE_URL: providers.url,
     },
   })
   try {
@@ -335,6 +345,11 @@ test(`fuzz: ${REQUESTS} seeded requests over every route: no 5xx, no answer outs
       { method: 'POST', path: '/api/v1/images/generations', kind: 'openai' },
       // The coding agent, twice as often (it is also in utilityRoutes): a valid body needs only a prompt.
       { method: 'POST', path: '/api/agent', kind: 'rest' },
+      // The speech providers, streamed from the fake providers.
+      { method: 'GET', path: '/api/tts/openai?text=fuzz+speech&voice=nova', kind: 'rest' },
+      { method: 'GET', path: '/api/tts/elevenlabs?text=fuzz+speech', kind: 'rest' },
+      { method: 'GET', path: '/api/tts/polly?text=fuzz+speech&voice=Matthew', kind: 'rest' },
+      { method: 'GET', path: '/api/tts/azure?text=fuzz+%3Cspeech%3E', kind: 'rest' },
     ]
     const rng = prng(SEED)
     const problems: string[] = []
