@@ -332,6 +332,36 @@ test('a fallback from the file serves when the first target fails; the answer na
   }
 })
 
+test('Accept: application/json stores the whole audio under uploads/tts/ and serves it; the same request reuses it; a cut stores nothing', async () => {
+  const res = await all.request('GET', '/api/tts/openai?text=Stored%20speech&voice=echo&format=opus', { headers: { accept: 'application/json' } })
+  assert.is(res.status, 200, JSON.stringify(res.body))
+  assert.is(res.headers.get('x-plaza-provider'), 'speech/env')
+  const audio = fakeAudio('opus', 'openai:tts-1:echo:Stored speech')
+  assert.match(res.body.path, /^uploads\/tts\/[\w-]{24}\.ogg$/)
+  assert.equal([res.body.message, res.body.format, res.body.voice, res.body.bytes], ['Speech synthesised with the OpenAI-compatible provider (voice echo)', 'opus', 'echo', audio.length])
+  const served = await fetch(res.body.url)
+  assert.is(served.status, 200)
+  assert.is(served.headers.get('content-type'), 'audio/ogg')
+  assert.equal(Buffer.from(await served.arrayBuffer()), audio)
+  const again = await all.request('GET', '/api/tts/openai?text=Stored%20speech&voice=echo&format=opus', { headers: { accept: 'application/json' } })
+  assert.is(again.body.path, res.body.path)
+  assert.is(fake.requests.length, 1, 'the stored file is reused')
+
+  fake.enqueue((_req, res) => {
+    res.writeHead(200, { 'content-type': 'audio/mpeg' })
+    res.write(fakeAudio('mp3', 'half'), () => res.socket?.destroy())
+  })
+  const cut = await all.request('GET', '/api/tts/azure?text=cut%20while%20storing', { headers: { accept: 'application/json' } })
+  assert.is(cut.status, 502)
+  assert.match(cut.body.message, /the audio stopped before its end/)
+  // Asked again, it is fetched again: nothing was stored.
+  const whole = await all.request('GET', '/api/tts/azure?text=cut%20while%20storing', { headers: { accept: 'application/json' } })
+  assert.is(whole.status, 200)
+  assert.is(fake.requests.length, 3)
+  // Unconfigured: 503 as for the audio.
+  assert.is((await bare.request('GET', '/api/tts/polly?text=x', { headers: { accept: 'application/json' } })).status, 503)
+})
+
 test('bad input is a 400 naming the field and reaches no provider', async () => {
   const cases: [string, RegExp][] = [
     ['/api/tts/openai', /text/],

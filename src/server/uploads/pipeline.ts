@@ -163,7 +163,7 @@ export interface StoreFileInput {
   userId: number | null
   body: Readable | Buffer
   /** `svg` only for generated code images; uploads are always one of the raster or video formats. */
-  ext: 'jpg' | 'png' | 'webp' | 'gif' | 'mp4' | 'webm' | 'svg' | 'wav' | 'mp3'
+  ext: 'jpg' | 'png' | 'webp' | 'gif' | 'mp4' | 'webm' | 'svg' | 'wav' | 'mp3' | 'ogg' | 'aac' | 'flac'
   mime: string
   width?: number | null
   height?: number | null
