@@ -284,6 +284,24 @@ test('an upstream cut mid-stream: the client sees an incomplete answer, never a 
   assert.ok(lines.some((line) => line.startsWith('warn speech stream cut') && line.includes('"service":"polly"')), lines.join('\n'))
 })
 
+test('a client that leaves mid-stream ends the upstream call', async () => {
+  let closed!: () => void
+  const upstreamClosed = new Promise<void>((resolve) => (closed = resolve))
+  fake.enqueue((_req, res) => {
+    res.writeHead(200, { 'content-type': 'audio/mpeg' })
+    res.write(fakeAudio('mp3', 'a long speech'))
+    res.on('close', closed)
+  })
+  const controller = new AbortController()
+  const response = await fetch(all.url + '/api/tts/elevenlabs?text=long', { signal: controller.signal })
+  const reader = response.body!.getReader()
+  assert.equal(Buffer.from((await reader.read()).value!), fakeAudio('mp3', 'a long speech'))
+  controller.abort()
+  // The timer is only there so that a regression fails rather than hangs.
+  const outcome = await Promise.race([upstreamClosed.then(() => 'closed'), new Promise((resolve) => setTimeout(resolve, 20_000, 'still open').unref())])
+  assert.is(outcome, 'closed')
+})
+
 test('keys echoed by an upstream are redacted from answers and logs', async () => {
   const echo = (key: string) => json(401, { error: { message: `invalid key ${key}` }, message: `invalid key ${key}`, detail: { message: `invalid key ${key}` } })
   for (const [route, key] of [
