@@ -65,6 +65,7 @@ test('environment mistakes stop start-up with what to set', () => {
   fails({ PLAZA_POLLY_SECRET_ACCESS_KEY: 'S' }, /PLAZA_POLLY_SECRET_ACCESS_KEY, _MODEL and _PROTOCOL need PLAZA_POLLY_BASE_URL or PLAZA_POLLY_REGION/)
   fails({ PLAZA_AZURE_SPEECH_REGION: 'West Europe' }, /PLAZA_AZURE_SPEECH_REGION must be a region name/)
   fails({ PLAZA_AZURE_SPEECH_API_KEY: 'k' }, /need PLAZA_AZURE_SPEECH_BASE_URL or PLAZA_AZURE_SPEECH_REGION/)
+  fails({ PLAZA_AZURE_SPEECH_REGION: 'westeurope' }, /PLAZA_AZURE_SPEECH_REGION needs PLAZA_AZURE_SPEECH_API_KEY/)
   fails({ PLAZA_SPEECH_API_KEY: 'k' }, /need PLAZA_SPEECH_BASE_URL/)
   fails({ PLAZA_SPEECH_BASE_URL: 'http://x', PLAZA_SPEECH_PROTOCOL: 'kokoro' }, /must be one of openai-speech for speech/)
 })
@@ -107,6 +108,7 @@ services:
   bad('b.yaml', 'services:\n  speech:\n    - base_url: http://x\n      region: us-east-1\n', /services.speech.0.region is not a setting of speech/)
   bad('c.yaml', 'services:\n  azure_speech:\n    - base_url: http://x\n      access_key_id_env: K\n', /access_key_id_env is not a setting of azure_speech/)
   bad('d.yaml', 'services:\n  polly:\n    - region: us-east-1\n      access_key_id_env: NOPE\n      api_key_env: AWS_SECRET\n', /NOPE, which is not set/, { AWS_SECRET: 's' })
+  bad('f.yaml', 'services:\n  azure_speech:\n    - region: westeurope\n', /services.azure_speech.0: a region needs api_key_env/)
   bad('e.yaml', 'services:\n  azure_speech:\n    - api_key_env: AZURE_KEY\n', /services.azure_speech.0.base_url is required \(or region\)/, { AZURE_KEY: 'k' })
 })
 

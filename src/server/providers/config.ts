@@ -188,6 +188,8 @@ function envTarget(service: ServiceName, env: NodeJS.ProcessEnv): ServiceTarget 
     if (!accessKeyId || !apiKey) fail(`Amazon Polly signs every request: set ${prefix}_ACCESS_KEY_ID and ${prefix}_SECRET_ACCESS_KEY`)
     signingRegion({ baseUrl, options }, `${prefix}_BASE_URL`)
   }
+  // Azure's regional endpoint always wants its key (a speech container, given by its base URL, does not).
+  if (protocol === 'azure-speech' && !read('BASE_URL') && !apiKey) fail(`${prefix}_REGION needs ${prefix}_API_KEY (a speech container is given by ${prefix}_BASE_URL instead)`)
   return {
     service,
     name: 'env',
@@ -249,6 +251,7 @@ function fileTarget(service: ServiceName, index: number, spec: z.output<typeof t
     if (!accessKeyId) fail(`${where}.access_key_id_env names the environment variable ${spec.access_key_id_env}, which is not set`)
     signingRegion({ baseUrl, options }, where)
   }
+  if (protocol === 'azure-speech' && !spec.base_url && !apiKey) fail(`${where}: a region needs api_key_env (a speech container is given by base_url instead)`)
   return {
     service,
     name: `${service}.${index}`,
