@@ -68,7 +68,12 @@ const SNIFF_BYTES = 4
  */
 async function openAudio(call: Attempt, response: UpstreamResponse, format: ProviderSpeechFormat, voice: string): Promise<AudioStream> {
   if (/json|^text\/|html|xml/i.test(response.contentType)) {
-    const text = (await response.bytes(64 * 1024).catch(() => Buffer.from('(a long body)'))).toString('utf8')
+    const body = await response.bytes(64 * 1024).catch((error) => {
+      // Too long to be a message: said so; a timeout or a dropped connection stays what it is.
+      if (error instanceof UpstreamError && error.kind === 'protocol') return Buffer.from('(a long body)')
+      throw error
+    })
+    const text = body.toString('utf8')
     throw new UpstreamError('protocol', `${call.label} answered ${response.contentType.split(';')[0]} instead of audio: ${upstreamMessage(text)}`)
   }
   const rest = response.chunks(SPEECH_UPSTREAM_MAX_BYTES)[Symbol.asyncIterator]()
