@@ -56,6 +56,9 @@ const MIME_BY_EXT: Record<string, string> = {
   svg: 'image/svg+xml',
   wav: 'audio/wav',
   mp3: 'audio/mpeg',
+  ogg: 'audio/ogg',
+  aac: 'audio/aac',
+  flac: 'audio/flac',
 }
 
 export function mimeOfKey(key: string): string {
