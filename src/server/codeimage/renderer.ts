@@ -57,7 +57,7 @@ export interface CarbonLook {
   dropShadow: { offsetY: number; blur: number } | null
   lineNumbers: boolean
   firstLineNumber: number
-  font: 'jetbrains-mono' | 'dejavu-sans-mono'
+  font: CodeFont | 'dejavu-sans-mono'
   fontSize: number
   /** Line height as a multiple of the font size. */
   lineHeight: number
@@ -239,10 +239,11 @@ export class Renderer {
   }
 
   private fontsFor(font: CarbonLook['font']): { fonts: FontStack; atlas: GlyphAtlas } {
-    if (font === 'jetbrains-mono') return { fonts: this.fonts, atlas: this.atlas }
+    if (font !== 'dejavu-sans-mono') return this.family(font)
     if (!this.dejavu) {
       const [jetbrains, dejavu, cjk] = fontFiles()
-      const fonts = new FontStack([dejavu, jetbrains, cjk])
+      // DejaVu Sans Mono has a few Arabic and Hebrew letters, unshaped: the script fonts go first for their blocks.
+      const fonts = new FontStack([dejavu, jetbrains, cjk], 0)
       this.dejavu = { fonts, atlas: new GlyphAtlas(fonts) }
     }
     return this.dejavu
