@@ -75,6 +75,12 @@ test('remote: POSTs to /api/codeimage and writes what the server drew', async ()
     const bad = await plaza(['util', 'codeimage', 'app.py', '--url', server.url, '--language', 'klingon'], { cwd: dir })
     assert.is(bad.code, 1)
     assert.match(bad.stderr, /Unknown language "klingon"/)
+    const local = await plaza(['util', 'codeimage', 'app.py', '--url', server.url, '--background-image', 'wall.png'], { cwd: dir })
+    assert.is(local.code, 2)
+    assert.match(local.stderr, /--background-image with --url takes the uploads\/\.\.\. path of an image stored on that server/)
+    const absent = await plaza(['util', 'codeimage', 'app.py', '--url', server.url, '--background-image', 'uploads/codeimages/AAAAAAAAAAAAAAAAAAAAAAAA.png'], { cwd: dir })
+    assert.is(absent.code, 1)
+    assert.match(absent.stderr, /backgroundImage: no such file on this server/)
   } finally {
     await server.close()
   }

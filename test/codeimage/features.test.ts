@@ -95,6 +95,19 @@ test('ligatures apply where the font has them', () => {
   assert.equal(plex.shape('=>').glyphs.map((g) => g.id), ['=', '>'].map((c) => plex.shape(c).glyphs[0].id), 'IBM Plex Mono has no code ligatures')
 })
 
+test('script fonts are opened the first time their characters are drawn', () => {
+  const fonts = new FontStack()
+  const opened = () => fonts.fonts.filter(Boolean).length
+  const before = opened()
+  fonts.shape('const x = 1 // ★ 中文')
+  assert.is(opened(), before, 'Latin, symbols and CJK need no script font')
+  const hangul = fonts.shape('한')
+  assert.is(opened(), before + 1)
+  assert.is(hangul.glyphs[0].font, fonts.fonts.length - 1, 'Hangul comes from the font just opened')
+  fonts.shape('שלום')
+  assert.is(opened(), before + 2)
+})
+
 test('windowControls: false leaves the title bar free of the three dots', async () => {
   const P = 32
   const common = { codeSnippet: 'const x = 1', padding: P, scale: 1, darkMode: true }
