@@ -13,7 +13,7 @@
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import * as fontkit from 'fontkit'
-import { CODE_FONTS, type CodeFont } from '../../shared/schemas/codeimage.js'
+import type { CodeFont } from '../../shared/schemas/codeimage.js'
 
 const require = createRequire(import.meta.url)
 
@@ -25,7 +25,6 @@ const CODE_FONT_FILES: Record<CodeFont, string[]> = {
   'ibm-plex-mono': ['@expo-google-fonts/ibm-plex-mono/400Regular/IBMPlexMono_400Regular.ttf'],
   'cascadia-code': ['@fontsource/cascadia-code/files/cascadia-code-latin-400-normal.woff', '@fontsource/cascadia-code/files/cascadia-code-latin-ext-400-normal.woff'],
 }
-export { CODE_FONTS }
 
 function fallbackFiles(): string[] {
   const cjkPackage = path.dirname(path.dirname(require.resolve('@embedpdf/fonts-sc')))
@@ -131,12 +130,12 @@ export class FontStack {
   private readonly shapeCache = new Map<string, Shaped>()
 
   /**
-   * `files` in fallback order; the first `primary` of them are the code font, asked before the
+   * `files` in fallback order; the first `primaryCount` of them are the code font, asked before the
    * script fonts, the rest after them.
    */
   constructor(
     files: string[] = fontFiles(),
-    private readonly primary_ = 1,
+    private readonly primaryCount = 1,
     private readonly scripts: ScriptFont[] = SCRIPT_FONTS,
   ) {
     this.fonts = files.map(openFont)
@@ -177,9 +176,9 @@ export class FontStack {
       const count = this.fontsLength
       const has = (i: number) => this.fonts[i].hasGlyphForCodePoint(codePoint)
       index = -1
-      for (let i = 0; i < Math.min(this.primary_, count) && index < 0; i++) if (has(i)) index = i
+      for (let i = 0; i < Math.min(this.primaryCount, count) && index < 0; i++) if (has(i)) index = i
       if (index < 0) index = this.scriptFont(codePoint)
-      for (let i = this.primary_; i < count && index < 0; i++) if (has(i)) index = i
+      for (let i = this.primaryCount; i < count && index < 0; i++) if (has(i)) index = i
       if (index < 0) index = 0
       this.fontFor.set(codePoint, index)
     }

@@ -39,7 +39,7 @@ export interface CodeImageJob {
   backgroundColor?: { from: string; to: string }
   /** The `uploads/...` path of the background picture (what the stored image's name is made of). */
   backgroundImage?: string
-  /** The picture's bytes, read from storage by the caller (service.ts) before the job goes to a worker. */
+  /** The picture's bytes, read from storage by the request handler (background.ts) or from a file by the CLI, before the job goes to a worker. */
   backgroundImageBytes?: Uint8Array
   /** false: no window controls. */
   windowControls?: boolean
