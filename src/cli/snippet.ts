@@ -41,6 +41,34 @@ export async function readSnippet(file: string | null, command: string): Promise
   return Buffer.concat(chunks).toString('utf8')
 }
 
+/**
+ * A local picture for `--background-image` (embedded rendering): read with the upload limit,
+ * sniffed and its header checked as the server checks an upload, so only an image of a size that
+ * may be decoded reaches the renderer.
+ */
+export async function readPicture(file: string): Promise<Uint8Array> {
+  const { stat } = await import('node:fs/promises')
+  const { IMAGE_MAX_BYTES } = await import('../server/uploads/pipeline.js')
+  const { checkImage } = await import('../server/catalog/imaging/source.js')
+  let size: number
+  try {
+    const info = await stat(file)
+    if (!info.isFile()) throw new UsageError(`cannot read ${file}: it is not a file`)
+    size = info.size
+  } catch (error) {
+    if (error instanceof UsageError) throw error
+    const code = (error as NodeJS.ErrnoException).code
+    throw new UsageError(`cannot read ${file}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`)
+  }
+  if (size > IMAGE_MAX_BYTES) throw new UsageError(`${file} is larger than ${IMAGE_MAX_BYTES / (1024 * 1024)} MiB, the limit of a background image`)
+  try {
+    const { bytes } = await checkImage(await readFile(file), '--background-image')
+    return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  } catch (error) {
+    throw new UsageError((error as Error).message)
+  }
+}
+
 /** The language of a file by its extension; undefined leaves it to detection (the server knows shiki's names). */
 export async function languageOf(file: string | null): Promise<string | undefined> {
   if (!file) return undefined

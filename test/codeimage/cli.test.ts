@@ -4,7 +4,9 @@ import path from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startTestServer, tempDir as makeTempDir } from '../helpers/server.js'
-import { decode } from './helpers.js'
+import { CODE_FONTS } from '../../src/shared/schemas/codeimage.js'
+import { WINDOW } from '../../src/server/codeimage/scene.js'
+import { decode, differs, hex, near, offLinePixels } from './helpers.js'
 
 const BIN = path.resolve('bin/run.js')
 
@@ -73,9 +75,71 @@ test('remote: POSTs to /api/codeimage and writes what the server drew', async ()
     const bad = await plaza(['util', 'codeimage', 'app.py', '--url', server.url, '--language', 'klingon'], { cwd: dir })
     assert.is(bad.code, 1)
     assert.match(bad.stderr, /Unknown language "klingon"/)
+    const local = await plaza(['util', 'codeimage', 'app.py', '--url', server.url, '--background-image', 'wall.png'], { cwd: dir })
+    assert.is(local.code, 2)
+    assert.match(local.stderr, /--background-image with --url takes the uploads\/\.\.\. path of an image stored on that server/)
+    const absent = await plaza(['util', 'codeimage', 'app.py', '--url', server.url, '--background-image', 'uploads/codeimages/AAAAAAAAAAAAAAAAAAAAAAAA.png'], { cwd: dir })
+    assert.is(absent.code, 1)
+    assert.match(absent.stderr, /backgroundImage: no such file on this server/)
   } finally {
     await server.close()
   }
+})
+
+/** Renders `code` from standard input with `flags`, embedded, and decodes the PNG. */
+async function draw(code: string, flags: string[]) {
+  const dir = tempDir()
+  const run = await plaza(['util', 'codeimage', '-', '-o', 'out.png', '--json', ...flags], { cwd: dir, stdin: code })
+  assert.is(run.code, 0, run.stderr)
+  return { ...(await decode(readFileSync(path.join(dir, 'out.png')))), language: JSON.parse(run.stdout).language as string }
+}
+
+test('a one-liner is detected and coloured; Hangul draws its glyphs', async () => {
+  const flags = ['--no-background', '--padding', '16', '--scale', '1']
+  const area = (img: { width: number; height: number }) => ({ x: 20, y: 16 + WINDOW.header, w: img.width - 40, h: img.height - 36 - WINDOW.header })
+  const detected = await draw('console.log(42)', flags)
+  assert.is(detected.language, 'javascript')
+  const coloured = offLinePixels(detected, hex('#161616'), hex('#FFFFFF'), area(detected))
+  assert.ok(coloured > 20, `${coloured} pixels in colour`)
+  const plain = await draw('console.log(42)', [...flags, '--language', 'text'])
+  assert.ok(offLinePixels(plain, hex('#161616'), hex('#FFFFFF'), area(plain)) < 3)
+  const missing = await draw('\u{10FFFD}', [...flags, '--language', 'text'])
+  const han = await draw('한', [...flags, '--language', 'text'])
+  const geul = await draw('글', [...flags, '--language', 'text'])
+  assert.ok(differs(han, missing) && differs(geul, missing) && differs(han, geul))
+})
+
+test('--scale 6 doubles --scale 3; --font picks each bundled font', async () => {
+  const x3 = await draw('let x = 5;', ['--scale', '3'])
+  const x6 = await draw('let x = 5;', ['--scale', '6'])
+  assert.is(x6.width, 2 * x3.width)
+  assert.is(x6.height, 2 * x3.height)
+  const fonts = []
+  for (const font of CODE_FONTS) fonts.push(await draw('const answer = 42', ['--scale', '1', '--font', font]))
+  for (let i = 1; i < fonts.length; i++) assert.ok(differs(fonts[0], fonts[i]), CODE_FONTS[i])
+})
+
+test('--no-window-controls, --background-color, --background-image and --no-wrap', async () => {
+  const P = 32
+  const bare = await draw('let x = 5;', ['--scale', '1', '--padding', String(P), '--no-window-controls', '--background-color', '#123456'])
+  assert.ok(near(bare.pixel(1, 1), hex('#123456'), 2))
+  WINDOW.controls.forEach((color, i) => assert.not.ok(near(bare.pixel(P + 22 + i * 20, P + WINDOW.header / 2), hex(color), 60)))
+  const dir = tempDir()
+  const picture = await (await import('sharp')).default({ create: { width: 64, height: 48, channels: 3, background: '#00c000' } }).png().toBuffer()
+  writeFileSync(path.join(dir, 'green.png'), picture)
+  const run = await plaza(['util', 'codeimage', '-', '-o', 'out.png', '--scale', '1', '--background-image', 'green.png'], { cwd: dir, stdin: 'let x = 5;' })
+  assert.is(run.code, 0, run.stderr)
+  const pictured = await decode(readFileSync(path.join(dir, 'out.png')))
+  assert.ok(near(pictured.pixel(2, 2), hex('#00c000'), 8))
+  writeFileSync(path.join(dir, 'notes.txt'), 'not a picture')
+  const bad = await plaza(['util', 'codeimage', '-', '--background-image', 'notes.txt'], { cwd: dir, stdin: 'let x = 5;' })
+  assert.is(bad.code, 2)
+  assert.match(bad.stderr, /--background-image: not an image/)
+  const long = `const s = "${'x'.repeat(200)}"`
+  const wrapped = await draw(long, ['--scale', '1'])
+  const whole = await draw(long, ['--scale', '1', '--no-wrap'])
+  assert.ok(wrapped.width <= 1320)
+  assert.ok(whole.width > 1600)
 })
 
 test.run()

@@ -28,3 +28,31 @@ export function hex(color: string) {
 export function near(a: { r: number; g: number; b: number }, b: { r: number; g: number; b: number }, tolerance = 12) {
   return Math.abs(a.r - b.r) <= tolerance && Math.abs(a.g - b.g) <= tolerance && Math.abs(a.b - b.b) <= tolerance
 }
+
+type Decoded = Awaited<ReturnType<typeof decode>>
+
+/**
+ * Pixels of the box that are not a mix of `bg` and `fg` alone: what text drawn in one colour
+ * (with anti-aliasing) never makes, and text in several colours does. A pixel counts when it is
+ * more than `tolerance` levels off the line from `bg` to `fg`.
+ */
+export function offLinePixels(image: Decoded, bg: { r: number; g: number; b: number }, fg: { r: number; g: number; b: number }, box: { x: number; y: number; w: number; h: number }, tolerance = 40) {
+  const d = [fg.r - bg.r, fg.g - bg.g, fg.b - bg.b]
+  const len2 = d[0] ** 2 + d[1] ** 2 + d[2] ** 2
+  let count = 0
+  for (let y = box.y; y < box.y + box.h; y++) {
+    for (let x = box.x; x < box.x + box.w; x++) {
+      const p = image.pixel(x, y)
+      const v = [p.r - bg.r, p.g - bg.g, p.b - bg.b]
+      const t = Math.max(0, Math.min(1, (v[0] * d[0] + v[1] * d[1] + v[2] * d[2]) / len2))
+      const off = Math.hypot(v[0] - t * d[0], v[1] - t * d[1], v[2] - t * d[2])
+      if (off > tolerance) count++
+    }
+  }
+  return count
+}
+
+/** True when two decoded images are not pixel for pixel the same. */
+export function differs(a: Decoded, b: Decoded) {
+  return a.width !== b.width || a.height !== b.height || Buffer.compare(a.data, b.data) !== 0
+}

@@ -57,7 +57,7 @@ test('bad input gets the right status and a clear message in the error envelope'
     ['padding too large', { codeSnippet: 'x', padding: 300 }, 400, /padding must be from 0 to 256/],
     ['padding negative', { codeSnippet: 'x', padding: -4 }, 400, /padding must be from 0 to 256/],
     ['padding not a number', { codeSnippet: 'x', padding: 'wide' }, 400, /padding must be a number/],
-    ['scale out of range', { codeSnippet: 'x', scale: 5 }, 400, /scale must be from 1 to 4/],
+    ['scale out of range', { codeSnippet: 'x', scale: 7 }, 400, /scale must be from 1 to 6/],
     ['bad format', { codeSnippet: 'x', format: 'gif' }, 400, /format must be png or svg/],
     ['bad highlight', { codeSnippet: 'a\nb', highlightLines: '2-9' }, 400, /highlightLines: "2-9" is not a range of lines within 1-2/],
     ['darkMode not boolean', { codeSnippet: 'x', darkMode: 'maybe' }, 400, /darkMode must be true or false/],

@@ -106,8 +106,8 @@ test('an SVG answer draws glyphs as paths and needs no font', async () => {
 
 test('symbols and CJK fall back to their fonts instead of empty boxes', async () => {
   // CJK characters are a full em wide, two Latin letters 1.2 em: the fallback's own advances set the width.
-  const ascii = await render({ codeSnippet: '// ' + 'ab'.repeat(40), scale: 1 })
-  const cjk = await render({ codeSnippet: '// ' + '中文'.repeat(40), scale: 1 })
+  const ascii = await render({ codeSnippet: '// ' + 'ab'.repeat(40), scale: 1, wrap: false })
+  const cjk = await render({ codeSnippet: '// ' + '中文'.repeat(40), scale: 1, wrap: false })
   assert.is(cjk.width - ascii.width, Math.ceil(40 * 0.8 * 15))
   const svg = new TextDecoder().decode((await render({ codeSnippet: '// 中文 ★', format: 'svg' })).data)
   assert.match(svg, /id="g2-\d+"/, 'CJK glyphs come from the third font')

@@ -83,7 +83,7 @@ test('remote: POSTs to /api/carbon and writes what the server drew', async () =>
     const run = await plaza(['util', 'carbon', '-', '--language', 'python', '--font-family', 'Fira Code', '--export-size', '1x', '--url', server.url, '--json'], { cwd: dir, stdin: 'print("hi")' })
     assert.is(run.code, 0, run.stderr)
     const result = JSON.parse(run.stdout)
-    assert.is(result.font, 'JetBrains Mono')
+    assert.is(result.font, 'Fira Code')
     assert.is(result.language, 'python')
     assert.is((await decode(readFileSync(path.join(dir, 'snippet.png')))).width, result.width)
     const refused = await plaza(['util', 'carbon', '-', '--theme', 'rainbow', '--url', server.url], { cwd: dir, stdin: 'x' })

@@ -72,7 +72,7 @@ test("answers PNG bytes by default, with carbon's option formats", async () => {
     paddingHorizontal: '48px',
     dropShadow: false,
     lineNumbers: true,
-    fontFamily: 'Fira Code',
+    fontFamily: 'Ubuntu Mono',
     exportSize: '1x',
     watermark: true,
   })

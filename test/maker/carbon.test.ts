@@ -213,15 +213,19 @@ test('the compositors match resvg drawing the whole SVG (shadow, corners, chrome
   }
 })
 
-test('fonts: Hack is drawn with DejaVu Sans Mono, carbon fonts Plaza lacks with JetBrains Mono, others refused', async () => {
+test('fonts: Hack is drawn with DejaVu Sans Mono, the bundled code fonts as asked, carbon fonts Plaza lacks with JetBrains Mono, others refused', async () => {
   assert.is(toCarbonJob(carbonInput.parse({ code: 'x' })).look.font, 'dejavu-sans-mono')
-  assert.is(toCarbonJob(carbonInput.parse({ code: 'x', fontFamily: 'fira code' })).look.font, 'jetbrains-mono')
+  assert.is(toCarbonJob(carbonInput.parse({ code: 'x', fontFamily: 'fira code' })).look.font, 'fira-code')
+  assert.is(toCarbonJob(carbonInput.parse({ code: 'x', fontFamily: 'Cascadia Code' })).look.font, 'cascadia-code')
+  assert.is(toCarbonJob(carbonInput.parse({ code: 'x', fontFamily: 'ubuntu mono' })).look.font, 'jetbrains-mono')
   const hack = await render({ dropShadow: false })
   const jetbrains = await render({ dropShadow: false, fontFamily: 'JetBrains Mono' })
+  const fira = await render({ dropShadow: false, fontFamily: 'Fira Code' })
   assert.is.not(Buffer.compare(hack.image.data, jetbrains.image.data), 0)
+  assert.ok(fira.image.width !== jetbrains.image.width || Buffer.compare(fira.image.data, jetbrains.image.data) !== 0)
   const bad = carbonInput.safeParse({ code: 'x', fontFamily: 'Comic Sans MS' })
   assert.not.ok(bad.success)
-  assert.match(bad.error!.issues[0].message, /Unknown fontFamily "Comic Sans MS"; drawn as asked: Hack, JetBrains Mono, DejaVu Sans Mono; drawn with JetBrains Mono: .*Fira Code/)
+  assert.match(bad.error!.issues[0].message, /Unknown fontFamily "Comic Sans MS"; drawn as asked: Hack, JetBrains Mono, DejaVu Sans Mono, Cascadia Code, Fira Code, IBM Plex Mono, Source Code Pro; drawn with JetBrains Mono: .*Ubuntu Mono/)
 })
 
 test('CSS colours', () => {

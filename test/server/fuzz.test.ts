@@ -48,6 +48,8 @@ const FIELD_NAMES = [
   'backgroundColor', 'windowTheme', 'paddingVertical', 'paddingHorizontal', 'dropShadow', 'exportSize', 'fontFamily', 'fontSize', 'lineHeight', 'widthAdjustment', 'width',
   // POST /api/agent
   'maxSteps',
+  // POST /api/codeimage past ray.so (issue #19): fonts, background colour and picture, window controls, wrapping.
+  'codeSnippet', 'backgroundImage', 'windowControls', 'wrap', 'maxWidth',
 ]
 const QUERY_KEYS = [
   'page', 'limit', 'q', 'unread', 'type', 'input', 'batch', 'cursor', 'url', 'imageUrl', 'effect', 'effectIndex', 'ratio', 'scale', 'content', 'prompt', 'maxTokens', 'conversationId', 'system', 'fetch', 'text', 'voice', 'format', 'speed', 'pitch', 'template', 'top', 'bottom', 'username', 'name', 'avatar', 'verified', 'likes', 'replies', 'reposts', 'theme', 'time', 'style', 'color', 'background', 'size', 'model', 'location', 'units',
@@ -82,6 +84,8 @@ function randomString(rng: Rng): string {
     // carbon's value formats.
     () => rng.pick(['seti', 'solarized dark', 'bw', 'sharp', '56px', '-5px', '2x', '4x', '133%', 'rgba(171, 184, 195, 1)', 'transparent', 'Hack', 'Fira Code']),
     // Image generation and weather: model aliases, sizes, places the fake geocoder knows (or not), units.
+    // Code images: bundled fonts, background colours (one, two, gradient syntax, bad), pictures (an uploads/ path, a URL, a traversal).
+    () => rng.pick(['fira-code', 'Cascadia Code', 'ibm-plex-mono', '#123456', '#f0a', '#ff0000,#0000ff', 'linear-gradient(#000, #fff)', '#12345g', 'uploads/codeimages/AAAAAAAAAAAAAAAAAAAAAAAA.png', '/uploads/../../etc/passwd', 'console.log(42)', '한국어 العربية']),
     () => rng.pick(['dalle-3', 'sdxl', 'dall-e-2', 'midjourney', '96x64', '4096x10', 'auto', 'b64_json', 'url', 'Berlin', 'Atlantis', '52.5,13.4', '91,0', 'imperial', 'metric']),
     // Speech providers (/api/tts/openai, elevenlabs, polly, azure): their voices, formats, models and speeds.
     () => rng.pick(['alloy', 'af_bella+af_sky', 'JBFqnCBsd6RMkjVDRZzb', 'Joanna', 'en-US-AvaMultilingualNeural', 'en-US-Ava"><x', 'flac', 'opus', 'aac', 'tts-1', '0.25', '4.5', '1.0']),

@@ -96,6 +96,26 @@ function paintBackdrop(out: Buffer, width: number, height: number, layers: Layer
     const shift = rowStart(Y) - first
     source.copy(out, (Y * width + X0) * 3, (X0 + shift) * 3, (X1 + shift) * 3)
   }
+  // A background picture: its own pixels, and under the window the fill blended over them.
+  const image = layers.image
+  const base = image
+    ? (Y: number, X0: number, X1: number) => {
+        if (X1 > X0) image.copy(out, (Y * width + X0) * 3, (Y * width + X0) * 3, (Y * width + X1) * 3)
+      }
+    : (Y: number, X0: number, X1: number) => copyRow(ramp, Y, X0, X1)
+  const keep = 1 - fill.a
+  const fillR = fill.r * fill.a
+  const fillG = fill.g * fill.a
+  const fillB = fill.b * fill.a
+  const insideRow = image
+    ? (Y: number, X0: number, X1: number) => {
+        for (let i = (Y * width + X0) * 3, end = (Y * width + X1) * 3; i < end; i += 3) {
+          out[i] = Math.round(image[i] * keep + fillR)
+          out[i + 1] = Math.round(image[i + 1] * keep + fillG)
+          out[i + 2] = Math.round(image[i + 2] * keep + fillB)
+        }
+      }
+    : (Y: number, X0: number, X1: number) => copyRow(inside, Y, X0, X1)
 
   // Device-pixel bounds: the window (edges on whole pixels, since padding, size and scale are whole),
   // its straight middle between the corners, and the ring the shadow reaches.
@@ -145,17 +165,17 @@ function paintBackdrop(out: Buffer, width: number, height: number, layers: Layer
     const py = (Y + 0.5) / s
     if (Y >= sideY0 && Y < sideY1) {
       // A row between the corners: gradient, shadow, window (a slice of the inside ramp), shadow, gradient.
-      copyRow(ramp, Y, 0, wx0)
-      copyRow(inside, Y, wx0, wx1)
-      copyRow(ramp, Y, wx1, width)
+      base(Y, 0, wx0)
+      insideRow(Y, wx0, wx1)
+      base(Y, wx1, width)
       for (let k = 0; k < leftKeep.length; k++) scale3(out, (Y * width + ringX0 + k) * 3, leftKeep[k])
       for (let k = 0; k < rightKeep.length; k++) scale3(out, (Y * width + wx1 + k) * 3, rightKeep[k])
       continue
     }
-    copyRow(ramp, Y, 0, width)
+    base(Y, 0, width)
     if (Y < ringY0 || Y >= ringY1) continue
     // The straight middle of the row: inside the window, or under a top or bottom strip of shadow.
-    if (Y >= wy0 && Y < wy1) copyRow(inside, Y, mx0, mx1)
+    if (Y >= wy0 && Y < wy1) insideRow(Y, mx0, mx1)
     else {
       const alpha = fade(stripStops, (Y < wy0 ? win.y - py : py - win.y - win.h) / side)
       if (alpha > 0) darken(out, (Y * width + mx0) * 3, (Y * width + mx1) * 3, 1 - alpha)

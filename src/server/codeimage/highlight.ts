@@ -50,6 +50,9 @@ function roleOf(color: string | undefined): Role {
   return (name && ROLES[name]) || 'foreground'
 }
 
+/** How long shiki may spend on one line before it leaves the rest uncoloured. */
+const LINE_TIME_LIMIT_MS = 10_000
+
 /** A highlighter that loads each language the first time it is asked for. */
 export class Tokenizer {
   private constructor(private readonly highlighter: Highlighter) {}
@@ -62,7 +65,10 @@ export class Tokenizer {
   async tokenize(code: string, language: string): Promise<Token[][]> {
     if (language === PLAIN_TEXT) return code.split('\n').map((line) => (line ? [{ text: line, role: 'foreground' }] : []))
     if (!this.highlighter.getLoadedLanguages().includes(language)) await this.highlighter.loadLanguage(language as BundledLanguage)
-    const lines = this.highlighter.codeToTokensBase(code, { lang: language as BundledLanguage, theme: THEME as 'none' })
+    // shiki gives up on a line after 500 ms by default and leaves the rest of it uncoloured: on a
+    // loaded machine the first line of a fresh worker (compiling the grammar's expressions) can take
+    // that long. The pool's time budget (PLAZA_CODEIMAGE_TIMEOUT_MS) bounds a render instead.
+    const lines = this.highlighter.codeToTokensBase(code, { lang: language as BundledLanguage, theme: THEME as 'none', tokenizeTimeLimit: LINE_TIME_LIMIT_MS })
     return lines.map((line) => line.map((token) => ({ text: token.content, role: roleOf(token.color) })))
   }
 }

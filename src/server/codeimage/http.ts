@@ -10,6 +10,7 @@ import { readJson, sendJson } from '../http.js'
 import type { Exchange } from '../rest/adapter.js'
 import { enforceRateLimit } from '../trpc.js'
 import type { CodeImageInput } from '../../shared/schemas/codeimage.js'
+import { attachBackgroundImage } from './background.js'
 import { MIME } from './service.js'
 import { storeCodeImage } from './store.js'
 
@@ -37,7 +38,7 @@ export async function handleCodeImage({ req, res, ctx }: Exchange): Promise<void
     sendJson(res, 200, await storeCodeImage(ctx.services, body as CodeImageInput, ctx.origin))
     return
   }
-  const image = await codeimage.render(body as CodeImageInput)
+  const image = await codeimage.render(body as CodeImageInput, (job) => attachBackgroundImage(ctx.services, job, ctx.origin))
   res.writeHead(200, {
     'content-type': MIME[image.format],
     'content-length': image.data.byteLength,

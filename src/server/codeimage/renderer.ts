@@ -6,7 +6,7 @@
 import { Resvg } from '@resvg/resvg-js'
 import sharp from 'sharp'
 import type { CarbonTheme, CarbonWindowTheme } from '../../shared/schemas/carbon.js'
-import type { CodeImageTheme } from '../../shared/schemas/codeimage.js'
+import type { CodeFont, CodeImageTheme } from '../../shared/schemas/codeimage.js'
 import { composeCarbon, composeCarbonRgb, encodeRgb, encodeRgba } from './carbon/compose.js'
 import { buildCarbonScene } from './carbon/scene.js'
 import { compose, GlyphAtlas } from './compose.js'
@@ -33,6 +33,16 @@ export interface CodeImageJob {
   maxWidth?: number
   scale: number
   format: 'png' | 'svg'
+  /** The code font; JetBrains Mono when absent. */
+  fontFamily?: CodeFont
+  /** The background's gradient (from = to: one colour) instead of the theme's. */
+  backgroundColor?: { from: string; to: string }
+  /** The `uploads/...` path of the background picture (what the stored image's name is made of). */
+  backgroundImage?: string
+  /** The picture's bytes, read from storage by the request handler (background.ts) or from a file by the CLI, before the job goes to a worker. */
+  backgroundImageBytes?: Uint8Array
+  /** false: no window controls. */
+  windowControls?: boolean
 }
 
 /** carbon.now.sh's look (carbon/options.ts reads carbon's options into it; carbon/scene.ts draws it). */
@@ -47,7 +57,7 @@ export interface CarbonLook {
   dropShadow: { offsetY: number; blur: number } | null
   lineNumbers: boolean
   firstLineNumber: number
-  font: 'jetbrains-mono' | 'dejavu-sans-mono'
+  font: CodeFont | 'dejavu-sans-mono'
   fontSize: number
   /** Line height as a multiple of the font size. */
   lineHeight: number
@@ -103,12 +113,39 @@ export function normalizeCode(code: string): string {
     .replace(/\n+$/, '')
 }
 
+/** Longest side a background picture keeps for an SVG answer (it is scaled to the canvas there). */
+const SVG_PICTURE_SIDE = 2048
+
+/**
+ * A background picture (bytes checked by the caller: an image of a size that may be decoded):
+ * its RGB pixels cropped to cover a canvas, or, for an SVG answer, a JPEG data: URI.
+ */
+async function decodePicture(bytes: Uint8Array) {
+  const input = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  try {
+    await sharp(input).metadata()
+  } catch {
+    throw new RenderRefusal(400, 'backgroundImage: the file could not be decoded as an image')
+  }
+  return {
+    /** RGB pixels, width×height, the picture scaled and cropped to cover them (CSS background-size: cover). */
+    cover: async (width: number, height: number) =>
+      sharp(input).rotate().flatten({ background: '#000000' }).resize(width, height, { fit: 'cover' }).removeAlpha().raw().toBuffer(),
+    dataUri: async () => {
+      const jpeg = await sharp(input).rotate().flatten({ background: '#000000' }).resize(SVG_PICTURE_SIDE, SVG_PICTURE_SIDE, { fit: 'inside', withoutEnlargement: true }).jpeg({ quality: 85 }).toBuffer()
+      return `data:image/jpeg;base64,${jpeg.toString('base64')}`
+    },
+  }
+}
+
 /** Largest compositor buffer kept between renders (a 4x render of a mid-sized snippet). */
 const SPARE_CANVAS_BYTES = 64 * 1024 * 1024
 
 export class Renderer {
   private readonly atlas: GlyphAtlas
   private spare: Buffer | null = null
+  /** The other code fonts (CODE_FONTS) and their glyph atlases, each loaded the first time a render asks for it. */
+  private readonly families = new Map<CodeFont, { fonts: FontStack; atlas: GlyphAtlas }>()
   /** DejaVu Sans Mono first (carbon's Hack) and its glyph atlas, loaded the first time a carbon image asks for it. */
   private dejavu: { fonts: FontStack; atlas: GlyphAtlas } | null = null
 
@@ -140,14 +177,28 @@ export class Renderer {
     await this.render(WARM_UP_JOB)
   }
 
+  /** The font stack and atlas of a code font: JetBrains Mono's are the renderer's own. */
+  private family(name: CodeFont = 'jetbrains-mono'): { fonts: FontStack; atlas: GlyphAtlas } {
+    if (name === 'jetbrains-mono') return { fonts: this.fonts, atlas: this.atlas }
+    let family = this.families.get(name)
+    if (!family) {
+      const fonts = FontStack.forFamily(name)
+      family = { fonts, atlas: new GlyphAtlas(fonts) }
+      this.families.set(name, family)
+    }
+    return family
+  }
+
   async render(job: RenderJob): Promise<RenderResult> {
     if (job.kind === 'carbon') return this.renderCarbon(job)
     const code = normalizeCode(job.code)
     const language = job.language ?? detectLanguage(code)
     const lines = await this.tokenizer.tokenize(code, language)
+    const { fonts, atlas } = this.family(job.fontFamily)
+    const picture = job.background && job.backgroundImageBytes ? await decodePicture(job.backgroundImageBytes) : null
     let scene
     try {
-      scene = buildScene(this.fonts, lines, {
+      scene = buildScene(fonts, lines, {
         theme: THEMES[job.theme],
         darkMode: job.darkMode,
         background: job.background,
@@ -158,6 +209,9 @@ export class Renderer {
         fontSize: job.fontSize,
         maxWidth: job.maxWidth,
         scale: job.scale,
+        backgroundColor: job.backgroundColor,
+        backgroundImage: picture && job.format === 'svg' ? await picture.dataUri() : undefined,
+        windowControls: job.windowControls,
       })
     } catch (error) {
       if (error instanceof TooLargeError) throw new RenderRefusal(413, error.message)
@@ -170,7 +224,8 @@ export class Renderer {
       // (3 channels and zlib level 1: about a third of the time of RGBA at level 2, 3% larger).
       const canvas = this.canvas(width * height * 3)
       try {
-        const rgb = compose(scene.layers, width, height, this.atlas, canvas)
+        if (picture) scene.layers.image = await picture.cover(width, height)
+        const rgb = compose(scene.layers, width, height, atlas, canvas)
         const png = await sharp(rgb, { raw: { width, height, channels: 3 } }).png({ compressionLevel: 1 }).toBuffer()
         return { data: png, format: 'png', width, height, language }
       } finally {
@@ -184,10 +239,11 @@ export class Renderer {
   }
 
   private fontsFor(font: CarbonLook['font']): { fonts: FontStack; atlas: GlyphAtlas } {
-    if (font === 'jetbrains-mono') return { fonts: this.fonts, atlas: this.atlas }
+    if (font !== 'dejavu-sans-mono') return this.family(font)
     if (!this.dejavu) {
       const [jetbrains, dejavu, cjk] = fontFiles()
-      const fonts = new FontStack([dejavu, jetbrains, cjk])
+      // DejaVu Sans Mono has a few Arabic and Hebrew letters, unshaped: the script fonts go first for their blocks.
+      const fonts = new FontStack([dejavu, jetbrains, cjk], 0)
       this.dejavu = { fonts, atlas: new GlyphAtlas(fonts) }
     }
     return this.dejavu

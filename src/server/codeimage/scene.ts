@@ -21,6 +21,12 @@ export interface SceneOptions {
   fontSize: number
   maxWidth?: number
   scale: number
+  /** The background's colours instead of the theme's (from = to: one colour). */
+  backgroundColor?: { from: string; to: string }
+  /** A picture over the background, covering the canvas: the SVG's `<image>` source (a data: URI). */
+  backgroundImage?: string
+  /** false: no window controls. */
+  windowControls?: boolean
 }
 
 export interface Scene {
@@ -73,6 +79,11 @@ export interface Layers {
   window: Box
   /** CSS `linear-gradient(140deg, from, to)` from (x1, y1) to (x2, y2); null without the background. */
   gradient: { from: string; to: string; x1: number; y1: number; x2: number; y2: number } | null
+  /**
+   * The background picture as RGB pixels of the whole canvas (device px, cropped to cover), painted
+   * instead of the gradient; the renderer decodes it (sharp) and sets it before compositing.
+   */
+  image?: Buffer
   /**
    * The shadow, `spread` px wide outside the window's edge: the strips' fade over the distance from
    * the edge (0 to `spread`), the corners' over the distance from the corner's centre (0 to radius + spread).
@@ -457,12 +468,14 @@ export function buildScene(fonts: FontStack, lines: Token[][], o: SceneOptions):
   let shadow: Layers['shadow'] = null
   if (o.background) {
     const g = gradientLine(W, H)
-    gradient = { from: o.theme.from, to: o.theme.to, x1: round(g.x1), y1: round(g.y1), x2: round(g.x2), y2: round(g.y2) }
+    const colors = o.backgroundColor ?? { from: o.theme.from, to: o.theme.to }
+    gradient = { from: colors.from, to: colors.to, x1: round(g.x1), y1: round(g.y1), x2: round(g.x2), y2: round(g.y2) }
     defs.push(
       `<linearGradient id="bg" gradientUnits="userSpaceOnUse" x1="${gradient.x1}" y1="${gradient.y1}" x2="${gradient.x2}" y2="${gradient.y2}">` +
-        `<stop offset="0" stop-color="${o.theme.from}"/><stop offset="1" stop-color="${o.theme.to}"/></linearGradient>`,
+        `<stop offset="0" stop-color="${colors.from}"/><stop offset="1" stop-color="${colors.to}"/></linearGradient>`,
     )
     backdrop.push(`<rect width="${W}" height="${H}" fill="url(#bg)"/>`)
+    if (o.backgroundImage) backdrop.push(`<image href="${escapeXml(o.backgroundImage)}" width="${W}" height="${H}" preserveAspectRatio="xMidYMid slice"/>`)
     const spread = Math.min(48, P * 0.75)
     const alpha = o.darkMode ? 0.5 : 0.25
     const drawn = softShadow(win, spread, alpha)
@@ -476,7 +489,7 @@ export function buildScene(fonts: FontStack, lines: Token[][], o: SceneOptions):
   chrome.push(
     `<rect x="${P + 0.5}" y="${P + 0.5}" width="${w - 1}" height="${h - 1}" rx="${WINDOW.radius - 0.5}" fill="none" ${paint(o.darkMode ? 'rgba(255,255,255,0.15)' : 'rgba(0,0,0,0.1)', 'stroke')}/>`,
   )
-  WINDOW.controls.forEach((color, i) => chrome.push(`<circle cx="${P + 22 + i * 20}" cy="${P + WINDOW.header / 2}" r="6" fill="${color}"/>`))
+  if (o.windowControls !== false) WINDOW.controls.forEach((color, i) => chrome.push(`<circle cx="${P + 22 + i * 20}" cy="${P + WINDOW.header / 2}" r="6" fill="${color}"/>`))
 
   const ascent = fonts.metrics.ascent
   const descent = fonts.metrics.descent

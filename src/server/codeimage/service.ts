@@ -9,11 +9,14 @@ import { parsePositiveInt, type ServerConfig } from '../config.js'
 import { toPublicError } from '../errors.js'
 import type { RenderOutcome } from '../metrics/recorder.js'
 import { RenderPool } from './pool.js'
-import type { RenderJob, RenderResult } from './renderer.js'
+import type { CodeImageJob, RenderJob, RenderResult } from './renderer.js'
 
 export interface CodeImageService {
-  /** Renders a request (raw input, validated here); 400/413 for bad input, 503 past the time budget. */
-  render(input: CodeImageInput): Promise<RenderResult>
+  /**
+   * Renders a request (raw input, validated here); 400/413 for bad input, 503 past the time budget.
+   * `prepare` completes the validated job before it goes to a worker (the background picture's bytes: background.ts).
+   */
+  render(input: CodeImageInput, prepare?: (job: CodeImageJob) => Promise<CodeImageJob>): Promise<RenderResult>
   /** Renders an already validated job (a carbon image: carbon/options.ts) in the same pool. */
   renderJob(job: RenderJob): Promise<RenderResult>
   /** Starts the render workers and warms them (fonts, highlighter, glyphs); call it at server start-up. */
@@ -49,11 +52,12 @@ export function createCodeImageService(config: Pick<ServerConfig, 'env'>, option
     }
   }
   return {
-    render: (input) =>
+    render: (input, prepare) =>
       timed(async () => {
         // Validation needs the language tables (shiki, highlight.js): loaded on the first render, not at start-up.
         const { toRenderJob } = await import('./validate.js')
-        return toRenderJob(codeImageInput.parse(input))
+        const job = toRenderJob(codeImageInput.parse(input))
+        return prepare ? prepare(job) : job
       }),
     renderJob: (job) => timed(async () => job),
     warm: () => pool.warm(),

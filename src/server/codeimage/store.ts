@@ -2,6 +2,7 @@ import { codeImageInput, type CodeImageInput, type CodeImageStored } from '../..
 import type { Services } from '../services.js'
 import { storeGenerated } from '../uploads/generated.js'
 import { uploadUrl } from '../uploads/pipeline.js'
+import { attachBackgroundImage } from './background.js'
 import { MIME } from './service.js'
 
 /**
@@ -19,7 +20,7 @@ export async function storeCodeImage(services: Services, input: CodeImageInput, 
     ext: job.format,
     mime: MIME[job.format],
     render: async () => {
-      const image = await services.codeimage.render(input)
+      const image = await services.codeimage.render(input, (job) => attachBackgroundImage(services, job, origin))
       return { body: Buffer.from(image.data.buffer, image.data.byteOffset, image.data.byteLength), width: image.width, height: image.height }
     },
   })

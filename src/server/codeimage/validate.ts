@@ -1,6 +1,6 @@
 /** Turns a parsed request into a render job, refusing what the renderer should never see. */
 import { TRPCError } from '@trpc/server'
-import { MAX_SNIPPET_BYTES, MAX_SNIPPET_LINES, type CodeImageOptions } from '../../shared/schemas/codeimage.js'
+import { DEFAULT_MAX_WIDTH, MAX_SNIPPET_BYTES, MAX_SNIPPET_LINES, parseBackgroundColor, type CodeImageOptions } from '../../shared/schemas/codeimage.js'
 import { resolveLanguage } from './languages.js'
 import type { CodeImageJob } from './renderer.js'
 import { WINDOW } from './scene.js'
@@ -43,7 +43,15 @@ export function toRenderJob(o: CodeImageOptions): CodeImageJob {
       throw bad(`Unknown language "${o.language}"; use a shiki language name or alias (typescript, ts, python, rust, go, ...), or omit it to detect the language`)
     }
   }
-  if (o.maxWidth !== undefined) {
+  if (!o.wrap && o.maxWidth) throw bad('wrap: false draws every line whole, so it takes no maxWidth; leave one of them out')
+  if (!o.background && (o.backgroundColor !== undefined || o.backgroundImage !== undefined)) {
+    throw bad('backgroundColor and backgroundImage draw the background, which background: false leaves out; drop one or the other')
+  }
+  if (o.backgroundImage !== undefined && !/^\/?uploads\/[\w./-]+$/.test(o.backgroundImage)) {
+    throw bad('backgroundImage must be the uploads/... path of an image stored on this server (upload it first)')
+  }
+  const maxWidth = !o.wrap || o.maxWidth === 0 ? undefined : (o.maxWidth ?? DEFAULT_MAX_WIDTH)
+  if (o.maxWidth) {
     const gutter = o.lineNumbers ? String(lineCount).length * 0.6 * o.fontSize + WINDOW.gutterGap : 0
     const room = o.maxWidth - 2 * o.padding - 2 * WINDOW.insetX - gutter
     if (room < 10 * 0.6 * o.fontSize) {
@@ -61,8 +69,12 @@ export function toRenderJob(o: CodeImageOptions): CodeImageJob {
     lineNumbers: o.lineNumbers,
     highlight: parseHighlight(o.highlightLines, lineCount),
     fontSize: o.fontSize,
-    maxWidth: o.maxWidth,
+    maxWidth,
     scale: o.scale,
     format: o.format,
+    fontFamily: o.fontFamily,
+    backgroundColor: o.backgroundColor === undefined ? undefined : parseBackgroundColor(o.backgroundColor)!,
+    backgroundImage: o.backgroundImage?.replace(/^\//, ''),
+    windowControls: o.windowControls,
   }
 }

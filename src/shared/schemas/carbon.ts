@@ -64,21 +64,18 @@ export type CarbonWindowTheme = (typeof CARBON_WINDOW_THEMES)[number]
 export const CARBON_EXPORT_SIZES = ['1x', '2x', '4x'] as const
 
 /**
- * Font families: the ones Plaza ships are drawn as asked; `Hack` (carbon's default) is drawn with
- * DejaVu Sans Mono, which Hack is built from (same metrics, near-identical shapes); carbon's other
- * fonts are not shipped and fall back to JetBrains Mono (the answer's `x-font-family` header says so).
+ * Font families: the ones Plaza ships (the code images' bundled fonts) are drawn as asked; `Hack`
+ * (carbon's default) is drawn with DejaVu Sans Mono, which Hack is built from (same metrics,
+ * near-identical shapes); carbon's other fonts are not shipped and fall back to JetBrains Mono
+ * (the answer's `x-font-family` header says so).
  */
-export const CARBON_SHIPPED_FONTS = ['Hack', 'JetBrains Mono', 'DejaVu Sans Mono'] as const
+export const CARBON_SHIPPED_FONTS = ['Hack', 'JetBrains Mono', 'DejaVu Sans Mono', 'Cascadia Code', 'Fira Code', 'IBM Plex Mono', 'Source Code Pro'] as const
 export const CARBON_FALLBACK_FONTS = [
   'Anonymous Pro',
-  'Cascadia Code',
   'Droid Sans Mono',
   'Fantasque Sans Mono',
-  'Fira Code',
-  'IBM Plex Mono',
   'Inconsolata',
   'Monoid',
-  'Source Code Pro',
   'Space Mono',
   'Ubuntu Mono',
 ] as const

@@ -1,7 +1,8 @@
 import path from 'node:path'
 import { Args, Flags } from '@oclif/core'
-import { CODE_IMAGE_THEMES, codeImageInput, type CodeImageInput } from '../../../shared/schemas/codeimage.js'
+import { CODE_FONTS, CODE_IMAGE_THEMES, codeImageInput, MAX_SCALE, type CodeImageInput } from '../../../shared/schemas/codeimage.js'
 import { PlazaCommand } from '../../base.js'
+import { UsageError } from '../../client.js'
 
 export interface CodeImageOutput {
   output: string
@@ -18,6 +19,8 @@ export default class UtilCodeimage extends PlazaCommand<typeof UtilCodeimage> {
     '<%= config.bin %> util codeimage app.ts -o app.png --theme breeze --light --line-numbers --highlight 3-5',
     'cat query.sql | <%= config.bin %> util codeimage - --language sql -o query.png',
     '<%= config.bin %> util codeimage script.py --no-background --format svg --url http://127.0.0.1:8080',
+    '<%= config.bin %> util codeimage main.go --font fira-code --scale 6 --background-color "#0f172a,#334155" --no-window-controls',
+    '<%= config.bin %> util codeimage notes.md --background-image wallpaper.jpg --no-wrap',
   ]
   static override args = {
     file: Args.string({ description: 'the file to render; - or nothing reads standard input', required: false }),
@@ -34,17 +37,29 @@ export default class UtilCodeimage extends PlazaCommand<typeof UtilCodeimage> {
     'line-numbers': Flags.boolean({ description: 'number the lines' }),
     highlight: Flags.string({ description: 'lines to highlight, e.g. 3-5,9' }),
     format: Flags.string({ description: 'image format', options: ['png', 'svg'], default: 'png' }),
-    scale: Flags.integer({ description: 'pixel density, 1-4', min: 1, max: 4, default: 2 }),
+    scale: Flags.integer({ description: `pixel density, 1-${MAX_SCALE}`, min: 1, max: MAX_SCALE, default: 2 }),
     'font-size': Flags.integer({ description: 'code font size in CSS pixels, 8-64', min: 8, max: 64 }),
-    'max-width': Flags.integer({ description: 'widest image in CSS pixels; longer lines wrap', min: 200, max: 4000 }),
+    font: Flags.string({ description: 'code font', options: [...CODE_FONTS], default: 'jetbrains-mono' }),
+    'max-width': Flags.integer({ description: 'widest image in CSS pixels (default 1320); longer lines wrap; 0: no limit', min: 0, max: 4000 }),
+    wrap: Flags.boolean({ description: 'wrap lines longer than the maximum width (--no-wrap: draw them whole)', default: true, allowNo: true }),
+    'background-color': Flags.string({ description: 'background instead of the theme\'s gradient: #rrggbb, or #rrggbb,#rrggbb for a gradient' }),
+    'background-image': Flags.string({
+      description: 'picture behind the window: an image file (embedded), or with --url the uploads/... path of an image on that server',
+    }),
+    'window-controls': Flags.boolean({ description: 'draw the three window controls (--no-window-controls hides them)', default: true, allowNo: true }),
   }
 
   async run(): Promise<CodeImageOutput> {
     const { flags } = this
-    const { defaultOutput, languageOf, readSnippet, renderEmbedded, renderRemote, writeImage } = await import('../../snippet.js')
+    const { defaultOutput, languageOf, readPicture, readSnippet, renderEmbedded, renderRemote, writeImage } = await import('../../snippet.js')
     const file = this.args.file && this.args.file !== '-' ? this.args.file : null
     const code = await readSnippet(file, 'codeimage')
     const format = flags.format as 'png' | 'svg'
+    const picture = flags['background-image']
+    const remote = this.target.kind === 'remote'
+    if (picture && remote && !/^\/?uploads\//.test(picture)) {
+      throw new UsageError(`--background-image with --url takes the uploads/... path of an image stored on that server; upload ${picture} there first`)
+    }
     const input: CodeImageInput = {
       codeSnippet: code,
       theme: flags.theme,
@@ -57,15 +72,23 @@ export default class UtilCodeimage extends PlazaCommand<typeof UtilCodeimage> {
       highlightLines: flags.highlight,
       fontSize: flags['font-size'],
       maxWidth: flags['max-width'],
+      wrap: flags.wrap,
       scale: flags.scale,
       format,
+      fontFamily: flags.font,
+      backgroundColor: flags['background-color'],
+      backgroundImage: picture && remote ? picture : undefined,
+      windowControls: flags['window-controls'],
     }
     const image =
       this.target.kind === 'remote'
         ? await renderRemote(this.target.url, '/api/codeimage', input, format === 'svg' ? 'image/svg+xml' : 'image/png')
         : await renderEmbedded(async () => {
             const { toRenderJob } = await import('../../../server/codeimage/validate.js')
-            return toRenderJob(codeImageInput.parse(input))
+            const job = toRenderJob(codeImageInput.parse(input))
+            if (!picture) return job
+            if (!flags.background) throw new UsageError('--background-image draws the background, which --no-background leaves out')
+            return { ...job, backgroundImageBytes: await readPicture(picture) }
           })
     const output = flags.output ?? defaultOutput(file, format)
     await writeImage(output, image.data)

@@ -74,10 +74,19 @@ export function readCssColor(input: string): string | null {
 
 /** The font Plaza draws for a carbon font family (see the schema's CARBON_FONTS). */
 function fontOf(family: string): CarbonLook['font'] {
-  return family === 'Hack' || family === 'DejaVu Sans Mono' ? 'dejavu-sans-mono' : 'jetbrains-mono'
+  if (family === 'Hack' || family === 'DejaVu Sans Mono') return 'dejavu-sans-mono'
+  const bundled = Object.entries(FONT_NAMES).find(([, name]) => name === family)?.[0] as CarbonLook['font'] | undefined
+  return bundled ?? 'jetbrains-mono'
 }
 
-export const FONT_NAMES: Record<CarbonLook['font'], string> = { 'jetbrains-mono': 'JetBrains Mono', 'dejavu-sans-mono': 'DejaVu Sans Mono' }
+export const FONT_NAMES: Record<CarbonLook['font'], string> = {
+  'jetbrains-mono': 'JetBrains Mono',
+  'dejavu-sans-mono': 'DejaVu Sans Mono',
+  'cascadia-code': 'Cascadia Code',
+  'fira-code': 'Fira Code',
+  'ibm-plex-mono': 'IBM Plex Mono',
+  'source-code-pro': 'Source Code Pro',
+}
 
 export function toCarbonJob(o: CarbonOptions): CarbonJob {
   const code = o.code
