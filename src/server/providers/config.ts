@@ -16,6 +16,11 @@ export const SERVICE_PROTOCOLS = {
   images: ['openai-images', 'automatic1111', 'hf-inference'],
   weather: ['open-meteo'],
   removebg: ['removebg', 'rembg'],
+  // search-backed operations (docs/search.md)
+  search: ['searxng'],
+  clips: ['invidious', 'youtube'],
+  lens: ['serpapi'],
+  audd: ['audd'],
 } as const satisfies Record<string, readonly string[]>
 
 export type ServiceName = keyof typeof SERVICE_PROTOCOLS
@@ -28,7 +33,12 @@ const PUBLIC_DEFAULTS: Partial<Record<ServiceName, { protocol: Protocol; baseUrl
 }
 
 /** Where a protocol's base URL points when only a key is given (remove.bg's own API). */
-const KEYED_DEFAULTS: Partial<Record<Protocol, string>> = { removebg: 'https://api.remove.bg' }
+const KEYED_DEFAULTS: Partial<Record<Protocol, string>> = {
+  removebg: 'https://api.remove.bg',
+  youtube: 'https://www.googleapis.com/youtube/v3',
+  serpapi: 'https://serpapi.com',
+  audd: 'https://api.audd.io',
+}
 
 /** Extra, protocol-specific settings a target may carry (`PLAZA_<NAME>_<SETTING>` in the environment). */
 const OPTION_NAMES: Partial<Record<ServiceName, string[]>> = { weather: ['geocoding_url'] }
@@ -101,6 +111,11 @@ export function howToConfigure(service: ServiceName): string {
   const prefix = envPrefix(service)
   const protocols = SERVICE_PROTOCOLS[service]
   const protocol = protocols.length > 1 ? `, ${prefix}_PROTOCOL=${protocols.join('|')}` : ''
+  const keyed = KEYED_DEFAULTS[protocols[0]]
+  // A service whose default protocol is a keyed public API (AudD, SerpApi, remove.bg) needs only its key.
+  if (keyed) {
+    return `No ${service} provider is configured: set ${prefix}_API_KEY (for ${keyed}), or ${prefix}_BASE_URL for another server speaking the protocol${protocol}, or list services.${service} in the PLAZA_LLM_CONFIG file (docs/providers.md); a server reads them at start-up.`
+  }
   return `No ${service} provider is configured: set ${prefix}_BASE_URL (and ${prefix}_API_KEY if it needs one${protocol}), or list services.${service} in the PLAZA_LLM_CONFIG file (docs/providers.md); a server reads them at start-up.`
 }
 

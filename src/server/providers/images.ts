@@ -27,7 +27,7 @@ export const IMAGE_TO_IMAGE_PROMPTS: Record<ImageOperation, { prompt: string; ne
 }
 
 /** The upstream model for an alias when the operator maps none: per protocol. AUTOMATIC1111 keeps its loaded checkpoint. */
-const DEFAULT_MODELS: Record<Exclude<ServiceTarget['protocol'], 'automatic1111' | 'open-meteo' | 'removebg' | 'rembg'>, Record<string, string>> = {
+const DEFAULT_MODELS: Record<Extract<ServiceTarget['protocol'], 'openai-images' | 'hf-inference'>, Record<string, string>> = {
   'openai-images': { 'dalle-2': 'dall-e-2', 'dalle-3': 'dall-e-3', 'gpt-image': 'gpt-image-1', toanime: 'dall-e-2', zombie: 'dall-e-2' },
   'hf-inference': {
     'flux-schnell': 'black-forest-labs/FLUX.1-schnell',
