@@ -41,8 +41,8 @@ test('lists every registry row in registry order, with what is offered, what is 
     assert.is(find(operations, 'GET', '/api/uptime').offered, true)
     assert.is(find(operations, 'POST', '/api/codeimage').offered, true)
     // Rows without a handler yet, and the two that are never offered with their reason.
-    const clips = find(operations, 'GET', '/api/clips')
-    assert.equal([clips.offered, clips.reason], [false, 'not built yet'])
+    const agent = find(operations, 'POST', '/api/agent')
+    assert.equal([agent.offered, agent.reason], [false, 'not built yet'])
     const never = operations.filter((entry) => entry.path === null)
     assert.equal(never.map((entry) => entry.group).sort(), ['Image Processing', 'NSFW'])
     for (const entry of never) {

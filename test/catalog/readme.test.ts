@@ -18,7 +18,7 @@ test('one table row per registry row, with its status and the docs links of the 
   assert.match(table, /\| Maker \| [^|]+ \| `POST \/api\/codeimage` \| local \| \*\*offered\*\* \(\[docs\/codeimage\.md\]\(docs\/codeimage\.md\)\) \|/)
   assert.match(table, /\| `POST \/api\/v1\/chat\/completions` \| gateway \| \*\*offered\*\* \(\[docs\/chat\.md\]\(docs\/chat\.md\)\) \|/)
   assert.match(table, /\| NSFW \| Adult content \|  \| provider \| \*\*not offered\*\*: Plaza does not serve adult content/)
-  assert.match(table, /`GET \/api\/clips` \| provider \(`PLAZA_CLIPS_BASE_URL`\) \| not built yet \|/)
+  assert.match(table, /`POST \/api\/agent` \| gateway \| not built yet \|/)
   assert.match(table, /`GET \/api\/imagine` \| provider \(`PLAZA_IMAGES_BASE_URL`\) \| \*\*offered\*\* \(\[docs\/images\.md\]\(docs\/images\.md\)\) \|/)
 })
 

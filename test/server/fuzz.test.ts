@@ -15,6 +15,7 @@ import { mobileRoutes } from '../../src/server/rest/mobile.js'
 import { rootRoutes, utilityRoutes } from '../../src/server/rest/utility.js'
 import { startFakeUpstream } from '../chat/fake-upstream.js'
 import { startFakeProviders } from '../providers/fake-providers.js'
+import { AUDD_KEY, LENS_KEY, startFakeSearch } from '../search/fake-search.js'
 import { registerUser, startTestServer, type TestServer } from '../helpers/server.js'
 import { solidImage } from '../uploads/fixtures.js'
 
@@ -276,6 +277,8 @@ test(`fuzz: ${REQUESTS} seeded requests over every route: no 5xx, no answer outs
   const upstream = await startFakeUpstream()
   // The provider-backed operations (images, background removal, weather) reach a loopback server speaking their protocols.
   const providers = await startFakeProviders()
+  // The search-backed operations (web search, clips, lens, song recognition) reach a loopback server speaking theirs.
+  const search = await startFakeSearch()
   // Programs the fuzz sends to /api/execute may spin: a tiny time limit, and a place for each of the fuzz's connections (and in the speech queue).
   const server = await startTestServer({
     env: { PLAZA_LLM_BASE_URL: `${upstream.url}/v1`, PLAZA_LLM_API_KEY: 'sk-fuzz', PLAZA_EXECUTE_JS_TIMEOUT_MS: '50', PLAZA_INFERENCE_BASE_URL: `${upstream.url}/v1`, PLAZA_EXECUTE_CONCURRENCY: String(CONCURRENCY), PLAZA_SPEECH_QUEUE: String(CONCURRENCY * 4),
@@ -284,6 +287,12 @@ test(`fuzz: ${REQUESTS} seeded requests over every route: no 5xx, no answer outs
       PLAZA_REMOVEBG_PROTOCOL: 'rembg',
       PLAZA_WEATHER_BASE_URL: providers.url,
       PLAZA_WEATHER_GEOCODING_URL: providers.url,
+      PLAZA_SEARCH_BASE_URL: `${search.url}/searx`,
+      PLAZA_CLIPS_BASE_URL: `${search.url}/inv`,
+      PLAZA_LENS_BASE_URL: `${search.url}/serp`,
+      PLAZA_LENS_API_KEY: LENS_KEY,
+      PLAZA_AUDD_BASE_URL: `${search.url}/audd`,
+      PLAZA_AUDD_API_KEY: AUDD_KEY,
     },
   })
   try {
@@ -330,6 +339,11 @@ test(`fuzz: ${REQUESTS} seeded requests over every route: no 5xx, no answer outs
       { method: 'GET', path: '/api/imagine?prompt=a+fox+in+snow&model=dalle-3', kind: 'rest' },
       { method: 'GET', path: '/api/weather?location=Berlin&units=imperial', kind: 'rest' },
       { method: 'POST', path: '/api/v1/images/generations', kind: 'openai' },
+      // The search-backed operations with a valid start; the image and audio URLs are public IP literals the fake provider never fetches.
+      { method: 'GET', path: '/api/online?q=latest+news', kind: 'rest' },
+      { method: 'GET', path: '/api/clips?q=cats', kind: 'rest' },
+      { method: 'GET', path: `/api/lens?url=${encodeURIComponent('http://93.184.216.34/bridge.jpg')}`, kind: 'rest' },
+      { method: 'GET', path: `/api/identify?url=${encodeURIComponent('http://93.184.216.34/song.mp3')}`, kind: 'rest' },
     ]
     const rng = prng(SEED)
     const problems: string[] = []
@@ -355,6 +369,7 @@ test(`fuzz: ${REQUESTS} seeded requests over every route: no 5xx, no answer outs
     await server.close()
     await upstream.close()
     await providers.close()
+    await search.close()
   }
 })
 

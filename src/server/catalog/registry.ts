@@ -51,7 +51,7 @@ import { handleUptime } from './system/uptime.js'
 import { handleWebsite } from './system/website.js'
 import type { HandlerRoute, Method } from '../rest/adapter.js'
 // search-backed operations (docs/search.md)
-import { clipsInput, identifyInput, lensInput, onlineInput } from '../../shared/schemas/searchops.js'
+import { clipsInput, identifyFormInput, identifyInput, lensInput, onlineInput } from '../../shared/schemas/searchops.js'
 import { handleClips, handleIdentify, handleIdentifyForm, handleLens, handleOnline } from './search/http.js'
 
 /** Where an operation runs: inside Plaza, at a provider the operator configures, or through the chat gateway. */
@@ -167,6 +167,7 @@ export const catalog: Operation[] = [
     backend: 'provider',
     providers: ['AUDD'],
     handle: handleIdentifyForm,
+    input: identifyFormInput,
     multipart: 'file',
     answers: 'json',
     docs: 'docs/search.md',

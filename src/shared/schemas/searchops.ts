@@ -95,6 +95,9 @@ export interface LensAnswer {
   matches: LensMatch[]
 }
 
+/** `POST /api/identify` takes only its multipart `file`: no query parameters. */
+export const identifyFormInput = z.object({})
+
 export const identifyInput = z.object({ url: publicUrl('url').describe('the audio (or a video with sound), a public http(s) URL the provider fetches') })
 export type IdentifyInput = z.output<typeof identifyInput>
 
