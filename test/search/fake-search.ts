@@ -138,7 +138,9 @@ async function readForm(req: IncomingMessage, raw: Buffer): Promise<RecordedRequ
   if (!/multipart\/form-data|application\/x-www-form-urlencoded/.test(type)) return undefined
   const data = await new Response(new Uint8Array(raw), { headers: { 'content-type': type } }).formData()
   const form: NonNullable<RecordedRequest['form']> = {}
-  for (const [name, value] of data) form[name] = typeof value === 'string' ? value : { bytes: Buffer.from(await value.arrayBuffer()), name: value.name, type: value.type }
+  const entries: Array<[string, FormDataEntryValue]> = []
+  data.forEach((value, name) => void entries.push([name, value]))
+  for (const [name, value] of entries) form[name] = typeof value === 'string' ? value : { bytes: Buffer.from(await value.arrayBuffer()), name: value.name, type: value.type }
   return form
 }
 
