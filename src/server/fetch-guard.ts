@@ -294,12 +294,16 @@ async function guardedRequest<T>(text: string, options: GuardedFetchOptions, con
 export async function checkPublicUrl(text: string, options: Pick<GuardedFetchOptions, 'field' | 'allowPrivate' | 'resolve' | 'timeoutMs'> = {}): Promise<URL> {
   const field = options.field ?? 'url'
   const url = parseUrl(text, field)
-  const deadline = AbortSignal.timeout(options.timeoutMs ?? FETCH_TIMEOUT_MS)
+  // A timer that holds the process open (AbortSignal.timeout's does not): a command waiting on DNS must not just exit.
+  const deadline = new AbortController()
+  const timer = setTimeout(() => deadline.abort(), options.timeoutMs ?? FETCH_TIMEOUT_MS)
   try {
-    await checkedAddress(url, field, options, deadline)
+    await checkedAddress(url, field, options, deadline.signal)
   } catch (error) {
-    if (deadline.aborted && !(error instanceof TRPCError)) throw new TRPCError({ code: 'UNPROCESSABLE_CONTENT', message: `${field}: the host ${url.hostname} could not be resolved in time` })
+    if (deadline.signal.aborted && !(error instanceof TRPCError)) throw new TRPCError({ code: 'UNPROCESSABLE_CONTENT', message: `${field}: the host ${url.hostname} could not be resolved in time` })
     throw error
+  } finally {
+    clearTimeout(timer)
   }
   return url
 }

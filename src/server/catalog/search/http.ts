@@ -69,7 +69,7 @@ export async function checkAudio(bytes: Buffer, field: string): Promise<{ type: 
   if (bytes.length === 0) throw new TRPCError({ code: 'BAD_REQUEST', message: `${field}: the file is empty` })
   const { fileTypeFromBuffer } = await import('file-type')
   const type = await fileTypeFromBuffer(bytes.subarray(0, 4100))
-  if (type && (type.mime.startsWith('audio/') || ['video/mp4', 'video/webm', 'video/quicktime', 'video/x-matroska'].includes(type.mime))) return { type: type.mime, ext: type.ext }
+  if (type && (type.mime.startsWith('audio/') || ['video/mp4', 'video/webm', 'video/quicktime', 'video/matroska', 'video/x-matroska'].includes(type.mime))) return { type: type.mime, ext: type.ext }
   throw new TRPCError({
     code: 'UNSUPPORTED_MEDIA_TYPE',
     message: `${field}: not an audio file (MP3, WAV, OGG, FLAC, M4A, AAC, Opus, or a video with sound); ${type ? `this file is ${type.mime}` : 'its type was not recognised'}`,
