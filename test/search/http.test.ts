@@ -406,4 +406,25 @@ test('bad input is 400 naming the field, and reaches no provider', async () => {
   assert.is(chat.requests.length, 0)
 })
 
+// Last: once a gateway key exists, the gateway requires one for every call on this server.
+test('online is a gateway call: once keys exist it needs one, and a key limited to other models is refused before any search', async () => {
+  const access = await server.services.gatewayAccess()
+  const allowed = await access.createKey({ name: 'online-ok', models: ['online'] })
+  const other = await access.createKey({ name: 'gpt-only', models: ['gpt'] })
+  const anonymous = await get('/api/online?q=news')
+  assert.is(anonymous.status, 401)
+  const refused = await server.request('GET', '/api/online?q=news', { token: other.key })
+  assert.is(refused.status, 403)
+  assert.match(refused.body.message, /online/)
+  assert.is(fake.requests.length, 0)
+  chat.enqueue(reply({ pieces: ['Keyed [1].'] }))
+  const ok = await server.request('GET', '/api/online?q=news', { token: allowed.key })
+  assert.is(ok.status, 200, JSON.stringify(ok.body))
+  assert.is(ok.body.answer, 'Keyed [1].')
+  // Counted as the key's use of the model, as every gateway call is.
+  await access.flush()
+  const usage = await access.usage({ ref: 'online-ok', days: 1 })
+  assert.equal(usage.map((row) => [row.model, row.requests]), [['online', 1]])
+})
+
 test.run()
