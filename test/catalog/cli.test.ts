@@ -30,7 +30,7 @@ test('embedded: a table grouped by group, with offered and configured marks and 
   assert.match(run.stdout, /\n {2}yes +yes +GET +\/api\/list +Every catalog operation/)
   // Rows not built yet (which ones changes as operations land).
   for (const row of catalog.filter((row) => row.path !== null && !row.handle)) {
-    assert.ok(lines.some((line) => new RegExp(`^ {2}no +(yes|no) +${row.method} +${row.path!.replace(/[/.?]/g, '\\$&')} +.*\(not built yet\)$`).test(line)), `${row.method} ${row.path}`)
+    assert.ok(lines.some((line) => new RegExp(`^ {2}no +(yes|no) +${row.method} +${row.path!.replace(/[/.?]/g, '\\$&')} +.*\\(not built yet\\)$`).test(line)), `${row.method} ${row.path}`)
   }
   assert.match(run.stdout, /\n {2}yes +no +GET +\/api\/clips +Video clips matching a search text/)
   assert.match(run.stdout, /\n {2}yes +no +GET +\/api\/removebg +Remove the background of an image/)
