@@ -89,7 +89,7 @@ export async function runIdentify(target: Target, input: { url?: string; file?: 
 }
 
 /** `212` → `3:32`, `3723` → `1:02:03`. */
-export function formatDuration(seconds: number | null): string {
+function formatDuration(seconds: number | null): string {
   if (seconds === null) return 'live'
   const h = Math.floor(seconds / 3600)
   const m = Math.floor((seconds % 3600) / 60)

@@ -4,6 +4,7 @@
  * answer differently.
  */
 import { TRPCError } from '@trpc/server'
+import type { ChatUsage } from '../../../shared/schemas/chat.js'
 import { ONLINE_ALIAS, type ClipsAnswer, type ClipsInput, type IdentifyAnswer, type LensAnswer, type LensInput, type OnlineAnswer, type OnlineInput } from '../../../shared/schemas/searchops.js'
 import { HOW_TO_CONFIGURE } from '../../chat/config.js'
 import type { ChatGateway } from '../../chat/gateway.js'
@@ -20,7 +21,7 @@ import { citedSources, onlineMessages } from './prompt.js'
 const plural = (n: number, word: string, words = `${word}s`) => `${n} ${n === 1 ? word : words}`
 
 /** The 503 of `/api/online` without a chat provider: it answers with the gateway. */
-export const ONLINE_NEEDS_GATEWAY = `/api/online answers through the chat gateway, which is not configured. ${HOW_TO_CONFIGURE}`
+const ONLINE_NEEDS_GATEWAY = `/api/online answers through the chat gateway, which is not configured. ${HOW_TO_CONFIGURE}`
 
 export interface OnlineDeps {
   layer: ProviderLayer
@@ -33,7 +34,7 @@ export interface OnlineOutcome {
   answer: OnlineAnswer
   provider: string
   upstreamRequestId?: string
-  usage?: import('../../../shared/schemas/chat.js').ChatUsage
+  usage?: ChatUsage
 }
 
 /** Refuses, before any search is made, what could not be answered: no chat provider, no search provider. */
