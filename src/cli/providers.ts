@@ -18,7 +18,7 @@ export interface ImagineCommandOutput {
 }
 
 /** Validates with the server's schema; a mistake is a usage error (exit 2) before anything is asked. */
-async function parse<T>(schema: { parse(input: unknown): T }, input: Record<string, string | undefined>): Promise<T> {
+export async function parse<T>(schema: { parse(input: unknown): T }, input: Record<string, string | undefined>): Promise<T> {
   const [{ describeZodError }, { ZodError }] = await Promise.all([import('../server/errors.js'), import('zod')])
   try {
     return schema.parse(Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined)))
@@ -28,7 +28,7 @@ async function parse<T>(schema: { parse(input: unknown): T }, input: Record<stri
 }
 
 /** The provider layer of this process, from this environment; closed by `use`'s end. */
-async function withLayer<T>(use: (layer: import('../server/providers/layer.js').ProviderLayer) => Promise<T>): Promise<T> {
+export async function withLayer<T>(use: (layer: import('../server/providers/layer.js').ProviderLayer) => Promise<T>): Promise<T> {
   const [{ loadProvidersConfig }, { createProviderLayer }] = await Promise.all([import('../server/providers/config.js'), import('../server/providers/layer.js')])
   const layer = createProviderLayer(loadProvidersConfig(process.env))
   try {
@@ -38,11 +38,12 @@ async function withLayer<T>(use: (layer: import('../server/providers/layer.js').
   }
 }
 
-async function askServer(url: string, route: string, query: Record<string, string | undefined>, accept: string) {
+/** Asks a server's operation (GET, or POST with `body`); an error answer is thrown with the server's message. */
+export async function askServer(url: string, route: string, query: Record<string, string | undefined>, accept: string, extra: { headers?: Record<string, string>; body?: import('undici').FormData } = {}) {
   const search = new URLSearchParams(Object.entries(query).filter((entry): entry is [string, string] => entry[1] !== undefined))
   let response
   try {
-    response = await remoteFetch(`${url}${route}?${search}`, { headers: { accept } })
+    response = await remoteFetch(`${url}${route}?${search}`, { headers: { accept, ...extra.headers }, ...(extra.body ? { method: 'POST', body: extra.body } : {}) })
   } catch (error) {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause
     throw new Error(`cannot reach ${url}: ${cause?.code ?? cause?.message ?? (error as Error).message}`)

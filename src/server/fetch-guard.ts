@@ -285,3 +285,25 @@ async function guardedRequest<T>(text: string, options: GuardedFetchOptions, con
     for (const agent of agents) agent.destroy().catch(() => {})
   }
 }
+
+/**
+ * Checks a URL that a provider, not Plaza, will fetch (an image for Lens, audio for AudD) by the
+ * same rules: http(s), no credentials, every address of the host public. Plaza cannot follow the
+ * provider's redirects; the check keeps Plaza from being the one who names a private address.
+ */
+export async function checkPublicUrl(text: string, options: Pick<GuardedFetchOptions, 'field' | 'allowPrivate' | 'resolve' | 'timeoutMs'> = {}): Promise<URL> {
+  const field = options.field ?? 'url'
+  const url = parseUrl(text, field)
+  // A timer that holds the process open (AbortSignal.timeout's does not): a command waiting on DNS must not just exit.
+  const deadline = new AbortController()
+  const timer = setTimeout(() => deadline.abort(), options.timeoutMs ?? FETCH_TIMEOUT_MS)
+  try {
+    await checkedAddress(url, field, options, deadline.signal)
+  } catch (error) {
+    if (deadline.signal.aborted && !(error instanceof TRPCError)) throw new TRPCError({ code: 'UNPROCESSABLE_CONTENT', message: `${field}: the host ${url.hostname} could not be resolved in time` })
+    throw error
+  } finally {
+    clearTimeout(timer)
+  }
+  return url
+}

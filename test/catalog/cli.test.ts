@@ -28,7 +28,11 @@ test('embedded: a table grouped by group, with offered and configured marks and 
   const groups = [...new Set(catalog.map((row) => row.group))]
   assert.equal(lines.filter((line) => !line.startsWith(' ')).slice(0, -1), groups)
   assert.match(run.stdout, /\n {2}yes +yes +GET +\/api\/list +Every catalog operation/)
-  assert.match(run.stdout, /\n {2}no +no +GET +\/api\/clips +Video clips matching a search text \(not built yet\)/)
+  // Rows not built yet (which ones changes as operations land).
+  for (const row of catalog.filter((row) => row.path !== null && !row.handle)) {
+    assert.ok(lines.some((line) => new RegExp(`^ {2}no +(yes|no) +${row.method} +${row.path!.replace(/[/.?]/g, '\\$&')} +.*\\(not built yet\\)$`).test(line)), `${row.method} ${row.path}`)
+  }
+  assert.match(run.stdout, /\n {2}yes +no +GET +\/api\/clips +Video clips matching a search text/)
   assert.match(run.stdout, /\n {2}yes +no +GET +\/api\/removebg +Remove the background of an image/)
   assert.match(run.stdout, /\n {2}yes +yes +GET +\/api\/weather +Current weather/)
   assert.match(run.stdout, /\n {2}no +no +- +- +Adult content \(not offered: Plaza does not serve adult content/)

@@ -15,6 +15,7 @@ import { mobileRoutes } from '../../src/server/rest/mobile.js'
 import { rootRoutes, utilityRoutes } from '../../src/server/rest/utility.js'
 import { startFakeUpstream } from '../chat/fake-upstream.js'
 import { startFakeProviders } from '../providers/fake-providers.js'
+import { AUDD_KEY, LENS_KEY, startFakeSearch } from '../search/fake-search.js'
 import { registerUser, startTestServer, type TestServer } from '../helpers/server.js'
 import { solidImage } from '../uploads/fixtures.js'
 
@@ -284,6 +285,8 @@ test(`fuzz: ${REQUESTS} seeded requests over every route: no 5xx, no answer outs
   const upstream = await startFakeUpstream()
   // The provider-backed operations (images, background removal, weather) reach a loopback server speaking their protocols.
   const providers = await startFakeProviders()
+  // The search-backed operations (web search, clips, lens, song recognition) reach a loopback server speaking theirs.
+  const search = await startFakeSearch()
   // Programs the fuzz sends to /api/execute may spin: a tiny time limit, and a place for each of the fuzz's connections (and in the speech queue).
   const server = await startTestServer({
     env: { PLAZA_LLM_BASE_URL: `${upstream.url}/v1`, PLAZA_LLM_API_KEY: 'sk-fuzz', PLAZA_EXECUTE_JS_TIMEOUT_MS: '50', PLAZA_INFERENCE_BASE_URL: `${upstream.url}/v1`, PLAZA_EXECUTE_CONCURRENCY: String(CONCURRENCY), PLAZA_SPEECH_QUEUE: String(CONCURRENCY * 4),
@@ -300,6 +303,12 @@ test(`fuzz: ${REQUESTS} seeded requests over every route: no 5xx, no answer outs
       PLAZA_POLLY_ACCESS_KEY_ID: 'AKIDFUZZ',
       PLAZA_POLLY_SECRET_ACCESS_KEY: 'fuzz-secret',
       PLAZA_AZURE_SPEECH_BASE_URL: providers.url,
+      PLAZA_SEARCH_BASE_URL: `${search.url}/searx`,
+      PLAZA_CLIPS_BASE_URL: `${search.url}/inv`,
+      PLAZA_LENS_BASE_URL: `${search.url}/serp`,
+      PLAZA_LENS_API_KEY: LENS_KEY,
+      PLAZA_AUDD_BASE_URL: `${search.url}/audd`,
+      PLAZA_AUDD_API_KEY: AUDD_KEY,
     },
   })
   try {
@@ -354,6 +363,11 @@ test(`fuzz: ${REQUESTS} seeded requests over every route: no 5xx, no answer outs
       { method: 'GET', path: '/api/tts/elevenlabs?text=fuzz+speech', kind: 'rest' },
       { method: 'GET', path: '/api/tts/polly?text=fuzz+speech&voice=Matthew', kind: 'rest' },
       { method: 'GET', path: '/api/tts/azure?text=fuzz+%3Cspeech%3E', kind: 'rest' },
+      // The search-backed operations with a valid start; the image and audio URLs are public IP literals the fake provider never fetches.
+      { method: 'GET', path: '/api/online?q=latest+news', kind: 'rest' },
+      { method: 'GET', path: '/api/clips?q=cats', kind: 'rest' },
+      { method: 'GET', path: `/api/lens?url=${encodeURIComponent('http://93.184.216.34/bridge.jpg')}`, kind: 'rest' },
+      { method: 'GET', path: `/api/identify?url=${encodeURIComponent('http://93.184.216.34/song.mp3')}`, kind: 'rest' },
     ]
     const rng = prng(SEED)
     const problems: string[] = []
@@ -379,6 +393,7 @@ test(`fuzz: ${REQUESTS} seeded requests over every route: no 5xx, no answer outs
     await server.close()
     await upstream.close()
     await providers.close()
+    await search.close()
   }
 })
 

@@ -29,7 +29,7 @@ function isConfigured(operation: Operation, state: CatalogState): boolean {
     case 'local':
       return !operation.optionalPackage || isOptionalPackageAvailable(operation.optionalPackage, state.env)
     case 'provider':
-      return providers.some((name) => isProviderConfigured(name, state.env))
+      return providers.some((name) => isProviderConfigured(name, state.env)) && (!operation.needsGateway || state.gatewayConfigured)
     case 'gateway':
       return providers.length ? providers.some((name) => isProviderConfigured(name, state.env)) : state.gatewayConfigured
   }

@@ -56,6 +56,9 @@ import { handleAgent } from './llm/agent-http.js'
 // Speech providers (#17): OpenAI-compatible, ElevenLabs, Amazon Polly, Azure AI Speech.
 import { azureSpeechInput, elevenlabsInput, openaiSpeechInput, pollyInput } from '../../shared/schemas/speech-providers.js'
 import { handleAzureSpeech, handleElevenLabsSpeech, handleOpenAiSpeech, handlePollySpeech } from './audio/provider-http.js'
+// search-backed operations (docs/search.md)
+import { clipsInput, identifyFormInput, identifyInput, lensInput, onlineInput } from '../../shared/schemas/searchops.js'
+import { handleClips, handleIdentify, handleIdentifyForm, handleLens, handleOnline } from './search/http.js'
 
 /** Where an operation runs: inside Plaza, at a provider the operator configures, or through the chat gateway. */
 export type Backend = 'local' | 'provider' | 'gateway'
@@ -80,6 +83,8 @@ export interface Operation {
    * configured one serving it. Gateway operations are configured when the chat gateway is.
    */
   providers?: string[]
+  /** A provider operation that also answers through the chat gateway (`/api/online`): configured only when both are. */
+  needsGateway?: boolean
   /** The request the operation validates: query parameters for GET, the JSON body otherwise. */
   input?: z.ZodType
   /** The multipart form field carrying a file (the POST forms of image operations); the input schema then describes the query. */
@@ -131,14 +136,48 @@ export const catalog: Operation[] = [
     input: executeInput,
     docs: 'docs/execute.md',
   }),
-  defineOperation({ group: 'Tools', method: 'GET', path: '/api/clips', summary: 'Video clips matching a search text', backend: 'provider', providers: ['CLIPS'] }),
+  defineOperation({
+    group: 'Tools',
+    method: 'GET',
+    path: '/api/clips',
+    summary: 'Video clips matching a search text (Invidious API or YouTube Data API v3)',
+    backend: 'provider',
+    providers: ['CLIPS'],
+    handle: handleClips,
+    input: clipsInput,
+    answers: 'json',
+    docs: 'docs/search.md',
+  }),
 
   // Image
-  defineOperation({ group: 'Image', method: 'GET', path: '/api/lens', summary: 'Content related to an image, from an image-search provider', backend: 'provider', providers: ['LENS'] }),
+  defineOperation({
+    group: 'Image',
+    method: 'GET',
+    path: '/api/lens',
+    summary: "Content related to an image, from an image-search provider (SerpApi's Google Lens protocol)",
+    backend: 'provider',
+    providers: ['LENS'],
+    handle: handleLens,
+    input: lensInput,
+    answers: 'json',
+    docs: 'docs/search.md',
+  }),
 
   // music
-  defineOperation({ group: 'music', method: 'GET', path: '/api/identify', summary: 'Identify a song from audio by URL (AudD protocol)', backend: 'provider', providers: ['AUDD'] }),
-  defineOperation({ group: 'music', method: 'POST', path: '/api/identify', summary: 'Identify a song from an uploaded audio file (AudD protocol)', backend: 'provider', providers: ['AUDD'] }),
+  defineOperation({ group: 'music', method: 'GET', path: '/api/identify', summary: 'Identify a song from audio by URL (AudD protocol)', backend: 'provider', providers: ['AUDD'], handle: handleIdentify, input: identifyInput, answers: 'json', docs: 'docs/search.md' }),
+  defineOperation({
+    group: 'music',
+    method: 'POST',
+    path: '/api/identify',
+    summary: 'Identify a song from an uploaded audio file (multipart `file`, AudD protocol)',
+    backend: 'provider',
+    providers: ['AUDD'],
+    handle: handleIdentifyForm,
+    input: identifyFormInput,
+    multipart: 'file',
+    answers: 'json',
+    docs: 'docs/search.md',
+  }),
 
   // Image Processing
   defineOperation({ group: 'Image Processing', method: 'GET', path: '/api/imageFx', summary: 'Photo effects from a numbered list (also by name)', backend: 'local', handle: handleImageFx, input: imageFxInput, answers: 'image', docs: 'docs/imaging.md' }),
@@ -200,7 +239,19 @@ export const catalog: Operation[] = [
     input: chatOperationInput,
     docs: 'docs/chat.md',
   }),
-  defineOperation({ group: 'AI', method: 'GET', path: '/api/online', summary: 'Latest information online: web search, then the gateway answers with numbered sources', backend: 'provider', providers: ['SEARCH'] }),
+  defineOperation({
+    group: 'AI',
+    method: 'GET',
+    path: '/api/online',
+    summary: 'Latest information online: web search (SearXNG JSON API), then the gateway answers with numbered sources',
+    backend: 'provider',
+    providers: ['SEARCH'],
+    needsGateway: true,
+    handle: handleOnline,
+    input: onlineInput,
+    answers: 'json',
+    docs: 'docs/search.md',
+  }),
   defineOperation({ group: 'AI', method: 'GET', path: '/api/reasoning-small', summary: 'Small reasoning model (gateway alias `reasoning-small`), `?content=`', backend: 'gateway', handle: handleChatQuery('reasoning-small'), input: chatQueryInput, docs: 'docs/chat.md' }),
   defineOperation({
     group: 'AI',

@@ -21,6 +21,11 @@ export const SERVICE_PROTOCOLS = {
   elevenlabs: ['elevenlabs'],
   polly: ['polly'],
   azure_speech: ['azure-speech'],
+  // search-backed operations (docs/search.md)
+  search: ['searxng'],
+  clips: ['invidious', 'youtube'],
+  lens: ['serpapi'],
+  audd: ['audd'],
 } as const satisfies Record<string, readonly string[]>
 
 export type ServiceName = keyof typeof SERVICE_PROTOCOLS
@@ -32,8 +37,14 @@ const PUBLIC_DEFAULTS: Partial<Record<ServiceName, { protocol: Protocol; baseUrl
   weather: { protocol: 'open-meteo', baseUrl: 'https://api.open-meteo.com', options: { geocoding_url: 'https://geocoding-api.open-meteo.com' } },
 }
 
-/** Where a protocol's base URL points when only a key is given (remove.bg's and ElevenLabs' own APIs). */
-const KEYED_DEFAULTS: Partial<Record<Protocol, string>> = { removebg: 'https://api.remove.bg', elevenlabs: 'https://api.elevenlabs.io' }
+/** Where a protocol's base URL points when only a key is given (the providers' own public APIs). */
+const KEYED_DEFAULTS: Partial<Record<Protocol, string>> = {
+  removebg: 'https://api.remove.bg',
+  elevenlabs: 'https://api.elevenlabs.io',
+  youtube: 'https://www.googleapis.com/youtube/v3',
+  serpapi: 'https://serpapi.com',
+  audd: 'https://api.audd.io',
+}
 
 /** Where a protocol's base URL points when only a region is given (Amazon Polly's and Azure AI Speech's regional endpoints). */
 const REGIONAL_DEFAULTS: Partial<Record<Protocol, (region: string) => string>> = {
@@ -131,6 +142,11 @@ export function howToConfigure(service: ServiceName): string {
   const prefix = envPrefix(service)
   const protocols = SERVICE_PROTOCOLS[service]
   const protocol = protocols.length > 1 ? `, ${prefix}_PROTOCOL=${protocols.join('|')}` : ''
+  const keyed = KEYED_DEFAULTS[protocols[0]]
+  // A service whose default protocol is a keyed public API (AudD, SerpApi, remove.bg) needs only its key.
+  if (keyed) {
+    return `No ${service} provider is configured: set ${prefix}_API_KEY (for ${keyed}), or ${prefix}_BASE_URL for another server speaking the protocol${protocol}, or list services.${service} in the PLAZA_LLM_CONFIG file (docs/providers.md); a server reads them at start-up.`
+  }
   return `No ${service} provider is configured: set ${prefix}_BASE_URL (and ${prefix}_API_KEY if it needs one${protocol}), or list services.${service} in the PLAZA_LLM_CONFIG file (docs/providers.md); a server reads them at start-up.`
 }
 

@@ -27,7 +27,7 @@ export const CHAT_OPERATIONS = ['chaty', 'reasoning-70b'] as const
 export type ChatOperation = (typeof CHAT_OPERATIONS)[number]
 
 /** The catalog's gateway operations (decisions §6), each served by the model mapped to its name. */
-export const GATEWAY_ALIASES = ['copilot', 'llama-70b', 'reasoning-small', 'gpt', 'coder', 'chat'] as const
+export const GATEWAY_ALIASES = ['copilot', 'llama-70b', 'reasoning-small', 'gpt', 'coder', 'chat', 'online'] as const
 export type GatewayAlias = (typeof GATEWAY_ALIASES)[number]
 
 /** The alias used when a completions request names no model (the spec makes every field optional). */
