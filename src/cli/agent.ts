@@ -5,7 +5,7 @@
  * Server-Sent Events with the premium key in `PLAZA_GATEWAY_KEY`.
  */
 import { createParser } from 'eventsource-parser'
-import { AGENT_DEFAULT_TIMEOUT_MS, AGENT_EVENT_TYPES, type AgentEvent, type AgentInput } from '../shared/schemas/agent.js'
+import { AGENT_EVENT_TYPES, type AgentEvent, type AgentInput } from '../shared/schemas/agent.js'
 import { remoteFetch, UsageError, type Target } from './client.js'
 
 export type OnAgentEvent = (event: AgentEvent) => Promise<void> | void
@@ -15,7 +15,7 @@ export async function runAgentCommand(target: Target, input: AgentInput, onEvent
 }
 
 async function runEmbedded(input: AgentInput, onEvent: OnAgentEvent, env: NodeJS.ProcessEnv): Promise<void> {
-  const [{ agentInput }, { loadChatConfig }, { createChatGateway }, { createExecuteService }, { runAgent }, { parsePositiveInt }] = await Promise.all([
+  const [{ agentInput }, { loadChatConfig }, { createChatGateway }, { createExecuteService }, { runAgent }, { parseAgentTimeout }] = await Promise.all([
     import('../shared/schemas/agent.js'),
     import('../server/chat/config.js'),
     import('../server/chat/gateway.js'),
@@ -25,7 +25,7 @@ async function runEmbedded(input: AgentInput, onEvent: OnAgentEvent, env: NodeJS
   ])
   const parsed = agentInput.safeParse(input)
   if (!parsed.success) throw new UsageError(parsed.error.issues.map((issue) => issue.message).join('; '))
-  const timeoutMs = parsePositiveInt('PLAZA_AGENT_TIMEOUT_MS', env.PLAZA_AGENT_TIMEOUT_MS, AGENT_DEFAULT_TIMEOUT_MS)
+  const timeoutMs = parseAgentTimeout(env.PLAZA_AGENT_TIMEOUT_MS)
   const gateway = createChatGateway(loadChatConfig(env))
   const execute = createExecuteService(env)
   // Ctrl+C stops the model call under way rather than leaving it to run.

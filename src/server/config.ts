@@ -65,6 +65,8 @@ export interface ServerConfig {
   fetchAllowPrivate: boolean
   /** `PLAZA_MEDIA_TIMEOUT`: the longest `GET /api/media` spends fetching a page and its oEmbed answer (docs/media.md). */
   mediaTimeoutMs: number
+  /** `PLAZA_AGENT_TIMEOUT_MS`: the longest one `POST /api/agent` run may take (docs/agent.md). */
+  agentTimeoutMs: number
   /** The environment the configuration was read from; feature modules (chat providers) read their own variables from it. */
   env: NodeJS.ProcessEnv
 }
@@ -250,6 +252,11 @@ export function parseMediaTimeout(value: string | undefined): number {
   return ms
 }
 
+/** `PLAZA_AGENT_TIMEOUT_MS`: a coding-agent run's wall time, 120 s unless set (the server checks it at start-up). */
+export function parseAgentTimeout(value: string | undefined): number {
+  return parsePositiveInt('PLAZA_AGENT_TIMEOUT_MS', value, 120_000)
+}
+
 export interface ConfigOverrides {
   host?: string
   port?: number | string
@@ -288,6 +295,7 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
     gatewayAuth: parseGatewayAuth(env.PLAZA_GATEWAY_AUTH),
     fetchAllowPrivate: parseFetchAllowPrivate(env.PLAZA_FETCH_ALLOW_PRIVATE),
     mediaTimeoutMs: parseMediaTimeout(env.PLAZA_MEDIA_TIMEOUT),
+    agentTimeoutMs: parseAgentTimeout(env.PLAZA_AGENT_TIMEOUT_MS),
     env,
   }
 }

@@ -38,6 +38,8 @@ test('bad values are refused at start-up with a clear message', () => {
   assert.throws(() => loadConfig({}, { PLAZA_PORT: '99999' }), /port/)
   assert.throws(() => loadConfig({}, { PLAZA_DATABASE_URL: 'postgres://x' }), /PLAZA_DATABASE_URL/)
   assert.throws(() => loadConfig({}, { PLAZA_PUBLIC_URL: 'ftp://x' }), /PLAZA_PUBLIC_URL/)
+  assert.throws(() => loadConfig({}, { PLAZA_AGENT_TIMEOUT_MS: '2 minutes' }), /PLAZA_AGENT_TIMEOUT_MS/)
+  assert.is(loadConfig({}, {}).agentTimeoutMs, 120_000)
   assert.is(loadConfig({}, { PLAZA_DATABASE_URL: 'libsql://db.example.com' }).databaseUrl, 'libsql://db.example.com')
   assert.is(loadConfig({}, { PLAZA_PUBLIC_URL: 'https://plaza.example.com/' }).publicUrl, 'https://plaza.example.com')
 })

@@ -9,8 +9,6 @@ import { localLanguageOf, PISTON_LANGUAGES } from './execute.js'
 /** Model calls per run: the default and the most a request may ask for. */
 export const AGENT_DEFAULT_STEPS = 8
 export const AGENT_MAX_STEPS = 16
-/** A run's wall time unless `PLAZA_AGENT_TIMEOUT_MS` says otherwise. */
-export const AGENT_DEFAULT_TIMEOUT_MS = 120_000
 export const AGENT_PROMPT_MAX = 100_000
 
 export const agentLanguage = z

@@ -6,10 +6,9 @@
  * chat call is. Refusals before the stream (400, 401, 403, 404 model, 429, 503) use the envelope.
  */
 import type { ServerResponse } from 'node:http'
-import { agentInput, AGENT_DEFAULT_TIMEOUT_MS, type AgentEvent } from '../../../shared/schemas/agent.js'
+import { agentInput, type AgentEvent } from '../../../shared/schemas/agent.js'
 import { GatewayError } from '../../chat/errors.js'
 import { sendChatError } from '../../chat/http.js'
-import { parsePositiveInt } from '../../config.js'
 import { readJson } from '../../http.js'
 import type { Exchange } from '../../rest/adapter.js'
 import { enforceRateLimit } from '../../trpc.js'
@@ -47,7 +46,7 @@ export async function handleAgent(exchange: Exchange): Promise<void> {
     if (!res.writableFinished) controller.abort()
   })
   try {
-    const timeoutMs = parsePositiveInt('PLAZA_AGENT_TIMEOUT_MS', services.config.env.PLAZA_AGENT_TIMEOUT_MS, AGENT_DEFAULT_TIMEOUT_MS)
+    const timeoutMs = services.config.agentTimeoutMs
     await enforceRateLimit(ctx, 'default', `ip:${ctx.clientAddress}`)
     // No key at all is refused here, before the gateway's own check (which would say 401, or let it in while the gateway is open).
     if (!ctx.token) throw new GatewayError(403, 'premium_required', NEEDS_PREMIUM)
