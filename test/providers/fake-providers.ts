@@ -7,7 +7,7 @@
  * is empty; every request is recorded for assertions.
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { startScriptedServer } from '../helpers/scripted-server.js'
 import sharp from 'sharp'
 
 export interface RecordedRequest {
@@ -187,41 +187,20 @@ async function answer(req: IncomingMessage, res: ServerResponse, body: any, quer
   json(404, { error: `no such path ${path}` })(req, res, body)
 }
 
-export async function startFakeProviders(): Promise<FakeProviders> {
-  const requests: RecordedRequest[] = []
-  const script: Behaviour[] = []
-  const server = http.createServer(async (req, res) => {
-    const chunks: Buffer[] = []
-    for await (const chunk of req) chunks.push(chunk as Buffer)
-    const raw = Buffer.concat(chunks)
-    let body: any = raw
-    if (String(req.headers['content-type']).includes('json')) {
-      try {
-        body = JSON.parse(raw.toString('utf8'))
-      } catch {
-        body = raw
+export function startFakeProviders(): Promise<FakeProviders> {
+  return startScriptedServer<RecordedRequest, Behaviour>({
+    record(req, raw, url) {
+      let body: any = raw
+      if (String(req.headers['content-type']).includes('json')) {
+        try {
+          body = JSON.parse(raw.toString('utf8'))
+        } catch {
+          body = raw
+        }
       }
-    }
-    const url = new URL(req.url ?? '/', 'http://fake')
-    requests.push({ method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers, body })
-    try {
-      const next = script.shift()
-      if (next) await next(req, res, body)
-      else await answer(req, res, body, url.searchParams)
-    } catch (error) {
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' })
-      res.end(JSON.stringify({ error: String(error) }))
-    }
+      return { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers, body }
+    },
+    play: (behaviour, req, res, recorded) => behaviour(req, res, recorded.body),
+    answer: (req, res, recorded) => answer(req, res, recorded.body, recorded.query),
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    requests,
-    enqueue: (...behaviours) => void script.push(...behaviours),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections()
-        server.close(() => resolve())
-      }),
-  }
 }

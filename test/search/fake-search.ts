@@ -6,7 +6,7 @@
  * behaviour, or the protocol's default answer; every request is recorded, forms parsed.
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { startScriptedServer } from '../helpers/scripted-server.js'
 
 export const LENS_KEY = 'serp-KEY-0123456789abcdef'
 export const AUDD_KEY = 'audd-TOKEN-fedcba9876543210'
@@ -164,33 +164,10 @@ async function answer(req: IncomingMessage, res: ServerResponse, recorded: Recor
   json(404, { error: `no such path ${path}` })(req, res)
 }
 
-export async function startFakeSearch(): Promise<FakeSearch> {
-  const requests: RecordedRequest[] = []
-  const script: Behaviour[] = []
-  const server = http.createServer(async (req, res) => {
-    const chunks: Buffer[] = []
-    for await (const chunk of req) chunks.push(chunk as Buffer)
-    const url = new URL(req.url ?? '/', 'http://fake')
-    const recorded: RecordedRequest = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers, form: await readForm(req, Buffer.concat(chunks)) }
-    requests.push(recorded)
-    try {
-      const next = script.shift()
-      if (next) await next(req, res)
-      else await answer(req, res, recorded)
-    } catch (error) {
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' })
-      res.end(JSON.stringify({ error: String(error) }))
-    }
+export function startFakeSearch(): Promise<FakeSearch> {
+  return startScriptedServer<RecordedRequest, Behaviour>({
+    record: async (req, raw, url) => ({ method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers, form: await readForm(req, raw) }),
+    play: (behaviour, req, res) => behaviour(req, res),
+    answer: (req, res, recorded) => answer(req, res, recorded),
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    requests,
-    enqueue: (...behaviours) => void script.push(...behaviours),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections()
-        server.close(() => resolve())
-      }),
-  }
 }
