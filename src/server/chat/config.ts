@@ -4,11 +4,10 @@
  * then, so a typo fails `plaza serve` with a clear message instead of failing a request later.
  * The file names the environment variable that holds each key; keys never live in the file.
  */
-import { readFileSync } from 'node:fs'
 import path from 'node:path'
-import { parse as parseYaml } from 'yaml'
 import { z } from 'zod'
 import { CHAT_MODEL_ALIASES, CHAT_OPERATIONS, GATEWAY_ALIASES } from '../../shared/schemas/chat.js'
+import { readConfigFile } from '../config-file.js'
 import { ConfigError } from '../config.js'
 
 export type ProviderType = 'openai' | 'anthropic'
@@ -208,24 +207,7 @@ function defaultExtendedSampling(type: ProviderType, baseUrl: string): boolean {
 }
 
 function readFile(file: string): FileConfig {
-  let text: string
-  try {
-    text = readFileSync(file, 'utf8')
-  } catch (error) {
-    fail(`cannot read PLAZA_LLM_CONFIG file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
-  }
-  let raw: unknown
-  try {
-    raw = /\.json$/i.test(file) ? JSON.parse(text) : parseYaml(text)
-  } catch (error) {
-    fail(`${file} is not valid ${/\.json$/i.test(file) ? 'JSON' : 'YAML'}: ${(error as Error).message.split('\n')[0]}`)
-  }
-  const parsed = fileSchema.safeParse(raw ?? {})
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(top level)'}: ${i.message}`).join('; ')
-    fail(`${file}: ${problems}`)
-  }
-  return parsed.data
+  return readConfigFile(file, fileSchema, fail)
 }
 
 function providerFromFile(name: string, spec: FileConfig['providers'][string], env: NodeJS.ProcessEnv, fallbackTimeout: number): ProviderConfig {

@@ -5,10 +5,9 @@
  * whose target comes first. As in the chat file, keys never live in the file: it names the
  * environment variable that holds each one.
  */
-import { readFileSync } from 'node:fs'
 import path from 'node:path'
-import { parse as parseYaml } from 'yaml'
 import { z } from 'zod'
+import { readConfigFile } from '../config-file.js'
 import { ConfigError } from '../config.js'
 
 /** The services this layer knows, by their lower-case name (the registry's `providers` value in lower case), and the protocols each speaks (the first is the default). */
@@ -222,24 +221,7 @@ function envTarget(service: ServiceName, env: NodeJS.ProcessEnv): ServiceTarget 
 }
 
 function readFile(file: string): z.output<typeof fileSchema> {
-  let text: string
-  try {
-    text = readFileSync(file, 'utf8')
-  } catch (error) {
-    fail(`cannot read PLAZA_LLM_CONFIG file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
-  }
-  let raw: unknown
-  try {
-    raw = /\.json$/i.test(file) ? JSON.parse(text) : parseYaml(text)
-  } catch (error) {
-    fail(`${file} is not valid ${/\.json$/i.test(file) ? 'JSON' : 'YAML'}: ${(error as Error).message.split('\n')[0]}`)
-  }
-  const parsed = fileSchema.safeParse(raw ?? {})
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(top level)'}: ${i.message}`).join('; ')
-    fail(`${file}: ${problems}`)
-  }
-  return parsed.data
+  return readConfigFile(file, fileSchema, fail)
 }
 
 function fileTarget(service: ServiceName, index: number, spec: z.output<typeof targetSchema>, env: NodeJS.ProcessEnv): ServiceTarget {
