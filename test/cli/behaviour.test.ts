@@ -61,7 +61,7 @@ test('usage errors exit 2', async () => {
     [['social', 'profile', 'update'], /nothing to change/],
     [['social', 'explore', '--url', 'not a url'], /--url must be an http\(s\) URL/],
     [['social', 'upload', 'post', '/no/such/file.png'], /cannot read \/no\/such\/file\.png: no such file/],
-    [['social', 'nope'], /command social:nope not found/],
+    [['social', 'nope'], /^Error: unknown command "social nope": see `plaza social --help`\n$/],
   ]
   for (const [args, message] of cases) {
     const result = await embedded.run(args)
