@@ -78,6 +78,8 @@ export abstract class PlazaCommand<T extends typeof Command> extends CliCommand 
     })
     this.flags = flags as BaseFlags<T>
     this.args = args as BaseArgs<T>
+    // An --as naming no kept account fails now (exit 4), not inside a request.
+    if (this.flags.as !== undefined) this.token()
   }
 
   /**

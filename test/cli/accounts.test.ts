@@ -63,6 +63,7 @@ test('two accounts on one server: login adds, accounts lists (* active), switch,
 
   assertOneLine(await me.run(['social', 'accounts', 'switch', 'zed']), 1, /no account @zed kept for .*kept: @ann, @ben/)
   assertOneLine(await me.run(['social', 'whoami', '--as', 'zed']), 4, /no account @zed kept for/)
+  assertOneLine(await me.run(['social', 'explore', '--as', 'zed']), 4, /no account @zed kept for/)
 
   // No token is ever shown; the file stays 0600.
   for (const text of me.transcript) assert.not.match(text, /plz_[A-Za-z0-9_-]{20,}/)
