@@ -5,14 +5,27 @@
  */
 import { Errors } from '@oclif/core'
 
-/** Squeezes a message onto one line: oclif's usage errors span several, with a "See more help" tail. */
+/**
+ * Squeezes a message onto one line: oclif's usage errors span several ("Missing 1 required arg:",
+ * then `name  description` rows, then "See more help with --help"; "Parsing --port", then the reason).
+ */
 export function oneLine(message: string): string {
-  return message
+  const lines = message
     .split('\n')
     .map((line) => line.replace(/^\s*›\s*/, '').trim())
     .filter((line) => line && !/^See more help with --help$/.test(line))
-    .join(' ')
-    .replace(/\s{2,}/g, ' ')
+  let out = ''
+  let listing = false
+  for (const line of lines) {
+    const row = /^(\S+)\s{2,}(.+)$/.exec(line)
+    const text = row ? `${row[1]} (${row[2]})` : line
+    if (!out) out = text
+    else if (out.endsWith(':')) {
+      out += ` ${text}`
+      listing = true
+    } else out += listing ? `, ${text}` : `: ${text}`
+  }
+  return out.replace(/\s{2,}/g, ' ')
 }
 
 /** Writes `Error: …` (and, with DEBUG set, the stack), then ends the command with `exit`. */

@@ -141,7 +141,7 @@ test('one error format: oclif parse errors, server errors and operator-command e
   cleanup.push(me.configHome)
   await me.json(['social', 'register', '-u', 'eve', '-e', 'eve@example.com', '--password-stdin'], { input: PASSWORD })
   // oclif's own parse errors (they used to come as ` ›   Error:` blocks with the usage after them).
-  assertOneLine(await me.run(['social', 'like']), 2, /^Error: Missing 1 required arg: id post id\n$/)
+  assertOneLine(await me.run(['social', 'like']), 2, /^Error: Missing 1 required arg: id \(post id\)\n$/)
   assertOneLine(await me.run(['social', 'feed', '--limit', 'many']), 2, /Expected an integer but received: many/)
   assertOneLine(await me.run(['admin', 'verify']), 2, /^Error: Missing 1 required arg: username/)
   assertOneLine(await me.run(['admin', 'verify', 'eve', '--bogus']), 2, /Nonexistent flag: --bogus/)
