@@ -5,8 +5,10 @@
 import path from 'node:path'
 import { Args, Command, Errors, Flags, type Interfaces } from '@oclif/core'
 import { isTRPCClientError } from '@trpc/client'
-import { createPlazaClient, resolveTarget, targetKey, UsageError, type PlazaClient, type Target } from './client.js'
+import { createPlazaClient, remoteFetch, resolveTarget, targetKey, UsageError, type PlazaClient, type Target } from './client.js'
+import { CliCommand, jqFlags } from './command.js'
 import { SessionStore, type StoredSession } from './config.js'
+import { oclifExit, printError } from './errors.js'
 import type { UploadResult } from '../shared/types.js'
 import type { View } from './ui/format.js'
 import type { UploadRoute } from './uploads.js'
@@ -35,10 +37,11 @@ export const pageFlags = {
 export const userArg = (description = 'username or numeric id') => Args.string({ description, required: true })
 export const userRef = (ref: string): number | string => (/^\d+$/.test(ref) ? Number(ref) : ref)
 
-export abstract class PlazaCommand<T extends typeof Command> extends Command {
+export abstract class PlazaCommand<T extends typeof Command> extends CliCommand {
   static enableJsonFlag = true
 
-  static baseFlags = {
+  static override baseFlags = {
+    ...jqFlags,
     url: Flags.string({
       description: 'server to use, e.g. http://127.0.0.1:8080; without it, runs embedded on --data-dir',
       env: 'PLAZA_URL',
@@ -47,6 +50,10 @@ export abstract class PlazaCommand<T extends typeof Command> extends Command {
     'data-dir': Flags.string({
       description: 'data directory when embedded (default ./.plaza)',
       env: 'PLAZA_DATA_DIR',
+      helpGroup: 'TARGET',
+    }),
+    as: Flags.string({
+      description: 'act as another account kept for this server (see `plaza social accounts`), for this command only',
       helpGroup: 'TARGET',
     }),
   }
@@ -71,6 +78,8 @@ export abstract class PlazaCommand<T extends typeof Command> extends Command {
     })
     this.flags = flags as BaseFlags<T>
     this.args = args as BaseArgs<T>
+    // An --as naming no kept account fails now (exit 4), not inside a request.
+    if (this.flags.as !== undefined) this.token()
   }
 
   /**
@@ -99,17 +108,34 @@ export abstract class PlazaCommand<T extends typeof Command> extends Command {
     return this.#sessions
   }
 
-  /** The token to send: `PLAZA_TOKEN`, else the stored session for this target. */
+  /**
+   * The token to send: the `--as USER` account's; else `PLAZA_TOKEN`; else the active account's for
+   * this target. `--as` naming an account not kept here fails with exit 4.
+   */
   protected token(): string | null {
+    const as = this.flags?.as
+    if (as !== undefined) {
+      const session = this.sessions.get(targetKey(this.target), as)
+      if (!session) throw new NeedsLoginError(`no account @${as.replace(/^@/, '')} kept for ${this.where()}: log in as that user with \`plaza social login\` (see \`plaza social accounts\`)`)
+      return session.token
+    }
     return process.env.PLAZA_TOKEN || this.sessions.get(targetKey(this.target))?.token || null
   }
 
+  /** The server URL, or the embedded data directory, for messages. */
+  protected where(): string {
+    return this.target.kind === 'remote' ? this.target.url : this.target.dataDir
+  }
+
+  /** Keeps the session as an account of this target, and makes it the active one. */
   protected saveSession(session: StoredSession) {
     this.sessions.set(targetKey(this.target), session)
   }
 
-  protected forgetSession() {
-    this.sessions.delete(targetKey(this.target))
+  /** Forgets the kept account holding `token` (nothing when it is not kept here, e.g. PLAZA_TOKEN's); returns the account now active. */
+  protected forgetSession(token: string | null) {
+    if (!token) return null
+    return this.sessions.remove(targetKey(this.target), token).active
   }
 
   /** Fails with exit 4 when there is no session at all (before any request is made). */
@@ -168,17 +194,32 @@ export abstract class PlazaCommand<T extends typeof Command> extends Command {
   protected override async catch(error: Error & { oclif?: { exit?: number } }): Promise<unknown> {
     // this.exit(n) and oclif's own help/version exits pass straight through.
     if (error instanceof Errors.ExitError) throw error
-    const oclifExit = error instanceof Errors.CLIError ? error.oclif?.exit : undefined
-    const exit = oclifExit ?? exitCodeOf(error)
+    // The right error first: without a session, a server that is not there is the problem to report, not the login.
+    if (error instanceof NeedsLoginError && this.#target?.kind === 'remote') {
+      const unreachable = await probe(this.#target.url)
+      if (unreachable) return printError(unreachable, EXIT.error, error)
+    }
+    const exit = oclifExit(error) ?? exitCodeOf(error)
     const message = error instanceof Errors.CLIError ? error.message : describeFailure(error, this.#target)
     // Always stderr, even with --json: stdout holds data only (gh's habit), and no stack trace.
-    process.stderr.write(`Error: ${message}\n`)
-    throw new Errors.ExitError(exit)
+    return printError(message, exit, error)
   }
 
   protected override async finally(error: Error | undefined): Promise<unknown> {
     if (this.#client) await (await this.#client.catch(() => null))?.close()
     return super.finally(error)
+  }
+}
+
+/** Null when something answers HTTP at `url`; else the one line saying it cannot be reached. */
+async function probe(url: string): Promise<string | null> {
+  try {
+    const response = await remoteFetch(`${url}/health`, { signal: AbortSignal.timeout(5_000) })
+    await response.body?.cancel()
+    return null
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause
+    return `cannot reach ${url}: ${cause?.code ?? cause?.message ?? (error as Error).message}`
   }
 }
 

@@ -1,7 +1,8 @@
 /**
  * Uploads from the CLI. Remote: multipart POST to `<url>/api/mobile/upload/<kind>` (field `file`,
  * bearer token) with undici and formdata-node, as a mobile client would. Embedded: the server's own
- * `saveUpload`, on the same services the embedded tRPC client uses. Both give the same UploadResult.
+ * `saveUpload`, on the same services the embedded tRPC client uses. Both give the same UploadResult,
+ * except that embedded (with no PLAZA_PUBLIC_URL) its `url` is the file's `file://` URL in the data directory.
  */
 import { createReadStream } from 'node:fs'
 import { stat } from 'node:fs/promises'
@@ -45,7 +46,12 @@ async function uploadEmbedded(client: PlazaClient, token: string, route: UploadR
     progress?.(sent, size)
   })
   const origin = services.config.publicUrl ?? `http://${services.config.host}:${services.config.port}`
-  return saveUpload(services, { userId: session.user.id, kind: UPLOAD_KINDS[route], source, origin })
+  const result = await saveUpload(services, { userId: session.user.id, kind: UPLOAD_KINDS[route], source, origin })
+  // No server runs: an http://127.0.0.1:8080/… url would point nowhere. Say where the file really is (unless a public URL is configured).
+  if (services.config.publicUrl) return result
+  const [{ LocalDiskStorage }, { pathToFileURL }] = await Promise.all([import('../server/uploads/storage.js'), import('node:url')])
+  if (!(services.storage instanceof LocalDiskStorage)) return result
+  return { ...result, url: pathToFileURL(path.join(services.config.dataDir, ...result.path.split('/'))).href }
 }
 
 interface Envelope<T> {

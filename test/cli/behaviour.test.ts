@@ -61,7 +61,7 @@ test('usage errors exit 2', async () => {
     [['social', 'profile', 'update'], /nothing to change/],
     [['social', 'explore', '--url', 'not a url'], /--url must be an http\(s\) URL/],
     [['social', 'upload', 'post', '/no/such/file.png'], /cannot read \/no\/such\/file\.png: no such file/],
-    [['social', 'nope'], /command social:nope not found/],
+    [['social', 'nope'], /^Error: unknown command "social nope": see `plaza social --help`\n$/],
   ]
   for (const [args, message] of cases) {
     const result = await embedded.run(args)
@@ -224,7 +224,7 @@ test('shell completion: the autocomplete plugin knows the social commands', asyn
   const result = await runCli(['autocomplete', '--refresh-cache'], { env })
   assert.is(result.code, 0, result.stderr)
   const bash = readFileSync(path.join(env.XDG_CACHE_HOME, 'plaza/autocomplete/functions/bash/plaza.bash'), 'utf8')
-  assert.match(bash, /social:post:create --json --url --data-dir --image --private/)
+  assert.match(bash, /social:post:create --json --jq --url --data-dir --as --image --private/)
   const script = await runCli(['autocomplete', 'script', 'bash'], { env })
   assert.match(script.stdout, /PLAZA_AC_BASH_SETUP_PATH/)
 })

@@ -16,6 +16,7 @@ export interface Shell {
   run(args: string[], options?: RunOptions): Promise<CliResult>
   /** Runs with --json, fails on a non-zero exit, parses stdout. */
   json<T = any>(args: string[], options?: RunOptions): Promise<T>
+  /** The active account's session per target (server URL or `embedded:<dir>`). */
   sessions(): Record<string, { token: string; username: string; expires_at: string }>
   /** Every byte this shell has printed, to check secrets never appear. */
   transcript: string[]
@@ -46,7 +47,11 @@ export function shell(target: { url: string } | { dataDir: string }, extraEnv: N
       return JSON.parse(result.stdout)
     },
     sessions() {
-      return JSON.parse(readFileSync(path.join(configHome, 'plaza', 'sessions.json'), 'utf8'))
+      // sessions.json keeps several accounts per target (version 2); this is each target's active one.
+      const file = JSON.parse(readFileSync(path.join(configHome, 'plaza', 'sessions.json'), 'utf8'))
+      const active: Record<string, { token: string; username: string; expires_at: string }> = {}
+      for (const [key, target] of Object.entries<any>(file.targets)) if (target.active) active[key] = target.accounts[target.active]
+      return active
     },
   }
   return self

@@ -1,8 +1,9 @@
 import cluster, { type Worker } from 'node:cluster'
 import { availableParallelism } from 'node:os'
-import { Command, Flags } from '@oclif/core'
+import { Flags } from '@oclif/core'
 import { ConfigError, type ConfigOverrides } from '../../server/config.js'
 import { startServer } from '../../server/index.js'
+import { CliCommand } from '../command.js'
 
 /** What a cluster worker tells the primary once it is listening. */
 interface ListeningMessage {
@@ -12,7 +13,10 @@ interface ListeningMessage {
 
 const isListening = (message: unknown): message is ListeningMessage => (message as ListeningMessage)?.type === 'plaza:listening'
 
-export default class Serve extends Command {
+export default class Serve extends CliCommand {
+  /** Nothing it prints is JSON: no --jq. */
+  static override baseFlags = {}
+
   static override description =
     'Run the Plaza server: the social API, the utility API, tRPC and uploads on one port, in one process per core (--workers).'
 

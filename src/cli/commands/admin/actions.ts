@@ -1,9 +1,10 @@
-import { Command, Flags } from '@oclif/core'
+import { Flags } from '@oclif/core'
 import { asUsageError, dataDirFlag, formatTable, withDataDir } from '../../admin.js'
 import type { ModerationAction } from '../../../shared/types.js'
+import { CliCommand } from '../../command.js'
 
 /** Operator command: the moderation record (who did what, when), newest first. */
-export default class AdminActions extends Command {
+export default class AdminActions extends CliCommand {
   static override description = 'The moderation record, newest first: every dismiss, remove, suspend and unsuspend, who did it and when.'
 
   static override examples = ['<%= config.bin %> admin actions', '<%= config.bin %> admin actions --limit 500 --json']

@@ -1,12 +1,13 @@
-import { Args, Command, Flags } from '@oclif/core'
+import { Args, Flags } from '@oclif/core'
 import { dataDirFlag, loadAdminConfig } from '../../admin.js'
+import { CliCommand } from '../../command.js'
 
 /**
  * Operator command: a consistent copy of the database, taken while the server runs (SQLite's
  * VACUUM INTO reads one snapshot; writers are not stopped). Uploads are plain immutable files and
  * are copied with rsync (docs/operations.md).
  */
-export default class AdminBackup extends Command {
+export default class AdminBackup extends CliCommand {
   static override description = 'Copy the database of a local data directory to FILE (mode 0600), safely while the server is running.'
 
   static override examples = [

@@ -1,13 +1,14 @@
 import { createInterface } from 'node:readline/promises'
-import { Args, Command, Flags } from '@oclif/core'
+import { Args, Flags } from '@oclif/core'
 import { dataDirFlag, loadAdminConfig } from '../../admin.js'
 import type { DatabaseSummary } from '../../../server/db/backup.js'
+import { CliCommand } from '../../command.js'
 
 /**
  * Operator command: replaces the database of a stopped server with a backup, after checking that
  * the file is a healthy Plaza database this version can migrate. The swap is one rename.
  */
-export default class AdminRestore extends Command {
+export default class AdminRestore extends CliCommand {
   static override description = 'Replace the database of a local data directory with a backup FILE. Stop the server first.'
 
   static override examples = [

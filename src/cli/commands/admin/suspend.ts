@@ -1,9 +1,10 @@
-import { Args, Command } from '@oclif/core'
+import { Args } from '@oclif/core'
 import { asUsageError, dataDirFlag, moderationBy, moderatorFlag, noteFlag, userRefOf, withDataDir } from '../../admin.js'
 import type { SuspensionChange } from '../../../server/domain/moderation.js'
+import { CliCommand } from '../../command.js'
 
 /** Operator command: suspends a user without a report; recorded like every moderation action. */
-export default class AdminSuspend extends Command {
+export default class AdminSuspend extends CliCommand {
   static override description = `Suspend a user directly on a local data directory: they can no longer log in, and every request with their sessions is refused (403).
 Their sessions are kept, so plaza admin unsuspend restores access. Recorded in plaza admin actions.`
 

@@ -1,9 +1,10 @@
-import { Args, Command } from '@oclif/core'
+import { Args } from '@oclif/core'
 import { asUsageError, dataDirFlag, moderationBy, moderatorFlag, noteFlag, userRefOf, withDataDir } from '../../admin.js'
 import type { SuspensionChange } from '../../../server/domain/moderation.js'
+import { CliCommand } from '../../command.js'
 
 /** Operator command: lifts a suspension; recorded like every moderation action. */
-export default class AdminUnsuspend extends Command {
+export default class AdminUnsuspend extends CliCommand {
   static override description = 'Lift a user\'s suspension on a local data directory: login and their existing sessions work again. Recorded in plaza admin actions.'
 
   static override examples = ['<%= config.bin %> admin unsuspend mallory', '<%= config.bin %> admin unsuspend 42 --note "appeal accepted" --json']

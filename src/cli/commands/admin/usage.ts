@@ -1,9 +1,10 @@
-import { Command, Flags } from '@oclif/core'
+import { Flags } from '@oclif/core'
 import { asUsageError, dataDirFlag, formatTable, withDataDir } from '../../admin.js'
 import type { UsageRow } from '../../../server/chat/keys/usage.js'
+import { CliCommand } from '../../command.js'
 
 /** Operator command: gateway usage per key, model and UTC day. */
-export default class AdminUsage extends Command {
+export default class AdminUsage extends CliCommand {
   static override description = `Chat gateway usage of a local data directory, per key, model and UTC day: requests, errors, prompt, completion and total tokens.
 A running server writes what it counted every 5 seconds and when it stops.`
 

@@ -1,15 +1,16 @@
 import { existsSync } from 'node:fs'
 import path from 'node:path'
-import { Args, Command, Flags } from '@oclif/core'
+import { Args, Flags } from '@oclif/core'
 import { dataDirFlag, loadAdminConfig } from '../../admin.js'
 import { TRPCError } from '@trpc/server'
 import type { UserProfile } from '../../../shared/types.js'
+import { CliCommand } from '../../command.js'
 
 /**
  * Operator command: sets (or with --unset clears) a user's verified badge. It acts on the data
  * directory directly, never through a server, because no API lets anyone grant the badge.
  */
-export default class AdminVerify extends Command {
+export default class AdminVerify extends CliCommand {
   static override description = 'Mark a user as verified (or clear it with --unset), directly on a local data directory.'
 
   static override examples = [

@@ -1,10 +1,13 @@
 import { isTRPCClientError } from '@trpc/client'
 import { PlazaCommand } from '../../base.js'
-import { targetKey } from '../../client.js'
 
 export default class Logout extends PlazaCommand<typeof Logout> {
-  static override description = 'Log out: revoke the session on the server and forget it here.'
-  static override examples = ['<%= config.bin %> social logout', '<%= config.bin %> social logout --url http://127.0.0.1:8080']
+  static override description = 'Log out: revoke the session on the server and forget the account here (another kept account becomes active).'
+  static override examples = [
+    '<%= config.bin %> social logout',
+    '<%= config.bin %> social logout --as bob',
+    '<%= config.bin %> social logout --url http://127.0.0.1:8080',
+  ]
 
   async run(): Promise<void> {
     this.requireLogin()
@@ -18,9 +21,10 @@ export default class Logout extends PlazaCommand<typeof Logout> {
       if (!(isTRPCClientError(error) && (error.data as { code?: string } | undefined)?.code === 'UNAUTHORIZED')) throw error
       alreadyInvalid = true
     }
-    // Forget the stored session only if it is the one just revoked (PLAZA_TOKEN may name another).
-    if (this.sessions.get(targetKey(this.target))?.token === token) this.forgetSession()
-    this.human(alreadyInvalid ? 'the session had already expired or been revoked; forgotten here' : 'logged out')
+    // Forget the kept account only if it holds the token just revoked (PLAZA_TOKEN may name another).
+    const active = this.forgetSession(token)
+    const done = alreadyInvalid ? 'the session had already expired or been revoked; forgotten here' : 'logged out'
+    this.human(active ? `${done}; @${active} is now the active account` : done)
     // The REST API answers logout with data: null.
     if (this.jsonEnabled()) this.logJson(null)
   }

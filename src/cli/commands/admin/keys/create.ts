@@ -1,9 +1,10 @@
-import { Command, Flags } from '@oclif/core'
+import { Flags } from '@oclif/core'
 import { asUsageError, dataDirFlag, withDataDir } from '../../../admin.js'
 import type { GatewayKeyInfo } from '../../../../server/chat/keys/store.js'
+import { CliCommand } from '../../../command.js'
 
 /** Operator command: a new chat-gateway key, printed once. */
-export default class AdminKeysCreate extends Command {
+export default class AdminKeysCreate extends CliCommand {
   static override description = `Create a key for the chat gateway (/api/v1, /api/chaty, /api/reasoning-70b) on a local data directory and print it, once: only its hash is stored.
 From the first key on, every gateway call needs Authorization: Bearer <key>. A running server sees a new key within a second.`
 

@@ -1,9 +1,9 @@
-import { Command } from '@oclif/core'
 import { asUsageError, dataDirFlag, formatTable, withDataDir } from '../../../admin.js'
 import type { GatewayKeyInfo } from '../../../../server/chat/keys/store.js'
+import { CliCommand } from '../../../command.js'
 
 /** Operator command: the gateway's keys and their limits, never the keys themselves. */
-export default class AdminKeysList extends Command {
+export default class AdminKeysList extends CliCommand {
   static override description = 'List the chat gateway keys of a local data directory: limits, tokens used, revoked or not (never the keys, which are not stored).'
 
   static override examples = ['<%= config.bin %> admin keys list', '<%= config.bin %> admin keys list --json']

@@ -1,9 +1,10 @@
-import { Args, Command } from '@oclif/core'
+import { Args } from '@oclif/core'
 import { asUsageError, dataDirFlag, withDataDir } from '../../../admin.js'
 import type { GatewayKeyInfo } from '../../../../server/chat/keys/store.js'
+import { CliCommand } from '../../../command.js'
 
 /** Operator command: ends a gateway key for good (its usage stays on record). */
-export default class AdminKeysRevoke extends Command {
+export default class AdminKeysRevoke extends CliCommand {
   static override description = `Revoke a chat gateway key by id or name: calls with it get 401 (a running server sees it within a second).
 Its usage stays on record, and the gateway stays closed: revoking every key does not open it again.`
 

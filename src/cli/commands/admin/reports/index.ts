@@ -1,9 +1,10 @@
-import { Command, Flags } from '@oclif/core'
+import { Flags } from '@oclif/core'
 import { asUsageError, dataDirFlag, withDataDir } from '../../../admin.js'
 import type { ReportEntry } from '../../../../shared/types.js'
+import { CliCommand } from '../../../command.js'
 
 /** Operator command: users' reports, read directly from the data directory (no API lists them). */
-export default class AdminReports extends Command {
+export default class AdminReports extends CliCommand {
   static override description = "List users' reports, newest first, with what each is about, directly on a local data directory."
 
   static override examples = [

@@ -1,10 +1,11 @@
-import { Args, Command, Errors, Flags } from '@oclif/core'
+import { Args, Errors, Flags } from '@oclif/core'
 import { asUsageError, dataDirFlag, moderationBy, moderatorFlag, noteFlag, withDataDir } from '../../../admin.js'
 import { REPORT_RESOLUTIONS } from '../../../../shared/schemas/reports.js'
 import type { Resolution } from '../../../../server/domain/moderation.js'
+import { CliCommand } from '../../../command.js'
 
 /** Operator command: acts on one report and records the action (`plaza admin actions`). */
-export default class AdminReportsResolve extends Command {
+export default class AdminReportsResolve extends CliCommand {
   static override description = `Resolve a report: dismiss it, remove the reported content for everyone, or suspend the user it is about.
 remove and suspend also resolve the other open reports about the same content (remove) or the same user (suspend).`
 

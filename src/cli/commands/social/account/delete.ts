@@ -1,6 +1,5 @@
 import { Flags } from '@oclif/core'
 import { PlazaCommand } from '../../../base.js'
-import { targetKey } from '../../../client.js'
 import { assertCanConfirm, confirmOrExit } from '../../../confirm.js'
 import { readPassword } from '../../../password.js'
 
@@ -28,7 +27,7 @@ export default class AccountDelete extends PlazaCommand<typeof AccountDelete> {
     }
     const password = await readPassword(this.flags['password-stdin'])
     await trpc.users.deleteAccount.mutate({ password })
-    if (this.sessions.get(targetKey(this.target))?.token === token) this.forgetSession()
+    this.forgetSession(token)
     this.human('account deleted; the session here is forgotten')
     if (this.jsonEnabled()) this.logJson(null)
   }

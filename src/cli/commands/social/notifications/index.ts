@@ -37,10 +37,12 @@ export default class Notifications extends PlazaCommand<typeof Notifications> {
     process.once('SIGINT', interrupt)
     process.once('SIGTERM', interrupt)
     this.chatter('waiting for notifications (Ctrl-C to stop)')
+    // Lines leave in order, each through --jq when given.
+    let written = Promise.resolve()
     try {
       await followNotifications(client, this.token()!, stop.signal, {
         notification: (notification) => {
-          if (this.jsonEnabled()) process.stdout.write(JSON.stringify(notification) + '\n')
+          if (this.jsonEnabled()) written = written.then(() => this.writeJsonLine(notification))
           else this.log(viewText({ kind: 'notifications', notifications: [notification] }))
         },
         reconnecting: (delayMs, reason) => this.chatter(`connection lost (${reason}); reconnecting in ${Math.ceil(delayMs / 1000)} s`),
@@ -49,6 +51,7 @@ export default class Notifications extends PlazaCommand<typeof Notifications> {
       process.off('SIGINT', interrupt)
       process.off('SIGTERM', interrupt)
     }
+    await written
     return undefined
   }
 }

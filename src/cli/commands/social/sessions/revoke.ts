@@ -1,6 +1,5 @@
 import { Args } from '@oclif/core'
 import { PlazaCommand } from '../../../base.js'
-import { targetKey } from '../../../client.js'
 
 export default class SessionsRevoke extends PlazaCommand<typeof SessionsRevoke> {
   static override description = 'Log out one of your sessions by id (from `plaza social sessions`); revoking this one logs you out here.'
@@ -15,7 +14,7 @@ export default class SessionsRevoke extends PlazaCommand<typeof SessionsRevoke> 
     const current = sessions.some((session) => session.id === this.args.id && session.current)
     await trpc.auth.revokeSession.mutate({ id: this.args.id })
     // The stored session is forgotten only if it is the one revoked (PLAZA_TOKEN may name another).
-    if (current && this.sessions.get(targetKey(this.target))?.token === token) this.forgetSession()
+    if (current) this.forgetSession(token)
     this.human(current ? `revoked session ${this.args.id} (this one): logged out` : `revoked session ${this.args.id}`)
     if (this.jsonEnabled()) this.logJson(null)
   }
