@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs'
 import path from 'node:path'
-import { Command, Flags } from '@oclif/core'
+import { Flags } from '@oclif/core'
+import { CliCommand } from '../../../command.js'
 import { asUsageError, dataDirFlag, loadAdminConfig } from '../../../admin.js'
 import type { MigrationReport } from '../../../../server/uploads/migrate.js'
 
@@ -9,7 +10,7 @@ import type { MigrationReport } from '../../../../server/uploads/migrate.js'
  * S3-compatible bucket (credentials from `PLAZA_S3_*`), before pointing `PLAZA_STORAGE_URL` at it.
  * Run it again after a failure or to catch up: files already there are skipped.
  */
-export default class AdminStorageMigrate extends Command {
+export default class AdminStorageMigrate extends CliCommand {
   static override description =
     "Copy a local data directory's files (uploads and generated files) to an S3-compatible bucket, under the same keys. Idempotent: files already in the bucket are skipped. The bucket's endpoint and credentials come from PLAZA_S3_ENDPOINT, PLAZA_S3_REGION, PLAZA_S3_ACCESS_KEY_ID, PLAZA_S3_SECRET_ACCESS_KEY and PLAZA_S3_FORCE_PATH_STYLE."
 
