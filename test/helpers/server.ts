@@ -5,7 +5,10 @@ import { createApp, type App } from '../../src/server/app.js'
 import { loadConfig, type RateLimits } from '../../src/server/config.js'
 import { silentLogger, type Logger } from '../../src/server/logger.js'
 import { createServices, type Clock, type Services } from '../../src/server/services.js'
+import { databaseEnvFor, forgetRemoteDatabase, recordRemoteDatabase } from './databases.js'
 import { startHranaServer, type HranaServer } from './hrana-server.js'
+
+export { databaseEnvFor } from './databases.js'
 
 export interface TestResponse<T = any> {
   status: number
@@ -49,6 +52,11 @@ export function tempDir(prefix = 'plaza-test-'): string {
  */
 export const TEST_DATABASE: 'file' | 'hrana' = process.env.PLAZA_TEST_DATABASE === 'hrana' ? 'hrana' : 'file'
 
+/** The URL @libsql/client opens the test server's database with: its plaza.db file, or its libsql server. */
+export function databaseUrlOf(server: TestServer): string {
+  return databaseEnvFor(server.dataDir).PLAZA_DATABASE_URL ?? `file:${path.join(server.dataDir, 'plaza.db')}`
+}
+
 /**
  * Starts the real server in-process on an ephemeral port over a fresh temp data directory.
  * `databaseUrl` points it at a libsql server (a Hrana test server shared by several hosts);
@@ -73,6 +81,7 @@ export async function startTestServer(
     await hrana?.close()
     throw error
   }
+  if (databaseUrl) recordRemoteDatabase(dataDir, databaseUrl)
   const app = createApp(services)
   // Longer than any pause in a test: fetch may reuse an idle connection just as a 5 s server timeout closes it on a busy machine.
   app.server.keepAliveTimeout = 60_000
@@ -100,6 +109,7 @@ export async function startTestServer(
     async close() {
       await app.close()
       await hrana?.close()
+      forgetRemoteDatabase(dataDir)
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true })
     },
   }
