@@ -2,7 +2,6 @@
  * Every object that shows an image carries its width, height and BlurHash (issue 13), from what
  * the upload recorded, and every list pays one indexed lookup per page for them, whatever its length.
  */
-import path from 'node:path'
 import { createClient, type Client } from '@libsql/client'
 import { drizzle } from 'drizzle-orm/libsql'
 import { test } from 'uvu'
