@@ -72,6 +72,10 @@ export interface HranaServerOptions {
   lockWaitMs?: number
   /** How long a stream may sit unused before it is closed and its transaction rolled back (default 15 s). */
   streamIdleMs?: number
+  /** Off: connections do not enforce foreign keys (a server configured unlike libsql-server). */
+  foreignKeys?: boolean
+  /** A server built without FTS5: SQLite's own "no such module: fts5" for every statement that uses it. */
+  withoutFts5?: boolean
 }
 
 export interface HranaServer {
@@ -239,7 +243,7 @@ export async function startHranaServer(options: HranaServerOptions = {}): Promis
     const connection = new Database(file)
     // Waits for the lock happen in WriteLock, never in SQLite's busy handler (which would stop this event loop).
     connection.exec('PRAGMA busy_timeout = 0')
-    connection.exec('PRAGMA foreign_keys = ON')
+    connection.exec(`PRAGMA foreign_keys = ${options.foreignKeys === false ? 'OFF' : 'ON'}`)
     const stream = new Stream(connection)
     all.add(stream)
     return stream
@@ -280,6 +284,7 @@ export async function startHranaServer(options: HranaServerOptions = {}): Promis
   /** Runs one statement, taking the write lock first when it may write. */
   async function execute(stream: Stream, stmt: HranaStmt): Promise<StmtResult> {
     const sql = sqlOf(stream, stmt)
+    if (options.withoutFts5 && /\bUSING\s+fts5\b/i.test(sql)) throw new SqlError('no such module: fts5', 'SQLITE_ERROR')
     const writing = writes(sql)
     if (writing) await lock.acquire(stream)
     try {

@@ -2,6 +2,7 @@ import cluster, { type Worker } from 'node:cluster'
 import { availableParallelism } from 'node:os'
 import { Command, Flags } from '@oclif/core'
 import { ConfigError, type ConfigOverrides } from '../../server/config.js'
+import { RemoteDatabaseError } from '../../server/db/remote.js'
 import { startServer } from '../../server/index.js'
 
 /** What a cluster worker tells the primary once it is listening. */
@@ -165,6 +166,8 @@ export default class Serve extends Command {
 
   private failStart(error: unknown): never {
     if (error instanceof ConfigError) this.error(error.message, { exit: 2 })
+    // A libsql server that cannot be reached, or lacks what Plaza needs: one line, before any request.
+    if (error instanceof RemoteDatabaseError) this.error(error.message, { exit: 1 })
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') this.error(`cannot listen: ${(error as Error).message}`, { exit: 1 })
     throw error
