@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os'
 import { Command, Flags } from '@oclif/core'
 import { ConfigError, type ConfigOverrides } from '../../server/config.js'
 import { RemoteDatabaseError } from '../../server/db/remote.js'
-import { startServer } from '../../server/index.js'
+import { localUploadsWarning, startServer } from '../../server/index.js'
 
 /** What a cluster worker tells the primary once it is listening. */
 interface ListeningMessage {
@@ -91,7 +91,7 @@ export default class Serve extends Command {
    */
   private async runPrimary(count: number, overrides: ConfigOverrides): Promise<void> {
     // Said once by this process, not once per worker.
-    let warning: string | null = null
+    const warnings: string[] = []
     try {
       const [{ loadConfig }, { createServices }, { silentLogger }, { openGatewayWarning }] = await Promise.all([
         import('../../server/config.js'),
@@ -99,9 +99,10 @@ export default class Serve extends Command {
         import('../../server/logger.js'),
         import('../../server/chat/keys/exposure.js'),
       ])
-      const services = await createServices(loadConfig(overrides), { eagerChat: true, maintenance: false, logger: silentLogger })
+      const config = loadConfig(overrides)
+      const services = await createServices(config, { eagerChat: true, maintenance: false, logger: silentLogger })
       try {
-        warning = await openGatewayWarning(services)
+        for (const warning of [await openGatewayWarning(services), localUploadsWarning(config)]) if (warning) warnings.push(warning)
       } finally {
         await services.close()
       }
@@ -159,7 +160,7 @@ export default class Serve extends Command {
       for (const worker of live) worker.process.kill('SIGKILL')
       this.error((error as Error).message, { exit: 1 })
     }
-    if (warning) this.warn(warning)
+    for (const warning of warnings) this.warn(warning)
     this.log(`listening on ${url} (${count} workers)`)
     await stopped
   }
