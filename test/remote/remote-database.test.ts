@@ -114,7 +114,7 @@ test('a rolled-back transaction leaves nothing, and its stream is closed', async
   }
 })
 
-test('a wrong or missing auth token is refused at start-up in one line that never repeats the token', async () => {
+test('a wrong or missing auth token is refused at start-up in one line that never repeats the token; the right one opens it, libsql:// too', async () => {
   const server = await startHranaServer({ authToken: 'the-right-token' })
   try {
     for (const authToken of [undefined, 'a-wrong-token-value']) {
@@ -124,7 +124,9 @@ test('a wrong or missing auth token is refused at start-up in one line that neve
       assert.not.match(error.message, /the-right-token|a-wrong-token-value/)
       assert.not.match(error.message, /\n/)
     }
-    const database = await openDatabase({ dataDir: tempDir(), url: server.url, authToken: 'the-right-token' })
+    // A libsql:// URL is the same protocol over HTTP (`?tls=0`: plain HTTP, as to a server on a private network).
+    const database = await openDatabase({ dataDir: tempDir(), url: `${server.url.replace(/^http:/, 'libsql:')}?tls=0`, authToken: 'the-right-token' })
+    assert.is(Number((await database.client.execute('select count(*) as n from __drizzle_migrations')).rows[0].n), migrationCount())
     await database.close()
   } finally {
     await server.close()
