@@ -314,7 +314,8 @@ export async function startHranaServer(options: HranaServerOptions = {}): Promis
       stream.forget(sql)
       throw toSqlError(error)
     } finally {
-      if (writing) lock.settle(stream)
+      // After any statement, not only a write: a COMMIT or ROLLBACK ends the turn its transaction's first write began.
+      lock.settle(stream)
     }
   }
 

@@ -98,6 +98,30 @@ test('an interactive transaction is one stream: others read the last commit mean
   }
 })
 
+test('a stream that commits and stays open gives the write lock back: the next writer does not wait for it', async () => {
+  const server = await startHranaServer({ lockWaitMs: 2000 })
+  const client = createClient({ url: server.url })
+  try {
+    await client.execute('create table k (n integer)')
+    const execute = (sql: string) => ({ type: 'execute', stmt: { sql, args: [], named_args: [], want_rows: true } })
+    // Raw Hrana: a deferred transaction whose write takes the lock, committed, and the stream kept (no close).
+    const res = await fetch(`${server.url}/v2/pipeline`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ baton: null, requests: [execute('begin deferred'), execute('insert into k values (1)'), execute('commit')] }),
+    })
+    const body = (await res.json()) as { baton: string | null; results: Array<{ type: string }> }
+    assert.equal(body.results.map((result) => result.type), ['ok', 'ok', 'ok'])
+    assert.type(body.baton, 'string')
+    assert.is(server.openStreams, 1)
+    await client.execute('insert into k values (2)')
+    assert.is(Number((await client.execute('select count(*) as n from k')).rows[0].n), 2)
+  } finally {
+    client.close()
+    await server.close()
+  }
+})
+
 test('a rolled-back transaction leaves nothing, and its stream is closed', async () => {
   const server = await startHranaServer()
   const client = createClient({ url: server.url })
