@@ -8,6 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { isOffered } from '../src/server/catalog/offered.js'
 import type { Operation } from '../src/server/catalog/registry.js'
+import { SERVICE_PROTOCOLS } from '../src/server/providers/config.js'
 
 export const START = '<!-- catalog:start -->'
 export const END = '<!-- catalog:end -->'
@@ -16,9 +17,17 @@ export const README = fileURLToPath(new URL('../README.md', import.meta.url))
 /** A table cell: pipes would end it and line breaks would end the row. */
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ')
 
+/** The protocols a provider service speaks, from the provider layer's own list (none for a service it does not know yet). */
+function protocolsOf(name: string): readonly string[] {
+  return (SERVICE_PROTOCOLS as Record<string, readonly string[]>)[name.toLowerCase()] ?? []
+}
+
+/** `local`, `gateway`, or `provider: <protocols> (PLAZA_<NAME>_BASE_URL)`: where the work is done and which protocol reaches it. */
 function backedBy(operation: Operation): string {
-  const providers = operation.providers?.length ? ` (${operation.providers.map((name) => `\`PLAZA_${name}_BASE_URL\``).join(' or ')})` : ''
-  return operation.backend + providers
+  if (operation.backend !== 'provider' || !operation.providers?.length) return operation.backend
+  const protocols = [...new Set(operation.providers.flatMap(protocolsOf))]
+  const variables = operation.providers.map((name) => `\`PLAZA_${name}_BASE_URL\``).join(' or ')
+  return `provider${protocols.length ? `: ${protocols.map((p) => `\`${p}\``).join(', ')}` : ''} (${variables})`
 }
 
 function status(operation: Operation): string {

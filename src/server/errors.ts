@@ -62,9 +62,20 @@ export interface PublicError {
   unexpected: boolean
 }
 
+/** The object store failing (uploads/s3-storage.ts): by name, like the others, so no import pulls in its SDK. */
+function isObjectStoreError(value: unknown): boolean {
+  return value instanceof Error && value.name === 'ObjectStoreError'
+}
+
+/** What a client sees while the object store fails; the store's own answer goes to the log only. */
+export const STORAGE_UNAVAILABLE_MESSAGE = 'File storage is unavailable right now; try again shortly'
+
 /** Turns anything thrown by a procedure or route into what a client may see. */
 export function toPublicError(error: unknown): PublicError {
   const cause = isTRPCError(error) ? error.cause : undefined
+  if (isObjectStoreError(error) || isObjectStoreError(cause)) {
+    return { status: 503, code: 'SERVICE_UNAVAILABLE', message: STORAGE_UNAVAILABLE_MESSAGE, retryAfter: 5, unexpected: true }
+  }
   const zod = isZodError(error) ? error : isZodError(cause) ? cause : undefined
   if (zod) return { status: 400, code: 'BAD_REQUEST', message: describeZodError(zod), unexpected: false }
   if (isTRPCError(error)) {

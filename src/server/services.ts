@@ -14,6 +14,7 @@ import { createMetrics, type Metrics } from './metrics/recorder.js'
 import { RateLimiter } from './rate-limit.js'
 import { startMaintenance } from './uploads/generated.js'
 import { LocalDiskStorage, type Storage } from './uploads/storage.js'
+import { parseStorageConfig } from './uploads/storage-config.js'
 
 /** The current time; injected so that expiry (sessions, stories) is tested without sleeping. */
 export type Clock = () => Date
@@ -44,7 +45,10 @@ export interface Services {
   logger: Logger
   /** Null when rate limits are off (`PLAZA_RATE_LIMITS=off`, `--no-rate-limits`, embedded use). */
   limiter: RateLimiter | null
-  /** Uploaded and generated files (`uploads/...`), on the local disk under the data directory. */
+  /**
+   * Uploaded and generated files (`uploads/...`): on the local disk under the data directory, or
+   * in an S3-compatible bucket (`PLAZA_STORAGE_URL`, docs/storage.md).
+   */
   storage: Storage
   /**
    * The chat gateway, configured from `PLAZA_LLM_*` in `config.env` (answers 503 when nothing is
@@ -119,6 +123,27 @@ function readerCount(env: NodeJS.ProcessEnv): number {
   return value
 }
 
+/**
+ * The storage `PLAZA_STORAGE_URL` names (ConfigError when it is invalid). A bucket's SDK is loaded
+ * only then; with `check`, the bucket is listed once so that a wrong endpoint or credential stops
+ * the start-up with one line.
+ */
+async function openStorage(config: ServerConfig, check: boolean): Promise<Storage> {
+  const storageConfig = parseStorageConfig(config.env)
+  if (storageConfig.kind === 'local') return new LocalDiskStorage(config.dataDir)
+  const { createS3Storage } = await import('./uploads/s3-storage.js')
+  const storage = createS3Storage(storageConfig)
+  if (check) {
+    try {
+      await storage.check()
+    } catch (error) {
+      await storage.close()
+      throw error
+    }
+  }
+  return storage
+}
+
 export async function createServices(config: ServerConfig, options: ServiceOptions = {}): Promise<Services> {
   const clock = options.clock ?? systemClock
   const startedAt = clock()
@@ -154,7 +179,15 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
       throw error
     })
   }
-  const storage = new LocalDiskStorage(config.dataDir)
+  let storage: Storage
+  try {
+    storage = await openStorage(config, options.eagerChat === true || options.maintenance !== false)
+  } catch (error) {
+    await gateway?.then((created) => created.close(), () => {})
+    await inferenceGateway?.then((created) => created.close(), () => {})
+    await layer?.then((created) => created.close(), () => {})
+    throw error
+  }
   const codeimage = createCodeImageService(config, { onRender: (outcome, seconds) => metrics?.codeImageRender(outcome, seconds) })
   const execute = createExecuteService(config.env)
   const speech = createSpeechService(config.env)
@@ -168,6 +201,7 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
     })
   } catch (error) {
     await gateway?.then((created) => created.close(), () => {})
+    await storage.close?.()
     throw error
   }
   let stopMaintenance: (() => Promise<void>) | undefined
@@ -225,6 +259,7 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
       await codeimage.close()
       await execute.close()
       await speech.close()
+      await storage.close?.()
     },
   }
   if (options.maintenance !== false) {

@@ -18,8 +18,11 @@ test('one table row per registry row, with its status and the docs links of the 
   assert.match(table, /\| Maker \| [^|]+ \| `POST \/api\/codeimage` \| local \| \*\*offered\*\* \(\[docs\/codeimage\.md\]\(docs\/codeimage\.md\)\) \|/)
   assert.match(table, /\| `POST \/api\/v1\/chat\/completions` \| gateway \| \*\*offered\*\* \(\[docs\/chat\.md\]\(docs\/chat\.md\)\) \|/)
   assert.match(table, /\| NSFW \| Adult content \|  \| provider \| \*\*not offered\*\*: Plaza does not serve adult content/)
-  assert.match(table, /`GET \/api\/clips` \| provider \(`PLAZA_CLIPS_BASE_URL`\) \| not built yet \|/)
-  assert.match(table, /`GET \/api\/imagine` \| provider \(`PLAZA_IMAGES_BASE_URL`\) \| \*\*offered\*\* \(\[docs\/images\.md\]\(docs\/images\.md\)\) \|/)
+  // A provider row names the protocols its service speaks (the provider layer's list) and the variable that configures it.
+  assert.match(table, /`GET \/api\/imagine` \| provider: `openai-images`, `automatic1111`, `hf-inference` \(`PLAZA_IMAGES_BASE_URL`\) \| \*\*offered\*\* \(\[docs\/images\.md\]\(docs\/images\.md\)\) \|/)
+  assert.match(table, /`GET \/api\/weather` \| provider: `open-meteo` \(`PLAZA_WEATHER_BASE_URL`\) \|/)
+  const unknown = defineOperation({ group: 'Tools', method: 'GET', path: '/api/y', summary: 'y', backend: 'provider', providers: ['NOWHERE'] })
+  assert.ok(renderCatalogTable([unknown]).endsWith('| `GET /api/y` | provider (`PLAZA_NOWHERE_BASE_URL`) | not built yet |'))
 })
 
 test('a pipe or line break in a summary cannot break the table', () => {

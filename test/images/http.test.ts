@@ -248,6 +248,48 @@ test('/api/upscale: AUTOMATIC1111 extra-single-image when an images target speak
   assert.equal(fake.requests.map((r) => r.path), ['/files/u3.png'])
 })
 
+test('/api/diffuser/expand: the provider draws the new area (A1111 masked img2img, OpenAI edits over transparency), the original put back unchanged; Plaza’s own fill otherwise', async () => {
+  // An 80 × 40 picture expanded to 1:1: an 80 × 80 canvas, the picture from y = 20 to 60.
+  const local = await bare.request('GET', `/api/diffuser/expand?url=${encodeURIComponent(serveSource('e0.png', await halves()))}&ratio=1:1`)
+  assert.is(local.status, 200, String(local.body))
+  const plain = await pixels(local.body)
+  const fill = plain.at(10, 5)
+  assert.not.equal(fill, [200, 20, 20, 255], 'the new area is a fill, not the picture')
+  const inverted = fill.slice(0, 3).map((v) => 255 - v)
+  const near = (a: number[], b: number[]) => a.every((v, i) => Math.abs(v - b[i]) <= 3)
+
+  fake.requests.length = 0
+  const sd = await a1111.request('GET', `/api/diffuser/expand?url=${encodeURIComponent(serveSource('e1.png', await halves()))}&ratio=1:1`)
+  assert.is(sd.status, 200, String(sd.body))
+  const drawn = await pixels(sd.body)
+  assert.equal([drawn.info.width, drawn.info.height], [80, 80])
+  // The fake inverts what it is given: the new area is the provider's, the picture itself Plaza's original.
+  assert.ok(near(drawn.at(10, 5).slice(0, 3), inverted), `${drawn.at(10, 5)} is the provider's drawing of ${fill}`)
+  assert.equal(drawn.at(10, 30), [200, 20, 20, 255])
+  assert.equal(drawn.at(70, 30), [20, 20, 200, 255])
+  const call = fake.requests.find((r) => r.path === '/a1111/sdapi/v1/img2img')!
+  assert.equal([call.body.width, call.body.height, call.body.inpainting_fill], [80, 80, 1])
+  assert.match(call.body.prompt, /continuation/)
+  const mask = await pixels(Buffer.from(call.body.mask, 'base64'))
+  assert.equal([mask.at(10, 5), mask.at(40, 40)], [[255, 255, 255, 255], [0, 0, 0, 255]])
+
+  fake.requests.length = 0
+  const edit = await openai.request('GET', `/api/diffuser/expand?url=${encodeURIComponent(serveSource('e2.png', await halves()))}&ratio=1:1`)
+  assert.is(edit.status, 200, String(edit.body))
+  const edited = await pixels(edit.body)
+  assert.ok(near(edited.at(10, 5).slice(0, 3), inverted), `${edited.at(10, 5)} is the provider's drawing`)
+  assert.equal(edited.at(10, 30), [200, 20, 20, 255])
+  const editCall = fake.requests.find((r) => r.path === '/v1/images/edits')!
+  assert.is(editCall.headers.authorization, `Bearer ${KEY}`)
+  assert.match(editCall.body.toString('latin1'), /name="model"\r\n\r\ndall-e-2/)
+
+  // The A1111 target refuses and the hosted-inference one has no mask: expanded here, as without a provider.
+  fake.enqueue(bytes(200, await halves(), 'image/png'), json(400, { error: 'bad mask' }))
+  const fallback = await a1111.request('GET', `/api/diffuser/expand?url=${encodeURIComponent(`${fake.url}/files/e3.png`)}&ratio=1:1`)
+  assert.is(fallback.status, 200, String(fallback.body))
+  assert.equal((await pixels(fallback.body)).at(10, 5), fill)
+})
+
 test('hosted inference image-to-image: the image as base64 inputs, the fixed prompt in parameters, bytes back', async () => {
   const hf = await startTestServer({ env: { PLAZA_FETCH_ALLOW_PRIVATE: '1', PLAZA_IMAGES_BASE_URL: `${fake.url}/hf`, PLAZA_IMAGES_PROTOCOL: 'hf-inference' } })
   try {

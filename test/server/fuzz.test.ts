@@ -46,6 +46,8 @@ const FIELD_NAMES = [
   'target_type', 'target_id', 'reason', 'note', 'prompt', 'n', 'size', 'response_format', 'negative_prompt',
   // POST /api/carbon: carbon.now.sh's option names.
   'backgroundColor', 'windowTheme', 'paddingVertical', 'paddingHorizontal', 'dropShadow', 'exportSize', 'fontFamily', 'fontSize', 'lineHeight', 'widthAdjustment', 'width',
+  // POST /api/agent
+  'maxSteps',
 ]
 const QUERY_KEYS = [
   'page', 'limit', 'q', 'unread', 'type', 'input', 'batch', 'cursor', 'url', 'imageUrl', 'effect', 'effectIndex', 'ratio', 'scale', 'content', 'prompt', 'maxTokens', 'conversationId', 'system', 'fetch', 'text', 'voice', 'format', 'speed', 'pitch', 'template', 'top', 'bottom', 'username', 'name', 'avatar', 'verified', 'likes', 'replies', 'reposts', 'theme', 'time', 'style', 'color', 'background', 'size', 'model', 'location', 'units',
@@ -297,7 +299,8 @@ test(`fuzz: ${REQUESTS} seeded requests over every route: no 5xx, no answer outs
     const carolPost = await server.request('POST', '/api/mobile/posts/create', { token: carol.token, body: { content: 'untouched' } })
     const ids = [alice.id, bob.id, post.body.data.id, story.body.data?.id ?? 1, 1, 2, 3]
     // The gateway then requires a key: calls with this one reach it (and GET /api/v1/usage answers), others are refused.
-    const gateway = await (await server.services.gatewayAccess()).createKey({ name: 'fuzz', rpm: 1_000_000 })
+    // Premium, so that POST /api/agent runs (against the fake upstream) rather than only refusing.
+    const gateway = await (await server.services.gatewayAccess()).createKey({ name: 'fuzz', rpm: 1_000_000, premium: true })
     const png = await solidImage(8, 8, 'png')
 
     const targets: Target[] = [
@@ -330,6 +333,8 @@ test(`fuzz: ${REQUESTS} seeded requests over every route: no 5xx, no answer outs
       { method: 'GET', path: '/api/imagine?prompt=a+fox+in+snow&model=dalle-3', kind: 'rest' },
       { method: 'GET', path: '/api/weather?location=Berlin&units=imperial', kind: 'rest' },
       { method: 'POST', path: '/api/v1/images/generations', kind: 'openai' },
+      // The coding agent, twice as often (it is also in utilityRoutes): a valid body needs only a prompt.
+      { method: 'POST', path: '/api/agent', kind: 'rest' },
     ]
     const rng = prng(SEED)
     const problems: string[] = []

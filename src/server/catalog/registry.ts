@@ -50,6 +50,9 @@ import { handleStats } from './system/stats.js'
 import { handleUptime } from './system/uptime.js'
 import { handleWebsite } from './system/website.js'
 import type { HandlerRoute, Method } from '../rest/adapter.js'
+// The coding agent (POST /api/agent)
+import { agentInput } from '../../shared/schemas/agent.js'
+import { handleAgent } from './llm/agent-http.js'
 
 /** Where an operation runs: inside Plaza, at a provider the operator configures, or through the chat gateway. */
 export type Backend = 'local' | 'provider' | 'gateway'
@@ -138,8 +141,8 @@ export const catalog: Operation[] = [
   defineOperation({ group: 'Image Processing', method: 'GET', path: '/api/imageFx', summary: 'Photo effects from a numbered list (also by name)', backend: 'local', handle: handleImageFx, input: imageFxInput, answers: 'image', docs: 'docs/imaging.md' }),
   defineOperation({ group: 'Image Processing', method: 'POST', path: '/api/imageFx', summary: 'Photo effects on an uploaded image (multipart `file`)', backend: 'local', handle: handleImageFxForm, input: imageFxFormInput, multipart: 'file', answers: 'image', docs: 'docs/imaging.md' }),
   defineOperation({ group: 'Image Processing', method: 'GET', path: '/api/imageFx/effects', summary: 'The numbered list of photo effects', backend: 'local', handle: handleListEffects, docs: 'docs/imaging.md' }),
-  defineOperation({ group: 'Image Processing', method: 'GET', path: '/api/diffuser/expand', summary: 'Expand an image to a ratio over a blurred fill (generative fill through the image provider when configured)', backend: 'local', handle: handleExpand, input: expandInput, answers: 'image', docs: 'docs/imaging.md' }),
-  defineOperation({ group: 'Image Processing', method: 'POST', path: '/api/diffuser/expand', summary: 'Expand an uploaded image (multipart `file`) to a ratio over a blurred fill', backend: 'local', handle: handleExpandForm, input: expandFormInput, multipart: 'file', answers: 'image', docs: 'docs/imaging.md' }),
+  defineOperation({ group: 'Image Processing', method: 'GET', path: '/api/diffuser/expand', summary: 'Expand an image to a ratio over a blurred fill (generative fill by an AUTOMATIC1111 or OpenAI images provider when configured)', backend: 'local', handle: handleExpand, input: expandInput, answers: 'image', docs: 'docs/imaging.md' }),
+  defineOperation({ group: 'Image Processing', method: 'POST', path: '/api/diffuser/expand', summary: 'Expand an uploaded image (multipart `file`) to a ratio over a blurred fill (generative fill as the GET)', backend: 'local', handle: handleExpandForm, input: expandFormInput, multipart: 'file', answers: 'image', docs: 'docs/imaging.md' }),
   defineOperation({ group: 'Image Processing', method: 'GET', path: '/api/upscale', summary: 'Upscale an image 2x or 4x (AI upscaling through the image provider when configured)', backend: 'local', handle: handleUpscale, input: upscaleInput, answers: 'image', docs: 'docs/imaging.md' }),
   defineOperation({ group: 'Image Processing', method: 'POST', path: '/api/upscale', summary: 'Upscale an uploaded image (multipart `file`) 2x or 4x', backend: 'local', handle: handleUpscaleForm, input: upscaleFormInput, multipart: 'file', answers: 'image', docs: 'docs/imaging.md' }),
   defineOperation({
@@ -228,7 +231,7 @@ export const catalog: Operation[] = [
   }),
   defineOperation({ group: 'LLM', method: 'GET', path: '/api/chat', summary: 'Chat with a conversation kept on the server (gateway alias `chat`), `?content=&conversationId=`', backend: 'gateway', handle: handleConversation, input: conversationInput, docs: 'docs/chat.md' }),
   defineOperation({ group: 'LLM', method: 'POST', path: '/api/chat', summary: 'Chat with a conversation kept on the server, JSON body `{content, conversationId?}` (gateway alias `chat`)', backend: 'gateway', handle: handleConversation, input: conversationInput, docs: 'docs/chat.md' }),
-  defineOperation({ group: 'LLM', method: 'POST', path: '/api/agent', summary: 'Coding agent whose tool is /api/execute, streamed as Server-Sent Events (premium keys only)', backend: 'gateway', answers: 'event-stream' }),
+  defineOperation({ group: 'LLM', method: 'POST', path: '/api/agent', summary: 'Coding agent whose tool is /api/execute, streamed as Server-Sent Events (premium keys only)', backend: 'gateway', answers: 'event-stream', handle: handleAgent, input: agentInput, docs: 'docs/agent.md' }),
   defineOperation({
     group: 'LLM',
     method: 'POST',

@@ -14,6 +14,7 @@ export type GatewayErrorCode =
   | 'insufficient_quota'
   | 'conversation_not_found'
   | 'conversation_busy'
+  | 'premium_required'
 
 /** What the gateway reports to its caller: an HTTP status, an OpenAI-style type and code, and a message safe to show. */
 export class GatewayError extends Error {

@@ -75,6 +75,8 @@ export interface ChatGateway {
   models(): Array<{ id: string; provider: string }>
   /** The providers and every served name's targets (no keys, no URLs); empty when nothing is configured. */
   describe(): ReturnType<typeof describeChatConfig>
+  /** Throws the GatewayError a call to this model would fail with at once (503 nothing configured, 404 a name nothing serves). */
+  assertServes(model: string): void
   complete(request: ChatRequest, signal?: AbortSignal): Promise<ChatResult>
   stream(request: ChatRequest, signal?: AbortSignal): Promise<ChatStream>
   close(): Promise<void>
@@ -241,6 +243,8 @@ export function createChatGateway(config: ChatConfig | null, options: GatewayOpt
     models: () => (config ? servedModels(config) : []),
 
     describe: () => (config ? describeChatConfig(config) : { providers: [], models: [] }),
+
+    assertServes: (model) => void resolve(model),
 
     async complete(request, signal = new AbortController().signal) {
       const { value, target } = await withFallback(request, signal, (call, provider) => provider.complete(call))

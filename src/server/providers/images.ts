@@ -28,7 +28,7 @@ export const IMAGE_TO_IMAGE_PROMPTS: Record<ImageOperation, { prompt: string; ne
 
 /** The upstream model for an alias when the operator maps none: per protocol. AUTOMATIC1111 keeps its loaded checkpoint. */
 const DEFAULT_MODELS: Record<Exclude<ServiceTarget['protocol'], 'automatic1111' | 'open-meteo' | 'removebg' | 'rembg'>, Record<string, string>> = {
-  'openai-images': { 'dalle-2': 'dall-e-2', 'dalle-3': 'dall-e-3', 'gpt-image': 'gpt-image-1', toanime: 'dall-e-2', zombie: 'dall-e-2' },
+  'openai-images': { 'dalle-2': 'dall-e-2', 'dalle-3': 'dall-e-3', 'gpt-image': 'gpt-image-1', toanime: 'dall-e-2', zombie: 'dall-e-2', expand: 'dall-e-2' },
   'hf-inference': {
     'flux-schnell': 'black-forest-labs/FLUX.1-schnell',
     'flux-dev': 'black-forest-labs/FLUX.1-dev',
@@ -164,44 +164,52 @@ export async function generateImages(call: Attempt, request: GenerateRequest, fe
   }
 }
 
+/** OpenAI's `/images/edits`: one image (PNG; transparent pixels are the area to redraw) and a prompt; the first image answered. */
+async function openaiEdit(call: Attempt, png: Buffer, prompt: string, model: string | undefined, fetchUrl: FetchImageUrl): Promise<Buffer> {
+  const { FormData } = await import('undici')
+  const fields: Record<string, string> = { prompt, n: '1', ...(model ? { model } : {}), ...(/^gpt-image/.test(model ?? '') ? {} : { response_format: 'b64_json' }) }
+  const response = await call.request({
+    url: `${call.target.baseUrl}/images/edits`,
+    headers: headersOf(call.target),
+    body: { form: formOf(fields, { field: 'image', name: 'image.png', bytes: png, type: 'image/png' }, FormData) },
+  })
+  return (await openaiImages(await response.json(UPSTREAM_IMAGE_MAX_BYTES), call, fetchUrl))[0]
+}
+
+/** AUTOMATIC1111's `/sdapi/v1/img2img` from one PNG, with `extra` fields (a mask, the denoising strength); the first image answered. */
+async function a1111Img2Img(call: Attempt, image: { png: Buffer; width: number; height: number }, prompt: string, negative: string, model: string | undefined, extra: Record<string, unknown>): Promise<Buffer> {
+  // Sides rounded down to multiples of 8, as Stable Diffusion's latent space needs.
+  const side = (n: number) => Math.max(64, Math.floor(n / 8) * 8)
+  const response = await call.request({
+    url: `${call.target.baseUrl}/sdapi/v1/img2img`,
+    headers: headersOf(call.target),
+    body: {
+      json: {
+        init_images: [image.png.toString('base64')],
+        prompt,
+        negative_prompt: negative,
+        width: side(image.width),
+        height: side(image.height),
+        ...extra,
+        ...(model ? { override_settings: { sd_model_checkpoint: model }, override_settings_restore_afterwards: true } : {}),
+      },
+    },
+  })
+  const body = await response.json(UPSTREAM_IMAGE_MAX_BYTES)
+  if (!Array.isArray(body?.images) || body.images.length === 0) throw malformed(call, 'no `images` list')
+  return base64Image(body.images[0], call)
+}
+
 /** Image to image with the operation's fixed prompt, on one target; the bytes, unchecked. `image` is PNG. */
 export async function transformImage(call: Attempt, operation: ImageOperation, image: { png: Buffer; width: number; height: number }, fetchUrl: FetchImageUrl): Promise<Buffer> {
   const { target } = call
   const model = upstreamModel(target, operation)
   const { prompt, negative } = IMAGE_TO_IMAGE_PROMPTS[operation]
   switch (target.protocol) {
-    case 'openai-images': {
-      const { FormData } = await import('undici')
-      const fields: Record<string, string> = { prompt, n: '1', ...(model ? { model } : {}), ...(/^gpt-image/.test(model ?? '') ? {} : { response_format: 'b64_json' }) }
-      const response = await call.request({
-        url: `${target.baseUrl}/images/edits`,
-        headers: headersOf(target),
-        body: { form: formOf(fields, { field: 'image', name: 'image.png', bytes: image.png, type: 'image/png' }, FormData) },
-      })
-      return (await openaiImages(await response.json(UPSTREAM_IMAGE_MAX_BYTES), call, fetchUrl))[0]
-    }
-    case 'automatic1111': {
-      // Sides rounded down to multiples of 8, as Stable Diffusion's latent space needs.
-      const side = (n: number) => Math.max(64, Math.floor(n / 8) * 8)
-      const response = await call.request({
-        url: `${target.baseUrl}/sdapi/v1/img2img`,
-        headers: headersOf(target),
-        body: {
-          json: {
-            init_images: [image.png.toString('base64')],
-            prompt,
-            negative_prompt: negative,
-            denoising_strength: 0.55,
-            width: side(image.width),
-            height: side(image.height),
-            ...(model ? { override_settings: { sd_model_checkpoint: model }, override_settings_restore_afterwards: true } : {}),
-          },
-        },
-      })
-      const body = await response.json(UPSTREAM_IMAGE_MAX_BYTES)
-      if (!Array.isArray(body?.images) || body.images.length === 0) throw malformed(call, 'no `images` list')
-      return base64Image(body.images[0], call)
-    }
+    case 'openai-images':
+      return openaiEdit(call, image.png, prompt, model, fetchUrl)
+    case 'automatic1111':
+      return a1111Img2Img(call, image, prompt, negative, model, { denoising_strength: 0.55 })
     case 'hf-inference': {
       const response = await call.request({
         url: `${target.baseUrl}/models/${model}`,
@@ -212,6 +220,43 @@ export async function transformImage(call: Attempt, operation: ImageOperation, i
     }
     default:
       throw new Error(`${target.protocol} is not an image protocol`)
+  }
+}
+
+/** The prompt of generative expansion (outpainting): continue what is there, add nothing that calls attention. */
+export const OUTPAINT_PROMPT = {
+  prompt: 'seamless continuation of the surrounding scene, same style, lighting, colours and perspective',
+  negative: 'border, frame, seam, text, watermark, signature, duplicate subject',
+}
+
+/** A canvas to outpaint: the image placed on it, and which pixels are new. */
+export interface OutpaintCanvas {
+  /** Opaque PNG of the whole canvas: the image centred over a blurred fill of itself (a start for the new area). */
+  png: Buffer
+  /** PNG, white where the provider draws (the new area), black where the image is. AUTOMATIC1111's convention. */
+  mask: Buffer
+  /** The same canvas as RGBA PNG, the new area fully transparent: OpenAI's edits take the mask from the alpha channel. */
+  transparent: Buffer
+  width: number
+  height: number
+}
+
+/**
+ * Generative expansion (outpainting) on one target: AUTOMATIC1111's `img2img` with a mask (inpainting
+ * the new area, started from the blurred fill) or OpenAI's `/images/edits` (the transparent area
+ * redrawn). The hosted-inference protocol has no mask: such a target is passed over.
+ */
+export async function outpaintImage(call: Attempt, canvas: OutpaintCanvas, fetchUrl: FetchImageUrl): Promise<Buffer> {
+  const model = upstreamModel(call.target, 'expand')
+  const { prompt, negative } = OUTPAINT_PROMPT
+  switch (call.target.protocol) {
+    case 'openai-images':
+      return openaiEdit(call, canvas.transparent, prompt, model, fetchUrl)
+    case 'automatic1111':
+      // inpainting_fill 1 ("original"): the masked area starts from the blurred fill rather than noise, which keeps the colours.
+      return a1111Img2Img(call, canvas, prompt, negative, model, { mask: canvas.mask.toString('base64'), mask_blur: 8, inpainting_fill: 1, inpaint_full_res: false, denoising_strength: 0.9 })
+    default:
+      throw new UpstreamError('protocol', `${call.label} does not expand images (no mask in its protocol)`)
   }
 }
 

@@ -3,6 +3,8 @@
  * so nothing else on disk (the database, staged files, anything placed there by hand) is reachable,
  * and no generated file past its expiry. A name always holds the same content (random for uploads,
  * a hash of the request for generated files), so answers are cached forever and revalidated by ETag.
+ * From an object store, the bytes are streamed through (`PLAZA_STORAGE_SERVE=proxy`, the default)
+ * or the answer is a redirect to a short-lived signed URL (`redirect`, docs/storage.md).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { pipeline } from 'node:stream/promises'
@@ -56,6 +58,13 @@ export async function serveUpload(services: Services, req: IncomingMessage, res:
   const [row] = await services.db.select({ mime: uploads.mime, expiresAt: uploads.expiresAt }).from(uploads).where(eq(uploads.path, key)).limit(1)
   // An expired generated file is gone for clients at once, whenever the sweep gets to deleting it.
   if (!row || (row.expiresAt !== null && row.expiresAt <= services.clock().getTime())) throw notFound()
+  if (services.storage.redirectFor) {
+    // The bucket serves the bytes (ranges, ETags) itself; the redirect may be reused while its URL is valid.
+    const redirect = await services.storage.redirectFor(key, row.mime)
+    res.writeHead(302, { location: redirect.url, 'cache-control': `private, max-age=${redirect.maxAgeSeconds}`, 'content-length': 0 })
+    res.end()
+    return
+  }
   const file = await services.storage.stat(key)
   if (!file) throw notFound()
 

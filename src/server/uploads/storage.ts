@@ -1,7 +1,7 @@
 /**
  * Where uploaded and generated files live. Routes and the pipeline speak only this interface, by
- * relative key (`uploads/<kind>/<name>.<ext>`), so an object store can replace the local disk
- * without touching them.
+ * relative key (`uploads/<kind>/<name>.<ext>`), so an object store (s3-storage.ts, chosen by
+ * `PLAZA_STORAGE_URL`) replaces the local disk without touching them.
  *
  * A file reaches its key in two steps, so that a crash never leaves a file nobody knows about:
  * `stage` writes it completely under a staging name derived from the key, the caller records it in
@@ -66,6 +66,14 @@ export interface Storage {
   delete(key: string): Promise<void>
   /** Finishes or removes what interrupted writes left: staged files of recorded keys are committed, the rest removed. */
   sweep(isRecorded: (key: string) => Promise<boolean>): Promise<SweepReport>
+  /**
+   * Set on an object store serving by redirect (`PLAZA_STORAGE_SERVE=redirect`): a short-lived URL
+   * where the file can be fetched directly, answering with type `mime`, and how long a client may
+   * reuse the redirect (well within the URL's validity).
+   */
+  redirectFor?(key: string, mime: string): Promise<{ url: string; maxAgeSeconds: number }>
+  /** Releases connections (an object store's HTTP client); the storage is not used afterwards. */
+  close?(): Promise<void>
 }
 
 export class InvalidStorageKeyError extends Error {

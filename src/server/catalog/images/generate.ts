@@ -29,7 +29,7 @@ const IMAGE_TO_IMAGE_SIDE = 1024
 const REMOVEBG_SIDE = 2048
 
 /** A URL in a provider's answer: its own host through the layer's pool, anything else through the fetch guard. */
-function fetchImageUrl(allowPrivate: boolean): FetchImageUrl {
+export function fetchImageUrl(allowPrivate: boolean): FetchImageUrl {
   return async (url, call) => {
     let parsed: URL
     try {

@@ -28,6 +28,7 @@ import { expand, upscale } from './canvas.js'
 import { applyEffect } from './effects.js'
 import type { Services } from '../../services.js'
 import { aiUpscaler, upscaleWithProvider } from '../images/upscale.js'
+import { expandWithProvider, outpainter } from '../images/expand.js'
 import { decode, encode, type EncodedImage, type RawImage } from './pixels.js'
 import { checkImage, readSourceImage, type SourceImage } from './source.js'
 
@@ -86,12 +87,17 @@ const effectJob = (effect: ImageEffectName): ImageJob => ({
   process: (image) => applyEffect(image, effect),
 })
 
-const expandJob = (ratio: number, asked: string): ImageJob => ({
-  kind: 'expand',
-  params: { ratio },
-  message: `Image expanded to the ratio ${asked.trim()}`,
-  process: (image) => expand(image, ratio),
-})
+/** With a provider that outpaints configured (AUTOMATIC1111 or OpenAI images) it draws the new area, and the stored file is named apart from Plaza's own. */
+const expandJob = async (services: Services, ratio: number, asked: string): Promise<ImageJob> => {
+  const layer = await outpainter(services)
+  return {
+    kind: 'expand',
+    params: layer ? { ratio, fill: 'ai' } : { ratio },
+    message: `Image expanded to the ratio ${asked.trim()}`,
+    process: (image) => expand(image, ratio),
+    ...(layer ? { viaProvider: (source: SourceImage) => expandWithProvider(services, layer, source, ratio) } : {}),
+  }
+}
 
 /** With an AI upscaler configured (an AUTOMATIC1111 images target) it does the work, and the stored file is named apart from Plaza's own. */
 const upscaleJob = async (services: Services, scale: number): Promise<ImageJob> => {
@@ -131,12 +137,12 @@ export const handleImageFxForm = limited(async (exchange) => {
 
 export const handleExpand = limited(async (exchange) => {
   const input = expandInput.parse(exchange.query)
-  await answerImage(exchange, await sourceOf(exchange, { value: input.url, field: 'url' }), expandJob(input.ratio, exchange.query.ratio))
+  await answerImage(exchange, await sourceOf(exchange, { value: input.url, field: 'url' }), await expandJob(exchange.ctx.services, input.ratio, exchange.query.ratio))
 })
 
 export const handleExpandForm = limited(async (exchange) => {
   const input = expandFormInput.parse(exchange.query)
-  await answerImage(exchange, await sourceOf(exchange, 'form'), expandJob(input.ratio, exchange.query.ratio))
+  await answerImage(exchange, await sourceOf(exchange, 'form'), await expandJob(exchange.ctx.services, input.ratio, exchange.query.ratio))
 })
 
 export const handleUpscale = limited(async (exchange) => {
