@@ -1,14 +1,10 @@
 /**
- * Two Plaza hosts, each with its own port and data directory, on one database: the Hrana test
- * server (test/helpers/hrana-server.ts), reached over HTTP with an auth token as sqld or Turso
- * would be. What is done through one host is seen and enforced through the other: accounts and
- * sessions, posts and the fan-out, follows, likes, search, notifications (listed and streamed)
- * and rate limits; and two hosts starting together apply each migration once.
- *
- * Uploads: each host here keeps files on its own disk (local storage), so only an upload's record
- * is shared: an upload made through one host can be attached to a post through the other, which
- * checks it in the database. Serving the file itself from either host needs shared object storage
- * (PLAZA_STORAGE_URL, docs/deploy.md); that assertion belongs with the S3 storage tests.
+ * Two Plaza hosts, each with its own port and data directory, on one database and one bucket: the
+ * Hrana test server (test/helpers/hrana-server.ts), reached over HTTP with an auth token as sqld or
+ * Turso would be, and the S3 test server (test/storage/fake-s3.ts). What is done through one host is
+ * seen and enforced through the other: accounts and sessions, posts and the fan-out, follows, likes,
+ * search, uploads (the record and the file), notifications (listed and streamed) and rate limits;
+ * and two hosts starting together apply each migration once.
  */
 import { readFileSync } from 'node:fs'
 import { test } from 'uvu'
@@ -19,22 +15,25 @@ import { MIGRATIONS_DIR } from '../../src/server/db/client.js'
 import { startHranaServer, type HranaServer } from '../helpers/hrana-server.js'
 import { manualClock, registerUser, startTestServer, type RegisteredUser, type TestServer } from '../helpers/server.js'
 import { openEventStream } from '../helpers/sse.js'
+import { startFakeS3, type FakeS3 } from '../storage/fake-s3.js'
 import { solidImage, upload } from '../uploads/fixtures.js'
 
 const API = '/api/mobile'
 const TOKEN = 'cross-host-test-token'
 
 let hrana: HranaServer
+let s3: FakeS3
 let a: TestServer
 let b: TestServer
 let client: Client
 
-/** A host on the shared database; the stream poll is short so that a live notification arrives quickly. */
+/** A host on the shared database and bucket; the stream poll is short so that a live notification arrives quickly. */
 const host = (options: Parameters<typeof startTestServer>[0] = {}) =>
-  startTestServer({ ...options, databaseUrl: hrana.url, env: { PLAZA_DATABASE_AUTH_TOKEN: TOKEN, PLAZA_STREAM_POLL: '20ms', ...options.env } })
+  startTestServer({ ...options, databaseUrl: hrana.url, env: s3.env('plaza', { PLAZA_DATABASE_AUTH_TOKEN: TOKEN, PLAZA_STREAM_POLL: '20ms', ...options.env }) })
 
 test.before(async () => {
   hrana = await startHranaServer({ authToken: TOKEN })
+  s3 = await startFakeS3()
   // Both at once: one takes the migration lease and migrates, the other waits and finds nothing to do.
   ;[a, b] = await Promise.all([host(), host()])
   client = createClient({ url: hrana.url, authToken: TOKEN })
@@ -44,6 +43,7 @@ test.after(async () => {
   client.close()
   await Promise.all([a.close(), b.close()])
   await hrana.close()
+  await s3.close()
 })
 
 async function ok(server: TestServer, method: string, route: string, user: RegisteredUser, body?: unknown) {
@@ -126,10 +126,17 @@ test('a notification caused through one host arrives on a stream held open by th
   }
 })
 
-test('an upload recorded through one host can be attached to a post through the other', async () => {
+test('an upload through one host is served by the other and can be attached to a post there', async () => {
   const frank = await registerUser(a)
   const res = await upload(a, 'post', frank.token, await solidImage(32, 24, 'png'), 'p.png')
   assert.is(res.status, 201, JSON.stringify(res.body))
+  // The file is in the shared bucket, not on host A's disk: host B serves the same bytes.
+  const fromA = await a.request('GET', `/${res.body.data.path}`)
+  const fromB = await b.request('GET', `/${res.body.data.path}`)
+  assert.is(fromA.status, 200)
+  assert.is(fromB.status, 200)
+  assert.ok(Buffer.compare(fromA.body as Buffer, fromB.body as Buffer) === 0, 'the same bytes through both hosts')
+  assert.ok([...s3.objects.keys()].some((key) => key.endsWith(String(res.body.data.path).split('/').pop()!)), 'stored in the bucket')
   const post = await ok(b, 'POST', '/posts/create', frank, { content: 'photo via host B', image: res.body.data.path })
   assert.is(post.image, res.body.data.path)
   // Someone else's upload is refused through either host, whichever stored it.
