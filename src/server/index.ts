@@ -33,7 +33,9 @@ export function guardProcess(logger: { error(message: string, detail?: Record<st
  * be served by the others (docs/deploy.md). Said once at start-up, not at the first upload.
  */
 export function localUploadsWarning(config: ServerConfig): string | null {
-  if (!config.databaseUrl || config.env.PLAZA_STORAGE_URL?.trim()) return null
+  // `local` (or unset) is the data directory (uploads/storage-config.ts); anything else is a shared store, or a ConfigError already.
+  const storage = config.env.PLAZA_STORAGE_URL?.trim() ?? ''
+  if (!config.databaseUrl || (storage !== '' && storage !== 'local')) return null
   return `the database is on a libsql server but uploads are stored in ${config.dataDir}: with several hosts, set PLAZA_STORAGE_URL to shared object storage so every host serves every upload (docs/deploy.md)`
 }
 
