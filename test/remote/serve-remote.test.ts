@@ -5,6 +5,8 @@
  */
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { loadConfig } from '../../src/server/config.js'
+import { localUploadsWarning } from '../../src/server/index.js'
 import { runCli, startServe } from '../helpers/cli.js'
 import { startHranaServer } from '../helpers/hrana-server.js'
 import { tempDir } from '../helpers/server.js'
@@ -46,6 +48,14 @@ test('serving from a libsql server: a warning that uploads stay on this host, th
     await serve.exited
     await server.close()
   }
+})
+
+test('the uploads warning: only for a shared database with uploads in the data directory', () => {
+  const warning = (env: NodeJS.ProcessEnv) => localUploadsWarning(loadConfig({ dataDir: '/srv/plaza' }, env))
+  assert.is(warning({}), null)
+  assert.match(String(warning({ PLAZA_DATABASE_URL: 'libsql://db.example.com' })), /uploads are stored in \/srv\/plaza/)
+  assert.match(String(warning({ PLAZA_DATABASE_URL: 'libsql://db.example.com', PLAZA_STORAGE_URL: 'local' })), /PLAZA_STORAGE_URL/)
+  assert.is(warning({ PLAZA_DATABASE_URL: 'libsql://db.example.com', PLAZA_STORAGE_URL: 's3://media/plaza' }), null)
 })
 
 test.run()
