@@ -13,7 +13,7 @@
  * them), so reads run beside a writer on their snapshot. Writers take turns through one lock held
  * by a stream from its first write until it is back in autocommit (sqld's write lock): a
  * statement that writes waits for it asynchronously, up to `lockWaitMs`, then fails with
- * SQLITE_BUSY as sqld does. A stream idle for `streamIdleMs` is closed (its transaction rolled
+ * SQLITE_BUSY ("database is locked"). A stream idle for `streamIdleMs` is closed (its transaction rolled
  * back), as sqld expires streams whose client went away.
  */
 import { randomBytes } from 'node:crypto'
@@ -68,7 +68,11 @@ export interface HranaServerOptions {
   file?: string
   /** Require `Authorization: Bearer <authToken>` (as Turso and sqld with JWT auth do). */
   authToken?: string
-  /** How long a write waits for another stream's write lock before SQLITE_BUSY (default 5 s). */
+  /**
+   * How long a write waits for another stream's write lock before SQLITE_BUSY (default 30 s: a
+   * loaded test machine with a hundred writers queued, each transaction a few HTTP round trips, needs
+   * seconds; what Plaza does past the wait is tested with a short one).
+   */
   lockWaitMs?: number
   /** How long a stream may sit unused before it is closed and its transaction rolled back (default 15 s). */
   streamIdleMs?: number
@@ -229,7 +233,7 @@ class WriteLock {
 export async function startHranaServer(options: HranaServerOptions = {}): Promise<HranaServer> {
   const ownDir = options.file ? null : mkdtempSync(path.join(tmpdir(), 'plaza-hrana-'))
   const file = options.file ?? path.join(ownDir!, 'db.sqlite')
-  const lock = new WriteLock(options.lockWaitMs ?? 5000)
+  const lock = new WriteLock(options.lockWaitMs ?? 30_000)
   const streamIdleMs = options.streamIdleMs ?? 15_000
   const streams = new Map<string, Stream>()
   const all = new Set<Stream>()

@@ -11,7 +11,7 @@ import { createClient, type Client } from '@libsql/client'
 import { MIGRATIONS_DIR, openDatabase } from '../../src/server/db/client.js'
 import { RemoteDatabaseError, withMigrationLock } from '../../src/server/db/remote.js'
 import { startHranaServer } from '../helpers/hrana-server.js'
-import { tempDir } from '../helpers/server.js'
+import { registerUser, startTestServer, tempDir } from '../helpers/server.js'
 
 const migrationCount = () => (JSON.parse(readFileSync(`${MIGRATIONS_DIR}/meta/_journal.json`, 'utf8')) as { entries: unknown[] }).entries.length
 
@@ -118,6 +118,32 @@ test('a stream that commits and stays open gives the write lock back: the next w
     assert.is(Number((await client.execute('select count(*) as n from k')).rows[0].n), 2)
   } finally {
     client.close()
+    await server.close()
+  }
+})
+
+test('a write that cannot get the lock in time is a 503 with Retry-After, not a 500; it works once the lock is free', async () => {
+  const server = await startHranaServer({ lockWaitMs: 100 })
+  const plaza = await startTestServer({ databaseUrl: server.url })
+  const holder = createClient({ url: server.url })
+  try {
+    const alice = await registerUser(plaza)
+    const created = await plaza.request('POST', '/api/mobile/posts/create', { token: alice.token, body: { content: 'locked out' } })
+    assert.is(created.status, 201)
+    // Another writer (another host, a long migration) holds the write lock.
+    const tx = await holder.transaction('write')
+    await tx.execute('select 1')
+    const refused = await plaza.request('POST', `/api/mobile/interactions/like/${created.body.data.id}`, { token: alice.token })
+    assert.is(refused.status, 503, JSON.stringify(refused.body))
+    assert.is(refused.body.status, 'error')
+    assert.is(refused.body.message, 'The database is busy; try again shortly')
+    assert.is(refused.headers.get('retry-after'), '1')
+    await tx.rollback()
+    const liked = await plaza.request('POST', `/api/mobile/interactions/like/${created.body.data.id}`, { token: alice.token })
+    assert.is(liked.status, 200, JSON.stringify(liked.body))
+  } finally {
+    holder.close()
+    await plaza.close()
     await server.close()
   }
 })
