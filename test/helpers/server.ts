@@ -69,7 +69,8 @@ export async function startTestServer(
   let hrana: HranaServer | null = null
   let databaseUrl = options.databaseUrl
   if (!databaseUrl && TEST_DATABASE === 'hrana' && !options.env?.PLAZA_DATABASE_URL) {
-    hrana = await startHranaServer()
+    // A data directory the caller chose may be served again (a restart): its database file lives in it, as plaza.db would.
+    hrana = await startHranaServer(options.dataDir ? { file: path.join(dataDir, 'hrana-test.sqlite') } : {})
     databaseUrl = hrana.url
   }
   const env = databaseUrl ? { ...options.env, PLAZA_DATABASE_URL: databaseUrl } : (options.env ?? {})
