@@ -270,7 +270,7 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
   if (publicUrl && !/^https?:\/\/[^/]+/.test(publicUrl)) throw new ConfigError('PLAZA_PUBLIC_URL must be an http(s) URL')
   const databaseUrl = env.PLAZA_DATABASE_URL?.trim() || undefined
   if (databaseUrl && !/^(libsql|https?|wss?):\/\//.test(databaseUrl)) {
-    throw new ConfigError('PLAZA_DATABASE_URL must be a libsql server URL (libsql://, http://, https://)')
+    throw new ConfigError('PLAZA_DATABASE_URL must be a libsql server URL (libsql://, http(s)://, ws(s)://)')
   }
   return {
     host: overrides.host ?? env.PLAZA_HOST ?? DEFAULTS.host,

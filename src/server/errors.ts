@@ -70,12 +70,28 @@ function isObjectStoreError(value: unknown): boolean {
 /** What a client sees while the object store fails; the store's own answer goes to the log only. */
 export const STORAGE_UNAVAILABLE_MESSAGE = 'File storage is unavailable right now; try again shortly'
 
+/** What a client sees when the database's write lock could not be had in time (writeTransaction's retries included). */
+export const DATABASE_BUSY_MESSAGE = 'The database is busy; try again shortly'
+
+/**
+ * The database refusing for its write lock (SQLITE_BUSY, "database is locked"): another writer held
+ * it past the wait, on a local file or a libsql server (drizzle wraps the driver's error as `cause`).
+ */
+function isDatabaseBusy(value: unknown): boolean {
+  for (let error = value, depth = 0; error && depth < 4; error = (error as { cause?: unknown }).cause, depth++) {
+    const { code, message } = error as { code?: unknown; message?: unknown }
+    if (code === 'SQLITE_BUSY' || (typeof message === 'string' && /^(?:SQLITE_BUSY\b|database is locked$)/.test(message))) return true
+  }
+  return false
+}
+
 /** Turns anything thrown by a procedure or route into what a client may see. */
 export function toPublicError(error: unknown): PublicError {
   const cause = isTRPCError(error) ? error.cause : undefined
   if (isObjectStoreError(error) || isObjectStoreError(cause)) {
     return { status: 503, code: 'SERVICE_UNAVAILABLE', message: STORAGE_UNAVAILABLE_MESSAGE, retryAfter: 5, unexpected: true }
   }
+  if (isDatabaseBusy(error)) return { status: 503, code: 'SERVICE_UNAVAILABLE', message: DATABASE_BUSY_MESSAGE, retryAfter: 1, unexpected: true }
   const zod = isZodError(error) ? error : isZodError(cause) ? cause : undefined
   if (zod) return { status: 400, code: 'BAD_REQUEST', message: describeZodError(zod), unexpected: false }
   if (isTRPCError(error)) {

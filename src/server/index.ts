@@ -1,6 +1,6 @@
 import { createApp, type App } from './app.js'
 import { openGatewayWarning } from './chat/keys/exposure.js'
-import { loadConfig, type ConfigOverrides } from './config.js'
+import { loadConfig, type ConfigOverrides, type ServerConfig } from './config.js'
 import { createServices, type ServiceOptions } from './services.js'
 
 export interface StartedServer {
@@ -28,6 +28,17 @@ export function guardProcess(logger: { error(message: string, detail?: Record<st
   }
 }
 
+/**
+ * A database shared by several hosts with uploads on this host's disk: an upload made here would not
+ * be served by the others (docs/deploy.md). Said once at start-up, not at the first upload.
+ */
+export function localUploadsWarning(config: ServerConfig): string | null {
+  // `local` (or unset) is the data directory (uploads/storage-config.ts); anything else is a shared store, or a ConfigError already.
+  const storage = config.env.PLAZA_STORAGE_URL?.trim() ?? ''
+  if (!config.databaseUrl || (storage !== '' && storage !== 'local')) return null
+  return `the database is on a libsql server but uploads are stored in ${config.dataDir}: with several hosts, set PLAZA_STORAGE_URL to shared object storage so every host serves every upload (docs/deploy.md)`
+}
+
 /** Loads the configuration, opens the data layer and starts listening. */
 export async function startServer(overrides: ConfigOverrides = {}, options: ServiceOptions = {}): Promise<StartedServer> {
   const config = loadConfig(overrides)
@@ -42,7 +53,7 @@ export async function startServer(overrides: ConfigOverrides = {}, options: Serv
     // Start the code-image workers in the background, so the first render doesn't pay for fonts and grammars.
     services.codeimage.warm().catch((error) => services.logger.error('code-image warm-up failed', { error: String(error) }))
     const warning = await openGatewayWarning(services)
-    return { app, url: `http://${host}:${address.port}`, warnings: warning ? [warning] : [] }
+    return { app, url: `http://${host}:${address.port}`, warnings: [warning, localUploadsWarning(config)].filter((line): line is string => line !== null) }
   } catch (error) {
     await services.close()
     throw error

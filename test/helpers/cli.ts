@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
+import { dataDirOf, databaseEnvFor } from './databases.js'
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 export const BIN = fileURLToPath(new URL('../../bin/run.js', import.meta.url))
@@ -19,12 +20,13 @@ export interface RunOptions {
 
 /**
  * Runs the built `plaza` binary (bin/run.js) to completion, in a clean environment: nothing from
- * the developer's own PLAZA_* variables or config leaks in, only PATH, HOME and `env`.
+ * the developer's own PLAZA_* variables or config leaks in, only PATH, HOME and `env` (and, on the
+ * data directory of a test server whose database is on a libsql server, its PLAZA_DATABASE_URL).
  */
 export function runCli(args: string[], { env = {}, input, cwd = ROOT }: RunOptions = {}): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...databaseEnvFor(dataDirOf(args, env)), ...env },
       cwd,
       stdio: ['pipe', 'pipe', 'pipe'],
     })

@@ -5,6 +5,10 @@ import { createApp, type App } from '../../src/server/app.js'
 import { loadConfig, type RateLimits } from '../../src/server/config.js'
 import { silentLogger, type Logger } from '../../src/server/logger.js'
 import { createServices, type Clock, type Services } from '../../src/server/services.js'
+import { databaseEnvFor, forgetRemoteDatabase, recordRemoteDatabase } from './databases.js'
+import { startHranaServer, type HranaServer } from './hrana-server.js'
+
+export { databaseEnvFor } from './databases.js'
 
 export interface TestResponse<T = any> {
   status: number
@@ -41,13 +45,44 @@ export function tempDir(prefix = 'plaza-test-'): string {
   return mkdtempSync(path.join(tmpdir(), prefix))
 }
 
-/** Starts the real server in-process on an ephemeral port over a fresh temp data directory. */
+/**
+ * Which database the test servers use: the local file in their data directory, or, with
+ * `PLAZA_TEST_DATABASE=hrana`, a fresh Hrana test server (hrana-server.ts) for each, reached over
+ * HTTP as a libsql server would be (`npm run test:hrana`, docs/deploy.md).
+ */
+export const TEST_DATABASE: 'file' | 'hrana' = process.env.PLAZA_TEST_DATABASE === 'hrana' ? 'hrana' : 'file'
+
+/** The URL @libsql/client opens the test server's database with: its plaza.db file, or its libsql server. */
+export function databaseUrlOf(server: TestServer): string {
+  return databaseEnvFor(server.dataDir).PLAZA_DATABASE_URL ?? `file:${path.join(server.dataDir, 'plaza.db')}`
+}
+
+/**
+ * Starts the real server in-process on an ephemeral port over a fresh temp data directory.
+ * `databaseUrl` points it at a libsql server (a Hrana test server shared by several hosts);
+ * without it, PLAZA_TEST_DATABASE decides (TEST_DATABASE).
+ */
 export async function startTestServer(
-  options: { clock?: Clock; rateLimits?: RateLimits | false; dataDir?: string; env?: NodeJS.ProcessEnv; logger?: Logger } = {},
+  options: { clock?: Clock; rateLimits?: RateLimits | false; dataDir?: string; env?: NodeJS.ProcessEnv; logger?: Logger; databaseUrl?: string } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? tempDir()
-  const config = loadConfig({ port: 0, host: '127.0.0.1', dataDir, rateLimits: options.rateLimits ?? false }, options.env ?? {})
-  const services = await createServices(config, { clock: options.clock, logger: options.logger ?? silentLogger })
+  let hrana: HranaServer | null = null
+  let databaseUrl = options.databaseUrl
+  if (!databaseUrl && TEST_DATABASE === 'hrana' && !options.env?.PLAZA_DATABASE_URL) {
+    // A data directory the caller chose may be served again (a restart): its database file lives in it, as plaza.db would.
+    hrana = await startHranaServer(options.dataDir ? { file: path.join(dataDir, 'hrana-test.sqlite') } : {})
+    databaseUrl = hrana.url
+  }
+  const env = databaseUrl ? { ...options.env, PLAZA_DATABASE_URL: databaseUrl } : (options.env ?? {})
+  const config = loadConfig({ port: 0, host: '127.0.0.1', dataDir, rateLimits: options.rateLimits ?? false }, env)
+  let services: Services
+  try {
+    services = await createServices(config, { clock: options.clock, logger: options.logger ?? silentLogger })
+  } catch (error) {
+    await hrana?.close()
+    throw error
+  }
+  if (databaseUrl) recordRemoteDatabase(dataDir, databaseUrl)
   const app = createApp(services)
   // Longer than any pause in a test: fetch may reuse an idle connection just as a 5 s server timeout closes it on a busy machine.
   app.server.keepAliveTimeout = 60_000
@@ -74,6 +109,8 @@ export async function startTestServer(
     },
     async close() {
       await app.close()
+      await hrana?.close()
+      forgetRemoteDatabase(dataDir)
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true })
     },
   }

@@ -140,10 +140,10 @@ test('PUT /user/password: checks the current password (403), keeps the calling s
   }
 })
 
-/** Every table of the schema, read from sqlite_master (full-text shadow tables and bookkeeping aside). */
+/** Every table of the schema, read from sqlite_master (full-text shadow tables and bookkeeping, such as a libsql server's migration lease, aside). */
 async function tables(server: TestServer): Promise<string[]> {
   const result = await rawClient(server).execute(
-    `select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like '%fts%' and name not like '__drizzle%' order by name`,
+    `select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like '%fts%' and name not like '__drizzle%' and name <> 'plaza_migration_lock' order by name`,
   )
   return result.rows.map((row) => String(row.name))
 }

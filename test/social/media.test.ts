@@ -2,7 +2,6 @@
  * Every object that shows an image carries its width, height and BlurHash (issue 13), from what
  * the upload recorded, and every list pays one indexed lookup per page for them, whatever its length.
  */
-import path from 'node:path'
 import { createClient, type Client } from '@libsql/client'
 import { drizzle } from 'drizzle-orm/libsql'
 import { test } from 'uvu'
@@ -14,7 +13,7 @@ import { listNotifications } from '../../src/server/domain/notifications.js'
 import { getFeed, getPostDetail, getPostsByUser } from '../../src/server/domain/posts.js'
 import { searchPosts, searchUsers } from '../../src/server/domain/search.js'
 import { storyFeed } from '../../src/server/domain/stories.js'
-import { registerUser, startTestServer, type RegisteredUser, type TestServer } from '../helpers/server.js'
+import { databaseUrlOf, registerUser, startTestServer, type RegisteredUser, type TestServer } from '../helpers/server.js'
 import { recordedVideo, solidImage, upload } from '../uploads/fixtures.js'
 import { followUser, seedUpload } from './helpers.js'
 
@@ -142,7 +141,7 @@ test('posts, comments, profiles, user lists, stories, notifications and sessions
 
 /** A drizzle database over its own connection to the server's file, recording every statement it runs. */
 function recordingDb(): { db: any; statements: string[]; client: Client } {
-  const client = createClient({ url: `file:${path.join(server.dataDir, 'plaza.db')}` })
+  const client = createClient({ url: databaseUrlOf(server) })
   const statements: string[] = []
   const recording = new Proxy(client, {
     get(target, key) {
@@ -210,7 +209,7 @@ test('each list looks up its page’s media in one query on uploads, whatever th
 })
 
 test('the media lookup is served by the unique index on uploads.path', async () => {
-  const client = createClient({ url: `file:${path.join(server.dataDir, 'plaza.db')}` })
+  const client = createClient({ url: databaseUrlOf(server) })
   try {
     const plan = await client.execute({
       sql: `explain query plan select "path", "width", "height", "blurhash", "poster" from "uploads" where "uploads"."path" in (select value from json_each(?))`,

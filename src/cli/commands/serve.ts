@@ -2,7 +2,8 @@ import cluster, { type Worker } from 'node:cluster'
 import { availableParallelism } from 'node:os'
 import { Flags } from '@oclif/core'
 import { ConfigError, type ConfigOverrides } from '../../server/config.js'
-import { startServer } from '../../server/index.js'
+import { RemoteDatabaseError } from '../../server/db/remote.js'
+import { localUploadsWarning, startServer } from '../../server/index.js'
 import { CliCommand } from '../command.js'
 
 /** What a cluster worker tells the primary once it is listening. */
@@ -94,7 +95,7 @@ export default class Serve extends CliCommand {
    */
   private async runPrimary(count: number, overrides: ConfigOverrides): Promise<void> {
     // Said once by this process, not once per worker.
-    let warning: string | null = null
+    const warnings: string[] = []
     try {
       const [{ loadConfig }, { createServices }, { silentLogger }, { openGatewayWarning }] = await Promise.all([
         import('../../server/config.js'),
@@ -102,9 +103,10 @@ export default class Serve extends CliCommand {
         import('../../server/logger.js'),
         import('../../server/chat/keys/exposure.js'),
       ])
-      const services = await createServices(loadConfig(overrides), { eagerChat: true, maintenance: false, logger: silentLogger })
+      const config = loadConfig(overrides)
+      const services = await createServices(config, { eagerChat: true, maintenance: false, logger: silentLogger })
       try {
-        warning = await openGatewayWarning(services)
+        for (const warning of [await openGatewayWarning(services), localUploadsWarning(config)]) if (warning) warnings.push(warning)
       } finally {
         await services.close()
       }
@@ -162,13 +164,15 @@ export default class Serve extends CliCommand {
       for (const worker of live) worker.process.kill('SIGKILL')
       this.error((error as Error).message, { exit: 1 })
     }
-    if (warning) this.warn(warning)
+    for (const warning of warnings) this.warn(warning)
     this.log(`listening on ${url} (${count} workers)`)
     await stopped
   }
 
   private failStart(error: unknown): never {
     if (error instanceof ConfigError) this.error(error.message, { exit: 2 })
+    // A libsql server that cannot be reached, or lacks what Plaza needs: one line, before any request.
+    if (error instanceof RemoteDatabaseError) this.error(error.message, { exit: 1 })
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') this.error(`cannot listen: ${(error as Error).message}`, { exit: 1 })
     throw error

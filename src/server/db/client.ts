@@ -1,11 +1,12 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import path from 'node:path'
-import { createClient, type Client } from '@libsql/client'
+import type { Client } from '@libsql/client'
 import { drizzle, type LibSQLDatabase } from 'drizzle-orm/libsql'
 import { migrate } from 'drizzle-orm/libsql/migrator'
 import { openInlineReads } from './inline.js'
 import { LocalClient } from './local-client.js'
+import { openRemoteDatabase, type MigrationLockOptions } from './remote.js'
 import { ReaderPool, readDatabase, type ReadDb } from './readers.js'
 import * as schema from './schema.js'
 
@@ -37,9 +38,11 @@ export interface Database {
 export interface OpenDatabaseOptions {
   /** Local data directory; the database is `plaza.db` in it. */
   dataDir: string
-  /** A libsql server (`libsql://`, `http://`, `https://`) to use instead of the local file. */
+  /** A libsql server (`libsql://`, `http(s)://`, `ws(s)://`) to use instead of the local file (remote.ts). */
   url?: string
   authToken?: string
+  /** The migration lease's timings on a libsql server (tests shorten them). */
+  migrationLock?: MigrationLockOptions
   /**
    * Reader worker threads for `scans` on a local file (0: `scans` is `reads`, for a process that
    * answers one command and would only pay for starting them). A libsql server has no file to open.
@@ -65,10 +68,8 @@ const OPTIMIZE = 'PRAGMA analysis_limit = 1000; PRAGMA optimize'
  */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   if (options.url) {
-    const client = createClient({ url: options.url, authToken: options.authToken })
-    await client.execute('PRAGMA foreign_keys = ON')
-    const db = drizzle(client, { schema })
-    await migrate(db, { migrationsFolder: MIGRATIONS_DIR })
+    const { client, db } = await openRemoteDatabase({ url: options.url, authToken: options.authToken, migrationsFolder: MIGRATIONS_DIR, migrationLock: options.migrationLock })
+    // No file to open beside it: every read is a request to the server, which answers them concurrently.
     return {
       db,
       reads: db,
