@@ -4,7 +4,6 @@ import path from 'node:path'
 import type { Client } from '@libsql/client'
 import * as driverCore from 'drizzle-orm/libsql/driver-core'
 import type { LibSQLDatabase } from 'drizzle-orm/libsql/driver-core'
-import { migrate } from 'drizzle-orm/libsql/migrator'
 import { openInlineReads } from './inline.js'
 import { LocalClient } from './local-client.js'
 import { ReaderPool, readDatabase, type ReadDb } from './readers.js'
@@ -140,6 +139,7 @@ async function migrateIfBehind(client: Client, db: Db): Promise<void> {
     const applied = await client.execute('SELECT max(created_at) AS last FROM __drizzle_migrations')
     if (Number(applied.rows[0]?.last) >= latest) return
   }
+  const { migrate } = await import('drizzle-orm/libsql/migrator')
   await migrate(db, { migrationsFolder: MIGRATIONS_DIR })
 }
 
