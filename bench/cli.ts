@@ -6,6 +6,9 @@
  * medians and 90th percentiles.
  *
  *   npm run build && npx tsx bench/cli.ts [runs]
+ *
+ * PLAZA_BENCH_BASELINE=/path/to/other/checkout (built) adds that build's embedded and remote
+ * `whoami` to the same interleaved run, on the same data and server: before/after figures.
  */
 import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -61,6 +64,11 @@ try {
     ['plaza social whoami (embedded)', [BIN, 'social', 'whoami'], embedded],
     ['plaza social whoami (remote)', [BIN, 'social', 'whoami'], remote],
   ]
+  const baseline = process.env.PLAZA_BENCH_BASELINE
+  if (baseline) {
+    const other = path.join(path.resolve(baseline), 'bin/run.js')
+    cases.push(['baseline: whoami (embedded)', [other, 'social', 'whoami'], embedded], ['baseline: whoami (remote)', [other, 'social', 'whoami'], remote])
+  }
   const times = new Map<string, number[]>(cases.map(([name]) => [name, []]))
   await run(cases[2][1], embedded) // warm the file-system cache once
   // Interleaved, so a burst of load on the machine hits every case alike.
