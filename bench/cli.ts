@@ -7,8 +7,8 @@
  *
  *   npm run build && npx tsx bench/cli.ts [runs]
  *
- * PLAZA_BENCH_BASELINE=/path/to/other/checkout (built) adds that build's embedded and remote
- * `whoami` to the same interleaved run, on the same data and server: before/after figures.
+ * PLAZA_BENCH_BASELINE=/path/to/other/checkout (built) adds that build's `--version` and embedded
+ * and remote `whoami` to the same interleaved run, on the same data and server: before/after figures.
  */
 import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -67,7 +67,7 @@ try {
   const baseline = process.env.PLAZA_BENCH_BASELINE
   if (baseline) {
     const other = path.join(path.resolve(baseline), 'bin/run.js')
-    cases.push(['baseline: whoami (embedded)', [other, 'social', 'whoami'], embedded], ['baseline: whoami (remote)', [other, 'social', 'whoami'], remote])
+    cases.push(['baseline: --version', [other, '--version'], {}], ['baseline: whoami (embedded)', [other, 'social', 'whoami'], embedded], ['baseline: whoami (remote)', [other, 'social', 'whoami'], remote])
   }
   const times = new Map<string, number[]>(cases.map(([name]) => [name, []]))
   await run(cases[2][1], embedded) // warm the file-system cache once
