@@ -99,8 +99,9 @@ export async function createPlazaClient(target: Target, getToken: () => string |
     return { target, trpc, services: null, close: async () => {} }
   }
   // Embedded: load the server only now, so remote commands don't pay for it.
-  const [{ appRouter }, { createServices }, { loadConfig }, { createLogger, silentLogger }] = await Promise.all([
-    import('../server/router.js'),
+  // The router whose sub-routers load on first call: a command pays only for the procedures it calls.
+  const [{ lazyAppRouter }, { createServices }, { loadConfig }, { createLogger, silentLogger }] = await Promise.all([
+    import('../server/lazy-router.js'),
     import('../server/services.js'),
     import('../server/config.js'),
     import('../server/logger.js'),
@@ -114,7 +115,7 @@ export async function createPlazaClient(target: Target, getToken: () => string |
   const trpc = createTRPCClient<AppRouter>({
     links: [
       localLink({
-        router: appRouter,
+        router: lazyAppRouter,
         createContext: async () => ({ services, token: getToken(), clientAddress: 'local', origin, userAgent }),
       }),
     ],
