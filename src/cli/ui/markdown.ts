@@ -30,6 +30,11 @@ export interface MarkdownRenderer {
 /** The code images' default theme (candy), dark: terminals are mostly dark. */
 const PALETTE: Palette = THEMES.candy.dark
 const INDENT = '    '
+/**
+ * shiki's time limit per line, past which the rest of the line stays uncoloured: its default,
+ * 500 ms, can pass on a busy machine while the grammar's patterns compile on the first lines.
+ */
+const TOKENIZE_LIMIT_MS = 5_000
 
 let tokenizer: Promise<Tokenizer> | undefined
 
@@ -81,9 +86,10 @@ function languageOf(info: string | undefined): string | null {
 
 async function highlight(chalk: ChalkInstance, code: string, lang: string): Promise<string> {
   try {
-    const lines = await (await (tokenizer ??= Tokenizer.create())).tokenize(code, lang)
+    const lines = await (await (tokenizer ??= Tokenizer.create())).tokenize(code, lang, TOKENIZE_LIMIT_MS)
     return lines.map((line) => line.map((token) => chalk.hex(PALETTE[token.role])(token.text)).join('')).join('\n')
   } catch {
+    tokenizer = undefined
     return chalk.hex(PALETTE.foreground)(code)
   }
 }

@@ -58,11 +58,15 @@ export class Tokenizer {
     return new Tokenizer(await createHighlighter({ themes: [rayTheme()], langs: [] }))
   }
 
-  /** The snippet's lines as tokens with their colour roles; `language` must be a shiki id (or `text`). */
-  async tokenize(code: string, language: string): Promise<Token[][]> {
+  /**
+   * The snippet's lines as tokens with their colour roles; `language` must be a shiki id (or `text`).
+   * `timeLimitMs`: shiki's time limit per line (default 500 ms), past which the rest of the line is
+   * one uncoloured token; on a busy machine the first lines (compiling the grammar's patterns) can take that long.
+   */
+  async tokenize(code: string, language: string, timeLimitMs?: number): Promise<Token[][]> {
     if (language === PLAIN_TEXT) return code.split('\n').map((line) => (line ? [{ text: line, role: 'foreground' }] : []))
     if (!this.highlighter.getLoadedLanguages().includes(language)) await this.highlighter.loadLanguage(language as BundledLanguage)
-    const lines = this.highlighter.codeToTokensBase(code, { lang: language as BundledLanguage, theme: THEME as 'none' })
+    const lines = this.highlighter.codeToTokensBase(code, { lang: language as BundledLanguage, theme: THEME as 'none', ...(timeLimitMs === undefined ? {} : { tokenizeTimeLimit: timeLimitMs }) })
     return lines.map((line) => line.map((token) => ({ text: token.content, role: roleOf(token.color) })))
   }
 }
