@@ -2,6 +2,7 @@
  * The CLI's one tRPC client. Its link is chosen once: `httpLink` to a remote server (`--url`/`PLAZA_URL`),
  * or `localLink` to the same router in-process on a local data directory (embedded, no server).
  */
+import { createRequire } from 'node:module'
 import path from 'node:path'
 import { createTRPCClient, httpLink, localLink, type TRPCClient } from '@trpc/client'
 import type { Agent, fetch as undiciFetch } from 'undici'
@@ -35,10 +36,39 @@ export class UsageError extends Error {}
 /** undici's fetch with one shared dispatcher, loaded on the first remote call (embedded commands never pay for undici). */
 let undici: Promise<{ fetch: typeof undiciFetch; dispatcher: Agent }> | undefined
 
+/**
+ * Loads undici once and makes its FormData the global one, as its `install()` does for all its
+ * fetch classes (its advice: a FormData must come from the same undici as the fetch it goes to),
+ * so that one undici serves the process. tRPC's client checks every input with `instanceof
+ * FormData`, and the global FormData would otherwise load Node's own bundled copy of undici; and
+ * undici's index loads that copy too (its cookies module looks at the global Headers), besides
+ * WebSocket, EventSource, the cache and DNS interceptors. A remote command's start-up would pay a
+ * third of its time for them: fetch, Agent and FormData are taken from the files the index exports
+ * them from (the same classes), the index only should a later undici move them.
+ */
+function loadUndici() {
+  undici ??= (async () => {
+    let parts: Pick<typeof import('undici'), 'Agent' | 'fetch' | 'FormData'>
+    try {
+      const require = createRequire(import.meta.url)
+      parts = {
+        fetch: require('undici/lib/web/fetch/index.js').fetch,
+        Agent: require('undici/lib/dispatcher/agent.js'),
+        FormData: require('undici/lib/web/fetch/formdata.js').FormData,
+      }
+    } catch {
+      parts = await import('undici')
+    }
+    if (typeof parts.fetch !== 'function' || typeof parts.Agent !== 'function' || typeof parts.FormData !== 'function') parts = await import('undici')
+    globalThis.FormData = parts.FormData as unknown as typeof globalThis.FormData
+    return { fetch: parts.fetch, dispatcher: new parts.Agent({ connect: { timeout: 5_000 } }) }
+  })()
+  return undici
+}
+
 /** Connections to a server that is not there fail within seconds instead of hanging. */
 export const remoteFetch: typeof undiciFetch = async (input, init) => {
-  undici ??= import('undici').then(({ Agent, fetch }) => ({ fetch, dispatcher: new Agent({ connect: { timeout: 5_000 } }) }))
-  const { fetch, dispatcher } = await undici
+  const { fetch, dispatcher } = await loadUndici()
   return fetch(input, { ...init, dispatcher })
 }
 
@@ -53,6 +83,7 @@ export interface PlazaClient {
 /** `userAgent` names the CLI to the server, which shows it in the session list (`plaza social sessions`). */
 export async function createPlazaClient(target: Target, getToken: () => string | null, userAgent = 'plaza-cli'): Promise<PlazaClient> {
   if (target.kind === 'remote') {
+    await loadUndici()
     const trpc = createTRPCClient<AppRouter>({
       links: [
         httpLink({
@@ -68,8 +99,9 @@ export async function createPlazaClient(target: Target, getToken: () => string |
     return { target, trpc, services: null, close: async () => {} }
   }
   // Embedded: load the server only now, so remote commands don't pay for it.
-  const [{ appRouter }, { createServices }, { loadConfig }, { createLogger, silentLogger }] = await Promise.all([
-    import('../server/router.js'),
+  // The router whose sub-routers load on first call: a command pays only for the procedures it calls.
+  const [{ lazyAppRouter }, { createServices }, { loadConfig }, { createLogger, silentLogger }] = await Promise.all([
+    import('../server/lazy-router.js'),
     import('../server/services.js'),
     import('../server/config.js'),
     import('../server/logger.js'),
@@ -83,7 +115,7 @@ export async function createPlazaClient(target: Target, getToken: () => string |
   const trpc = createTRPCClient<AppRouter>({
     links: [
       localLink({
-        router: appRouter,
+        router: lazyAppRouter,
         createContext: async () => ({ services, token: getToken(), clientAddress: 'local', origin, userAgent }),
       }),
     ],

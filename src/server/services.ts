@@ -10,7 +10,7 @@ import { createSessionTouches, type SessionTouches } from './auth/sessions.js'
 import { startFanout, type Fanout } from './domain/fanout.js'
 import { createNotificationFeed, type NotificationFeed } from './domain/notification-feed.js'
 import { createLogger, type Logger } from './logger.js'
-import { createMetrics, type Metrics } from './metrics/recorder.js'
+import type { Metrics } from './metrics/recorder.js'
 import { RateLimiter } from './rate-limit.js'
 import { startMaintenance } from './uploads/generated.js'
 import { LocalDiskStorage, type Storage } from './uploads/storage.js'
@@ -205,7 +205,8 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
     throw error
   }
   let stopMaintenance: (() => Promise<void>) | undefined
-  if (config.metrics.enabled && options.maintenance !== false) metrics = createMetrics({ config, db: database.db, logger })
+  // Imported only where it is used (prom-client is not small): a one-shot embedded command never loads it.
+  if (config.metrics.enabled && options.maintenance !== false) metrics = (await import('./metrics/recorder.js')).createMetrics({ config, db: database.db, logger })
   let access: Promise<GatewayAccess> | undefined
   const fanout = startFanout(
     { db: database.db, reads: database.reads, logger, maxFollowers: config.fanoutMaxFollowers },

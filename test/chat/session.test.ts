@@ -67,7 +67,8 @@ interface Ctx {
 
 const session = suite<Ctx>('plaza util chat: the interactive session (ink)')
 
-session.before(async (ctx) => {
+/** A session on a fake terminal, through the embedded gateway to a fresh fake provider. */
+async function start(ctx: Ctx, markdown?: { colorLevel: 0 | 3 }) {
   ctx.fake = await startFakeUpstream()
   ctx.backend = await openChatBackend({ kind: 'embedded', dataDir: '' }, { PLAZA_LLM_BASE_URL: `${ctx.fake.url}/v1`, PLAZA_LLM_MODEL: 'fake-model' })
   ctx.stdin = new FakeStdin()
@@ -79,8 +80,11 @@ session.before(async (ctx) => {
     system: [{ role: 'system', content: 'Be brief.' }],
     sampling: { max_tokens: 50 },
     ink: { stdin: ctx.stdin as never, stdout: ctx.stdout as never, stderr: stderr as never, debug: true, patchConsole: false },
+    markdown,
   })
-})
+}
+
+session.before((ctx) => start(ctx))
 
 session.after(async (ctx) => {
   await ctx.backend.close()
@@ -158,7 +162,120 @@ session('/reset clears the conversation (the system prompt stays); Ctrl+D leaves
     { role: 'user', content: 'Who are you?' },
   ])
   stdin.write('\x04')
-  await Promise.race([ctx.session, new Promise((_, reject) => setTimeout(() => reject(new Error('the session did not end on Ctrl+D')), 60_000))])
+  await ended(ctx, 'Ctrl+D')
 })
 
 session.run()
+
+/** The session's promise settles (ink unmounted): it ended. */
+async function ended(ctx: Ctx, what: string) {
+  await Promise.race([ctx.session, new Promise((_, reject) => setTimeout(() => reject(new Error(`the session did not end on ${what}`)), 60_000))])
+}
+
+const keys = suite<Ctx>('plaza util chat: Ctrl+C, Ctrl+D and pasted lines')
+
+keys.before((ctx) => start(ctx))
+
+keys.after(async (ctx) => {
+  await ctx.backend.close()
+  await ctx.fake.close()
+})
+
+keys('Ctrl+C during an answer stops it: the request to the provider is aborted, the session stays', async (ctx) => {
+  const { fake, stdout, stdin } = ctx
+  await waitFor('the greeting', () => stdout.lastFrame().includes('Chatting with'), stdout)
+  let release!: () => void
+  const never = new Promise<void>((resolve) => (release = resolve))
+  fake.enqueue(reply({ pieces: ['Counting: one,', ' two,', ' three.'], pauseAfter: { events: 1, until: never } }))
+  say(ctx, 'Count to a million')
+  await waitFor('the first piece', () => stdout.lastFrame().includes('Counting: one,'), stdout)
+  const request = fake.requests.at(-1)!
+  let closed = false
+  void request.aborted.then(() => (closed = true))
+  stdin.write('\x03')
+  await waitFor('the provider to see the connection close', () => closed, stdout)
+  await waitFor('the prompt back', () => stdout.lastFrame().includes('(answer stopped)') && stdout.lastFrame().split('\n').at(-1) === PROMPT, stdout)
+  assert.ok(stdout.lastFrame().includes('Counting: one,'), 'the part that arrived stays on screen')
+  assert.not.ok(stdout.lastFrame().includes('two,'))
+  release()
+
+  // Still chatting; the stopped question is not sent again.
+  fake.enqueue(reply({ pieces: ['Fine.'] }))
+  say(ctx, 'Just say fine')
+  await waitFor('the next answer', () => idle(stdout, 'Fine.'), stdout)
+  assert.equal(fake.requests.at(-1)!.body.messages, [
+    { role: 'system', content: 'Be brief.' },
+    { role: 'user', content: 'Just say fine' },
+  ])
+})
+
+keys('a paste with line breaks stays in the line and goes as one message on Enter', async (ctx) => {
+  const { fake, stdout, stdin } = ctx
+  const before = fake.requests.length
+  // A terminal delivers a paste as one chunk, its line breaks as carriage returns.
+  stdin.write('Review this:\rconst a = 1\rconst b = 2\r')
+  await waitFor('the pasted lines', () => stdout.lastFrame().includes('const b = 2'), stdout)
+  assert.is(fake.requests.length, before, 'nothing sent on the paste itself')
+  assert.ok(stdout.lastFrame().includes(`${PROMPT} Review this:\nconst a = 1\nconst b = 2`), stdout.lastFrame())
+  fake.enqueue(reply({ pieces: ['Looks fine.'] }))
+  stdin.write('\r')
+  await waitFor('the answer', () => idle(stdout, 'Looks fine.'), stdout)
+  assert.is(fake.requests.length, before + 1, 'one message')
+  assert.equal(fake.requests.at(-1)!.body.messages.at(-1), { role: 'user', content: 'Review this:\nconst a = 1\nconst b = 2' })
+})
+
+keys('Ctrl+D with text in the line sends it instead of dropping it', async (ctx) => {
+  const { fake, stdout, stdin } = ctx
+  fake.enqueue(reply({ pieces: ['Sent anyway.'] }))
+  stdin.write('pasted line\r')
+  await waitFor('the pasted line', () => stdout.lastFrame().split('\n').at(-1) === `${PROMPT} pasted line`, stdout)
+  stdin.write('\x04')
+  await waitFor('the answer', () => idle(stdout, 'Sent anyway.'), stdout)
+  assert.equal(fake.requests.at(-1)!.body.messages.at(-1), { role: 'user', content: 'pasted line' })
+})
+
+keys('Ctrl+C at the prompt clears the line, and on an empty line leaves', async (ctx) => {
+  const { fake, stdout, stdin } = ctx
+  const before = fake.requests.length
+  for (const key of [...'never mind']) stdin.write(key)
+  await waitFor('the typed line', () => stdout.lastFrame().split('\n').at(-1) === `${PROMPT} never mind`, stdout)
+  stdin.write('\x03')
+  await waitFor('the cleared line', () => stdout.lastFrame().split('\n').at(-1) === PROMPT, stdout)
+  stdin.write('\x03')
+  await ended(ctx, 'a second Ctrl+C')
+  assert.is(fake.requests.length, before, 'nothing was sent')
+})
+
+keys.run()
+
+const markdown = suite<Ctx>('plaza util chat: Markdown on the terminal')
+
+markdown.before((ctx) => start(ctx, { colorLevel: 3 }))
+
+markdown.after(async (ctx) => {
+  await ctx.backend.close()
+  await ctx.fake.close()
+})
+
+markdown('headings, bold, lists and code blocks are rendered, the code highlighted with the code images\' palette', async (ctx) => {
+  const { fake, stdout, stdin } = ctx
+  await waitFor('the greeting', () => stdout.lastFrame().includes('Chatting with'), stdout)
+  fake.enqueue(reply({ pieces: ['# Plan\n\nUse **two** steps:\n\n', '- first\n- second\n\n', '```js\nlet x = 5;\n```\n'] }))
+  say(ctx, 'Plan?')
+  await waitFor('the answer', () => idle(stdout, 'let x = 5;'), stdout)
+  const raw = stdout.frames.at(-1)!
+  const plain = stdout.lastFrame()
+  assert.ok(plain.includes('# Plan') && plain.includes('Use two steps:'), plain)
+  assert.not.ok(plain.includes('**'), 'no raw emphasis markers')
+  assert.not.ok(plain.includes('```'), 'no raw code fences')
+  assert.match(plain, /\* first\n\s*\* second/)
+  assert.ok(raw.includes('\x1b[1mtwo\x1b[22m'), 'bold is bold')
+  // candy (dark), the code images' default theme: keyword FF659C, number 7A7FFD.
+  assert.ok(raw.includes('\x1b[38;2;255;101;156mlet'), 'the keyword in the keyword colour')
+  assert.ok(raw.includes('\x1b[38;2;122;127;253m5'), 'the number in the number colour')
+  // The history keeps the model's own text.
+  say(ctx, '/exit')
+  await ended(ctx, '/exit')
+})
+
+markdown.run()

@@ -139,4 +139,58 @@ modules('plaza serve loads the chat configuration at start-up, undici only at th
   }
 })
 
+/** What no one-shot social command needs (the server's optional parts, the terminal UI, a second oclif). */
+const HEAVY: Array<[string, RegExp]> = [
+  ["@libsql/client (its remote protocols: hrana, ws)", /\/node_modules\/(@libsql\/client|@libsql\/hrana-client|ws)\//],
+  ['the migrator (the database is current)', /\/node_modules\/drizzle-orm\/(libsql\/)?migrator\.js$/],
+  ['prom-client', /\/node_modules\/prom-client\//],
+  ['sharp, shiki, resvg', /\/node_modules\/(sharp|shiki|@shikijs\/[^/]+|@resvg\/[^/]+)\//],
+  ['ink, react, marked', /\/node_modules\/(ink|react|marked|marked-terminal)\//],
+  ['the code image and execute schemas', /\/dist\/shared\/schemas\/(codeimage|execute)\.js$/],
+  ["semver (oclif's engine check)", /\/node_modules\/semver\//],
+  ["oclif's own files (the build bundles them into one)", /\/node_modules\/@oclif\/core\/lib\/(?!index\.js$)/],
+]
+
+function heavy(loaded: string[]): string[] {
+  return HEAVY.flatMap(([name, pattern]) => loaded.filter((url) => pattern.test(url)).map((url) => `${name}: ${url}`))
+}
+
+modules('an embedded command on a current database loads nothing it does not use; a new data directory is migrated', async () => {
+  const home = tempDir('plaza-modules-home-')
+  const env = { PLAZA_DATA_DIR: path.join(home, 'data'), XDG_CONFIG_HOME: path.join(home, 'config') }
+  const first = moduleLog()
+  const register = await runCli(['social', 'register', '-u', 'light', '-e', 'light@example.com', '--password-stdin'], { env: { ...env, ...first.env }, input: 'correct horse battery' })
+  assert.is(register.code, 0, register.stderr)
+  assert.ok(first.loaded().some((url) => /\/drizzle-orm\/libsql\/migrator\.js$/.test(url)), 'a new database runs the migrations')
+
+  const log = moduleLog()
+  const whoami = await runCli(['social', 'whoami', '--json'], { env: { ...env, ...log.env } })
+  assert.is(whoami.code, 0, whoami.stderr)
+  assert.is(JSON.parse(whoami.stdout).username, 'light')
+  const loaded = log.loaded()
+  assert.ok(loaded.some((url) => url.endsWith('/dist/server/services.js')), 'the probe saw the embedded server load')
+  assert.ok(loaded.some((url) => url.endsWith('/dist/vendor/oclif-core/index.cjs')), 'oclif came from the bundle')
+  assert.equal(heavy(loaded), [])
+})
+
+modules('a remote command loads neither the server, the database, nor all of undici', async () => {
+  const server = await startTestServer()
+  try {
+    const home = tempDir('plaza-modules-home-')
+    const env = { PLAZA_URL: server.url, XDG_CONFIG_HOME: path.join(home, 'config') }
+    const register = await runCli(['social', 'register', '-u', 'remotelight', '-e', 'remotelight@example.com', '--password-stdin'], { env, input: 'correct horse battery' })
+    assert.is(register.code, 0, register.stderr)
+    const log = moduleLog()
+    const whoami = await runCli(['social', 'whoami', '--json'], { env: { ...env, ...log.env } })
+    assert.is(whoami.code, 0, whoami.stderr)
+    assert.is(JSON.parse(whoami.stdout).username, 'remotelight')
+    const loaded = log.loaded()
+    assert.ok(loaded.some((url) => url.includes('/node_modules/undici/lib/web/fetch/')), 'the probe saw undici load')
+    const unwanted = [/\/dist\/server\//, /\/node_modules\/(drizzle-orm|libsql|@libsql\/[^/]+|zod)\//, /\/node_modules\/undici\/index\.js$/, /\/node_modules\/undici\/lib\/web\/websocket\//]
+    assert.equal([...heavy(loaded), ...loaded.filter((url) => unwanted.some((pattern) => pattern.test(url)))], [])
+  } finally {
+    await server.close()
+  }
+})
+
 modules.run()

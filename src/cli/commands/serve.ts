@@ -2,7 +2,7 @@ import cluster, { type Worker } from 'node:cluster'
 import { availableParallelism } from 'node:os'
 import { Flags } from '@oclif/core'
 import { ConfigError, type ConfigOverrides } from '../../server/config.js'
-import { RemoteDatabaseError } from '../../server/db/remote.js'
+import { RemoteDatabaseError } from '../../server/db/remote-error.js'
 import { localUploadsWarning, startServer } from '../../server/index.js'
 import { CliCommand } from '../command.js'
 

@@ -17,8 +17,8 @@ export interface StreamDelta {
 
 export interface ChatBackend {
   complete(model: string, messages: ChatMessage[], sampling: Sampling): Promise<CompletionBody>
-  /** The answer as it arrives; throws if it breaks off. */
-  stream(model: string, messages: ChatMessage[], sampling: Sampling): AsyncIterable<StreamDelta>
+  /** The answer as it arrives; throws if it breaks off. `signal` stops it: the request to the provider (or the server) is aborted. */
+  stream(model: string, messages: ChatMessage[], sampling: Sampling, signal?: AbortSignal): AsyncIterable<StreamDelta>
   close(): Promise<void>
 }
 
@@ -39,9 +39,12 @@ async function embeddedBackend(env: NodeJS.ProcessEnv): Promise<ChatBackend> {
     async complete(model, messages, sampling) {
       return completionBody(await gateway.complete(request(model, messages, sampling)))
     },
-    async *stream(model, messages, sampling) {
-      const stream = await gateway.stream(request(model, messages, sampling))
-      for await (const event of stream.events) if (event.type === 'delta') yield { content: event.content, reasoning: event.reasoning }
+    async *stream(model, messages, sampling, signal) {
+      const stream = await gateway.stream(request(model, messages, sampling), signal)
+      for await (const event of stream.events) {
+        if (signal?.aborted) return
+        if (event.type === 'delta') yield { content: event.content, reasoning: event.reasoning }
+      }
     },
     close: () => gateway.close(),
   }
@@ -66,7 +69,7 @@ function errorMessage(status: number, text: string): string {
 
 /** `key`: the server's gateway key (`PLAZA_GATEWAY_KEY`), for a server whose gateway requires one. */
 function remoteBackend(base: string, key: string | undefined): ChatBackend {
-  const send = async (model: string, messages: ChatMessage[], sampling: Sampling, stream: boolean) => {
+  const send = async (model: string, messages: ChatMessage[], sampling: Sampling, stream: boolean, signal?: AbortSignal) => {
     const path = pathFor(model)
     let response: Response
     try {
@@ -74,8 +77,10 @@ function remoteBackend(base: string, key: string | undefined): ChatBackend {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: stream ? 'text/event-stream' : 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
         body: JSON.stringify({ ...(path.startsWith('/api/v1') ? { model } : {}), messages, ...sampling, stream }),
+        signal,
       })) as unknown as Response
     } catch (error) {
+      if (signal?.aborted) throw error
       const cause = (error as { cause?: { code?: string; message?: string } }).cause
       throw new Error(`cannot reach ${base}: ${cause?.code ?? cause?.message ?? (error as Error).message}`)
     }
@@ -86,13 +91,14 @@ function remoteBackend(base: string, key: string | undefined): ChatBackend {
     async complete(model, messages, sampling) {
       return (await (await send(model, messages, sampling, false)).json()) as CompletionBody
     },
-    async *stream(model, messages, sampling) {
-      const response = await send(model, messages, sampling, true)
+    async *stream(model, messages, sampling, signal) {
+      const response = await send(model, messages, sampling, true, signal)
       const queue: string[] = []
       const parser = createParser({ onEvent: (event) => queue.push(event.data) })
       const decoder = new TextDecoder()
       let done = false
       for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+        if (signal?.aborted) return
         parser.feed(decoder.decode(chunk, { stream: true }))
         while (queue.length > 0) {
           const data = queue.shift()!

@@ -61,14 +61,18 @@ export class Tokenizer {
     return new Tokenizer(await createHighlighter({ themes: [rayTheme()], langs: [] }))
   }
 
-  /** The snippet's lines as tokens with their colour roles; `language` must be a shiki id (or `text`). */
-  async tokenize(code: string, language: string): Promise<Token[][]> {
+  /**
+   * The snippet's lines as tokens with their colour roles; `language` must be a shiki id (or `text`).
+   * `timeLimitMs`: shiki's time limit per line (default LINE_TIME_LIMIT_MS), past which the rest of the line is
+   * one uncoloured token; on a busy machine the first lines (compiling the grammar's patterns) can take that long.
+   */
+  async tokenize(code: string, language: string, timeLimitMs?: number): Promise<Token[][]> {
     if (language === PLAIN_TEXT) return code.split('\n').map((line) => (line ? [{ text: line, role: 'foreground' }] : []))
     if (!this.highlighter.getLoadedLanguages().includes(language)) await this.highlighter.loadLanguage(language as BundledLanguage)
     // shiki gives up on a line after 500 ms by default and leaves the rest of it uncoloured: on a
     // loaded machine the first line of a fresh worker (compiling the grammar's expressions) can take
     // that long. The pool's time budget (PLAZA_CODEIMAGE_TIMEOUT_MS) bounds a render instead.
-    const lines = this.highlighter.codeToTokensBase(code, { lang: language as BundledLanguage, theme: THEME as 'none', tokenizeTimeLimit: LINE_TIME_LIMIT_MS })
+    const lines = this.highlighter.codeToTokensBase(code, { lang: language as BundledLanguage, theme: THEME as 'none', tokenizeTimeLimit: timeLimitMs ?? LINE_TIME_LIMIT_MS })
     return lines.map((line) => line.map((token) => ({ text: token.content, role: roleOf(token.color) })))
   }
 }

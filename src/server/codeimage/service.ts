@@ -4,7 +4,7 @@
  * that never render (most CLI commands) load no fonts.
  */
 import { availableParallelism } from 'node:os'
-import { codeImageInput, type CodeImageInput } from '../../shared/schemas/codeimage.js'
+import type { CodeImageInput } from '../../shared/schemas/codeimage.js'
 import { parsePositiveInt, type ServerConfig } from '../config.js'
 import { toPublicError } from '../errors.js'
 import type { RenderOutcome } from '../metrics/recorder.js'
@@ -54,8 +54,8 @@ export function createCodeImageService(config: Pick<ServerConfig, 'env'>, option
   return {
     render: (input, prepare) =>
       timed(async () => {
-        // Validation needs the language tables (shiki, highlight.js): loaded on the first render, not at start-up.
-        const { toRenderJob } = await import('./validate.js')
+        // Validation needs the language tables (shiki, highlight.js) and the zod schema: loaded on the first render, not at start-up.
+        const [{ toRenderJob }, { codeImageInput }] = await Promise.all([import('./validate.js'), import('../../shared/schemas/codeimage.js')])
         const job = toRenderJob(codeImageInput.parse(input))
         return prepare ? prepare(job) : job
       }),

@@ -25,16 +25,16 @@
  * own, and a connection on which any other statement was refused, or whose BEGIN was given up on,
  * is retired instead of going back to the pool.
  */
-import {
-  LibsqlError,
-  type Client,
-  type InArgs,
-  type InStatement,
-  type InValue,
-  type ResultSet,
-  type Row,
-  type Transaction,
-  type TransactionMode,
+import { LibsqlError } from '@libsql/core/api'
+import type {
+  Client,
+  InArgs,
+  InStatement,
+  InValue,
+  ResultSet,
+  Row,
+  Transaction,
+  TransactionMode,
 } from '@libsql/client'
 import { openConnection, primaryCode, StatementCache, toSqlValue, type Connection } from './connection.js'
 

@@ -6,7 +6,8 @@
  * write has committed sees it.
  */
 import { Worker } from 'node:worker_threads'
-import { LibsqlError } from '@libsql/client'
+// The error class alone (the same one @libsql/client exports), without loading the client's remote protocols.
+import { LibsqlError } from '@libsql/core/api'
 import { drizzle } from 'drizzle-orm/sqlite-proxy'
 import { primaryCode } from './connection.js'
 import type { AnyDb } from './prepared.js'

@@ -17,10 +17,11 @@ import { randomUUID } from 'node:crypto'
 import { createClient, type Client } from '@libsql/client'
 import { drizzle, type LibSQLDatabase } from 'drizzle-orm/libsql'
 import { migrate } from 'drizzle-orm/libsql/migrator'
+import { RemoteDatabaseError } from './remote-error.js'
 import * as schema from './schema.js'
 
 /** A remote database that cannot serve Plaza as configured: said at start-up, in one line. */
-export class RemoteDatabaseError extends Error {}
+export { RemoteDatabaseError }
 
 export interface MigrationLockOptions {
   /** How long a lease lasts unless renewed (the holder renews it every third of this). */

@@ -8,7 +8,7 @@ const MODELS = [...CHAT_MODEL_ALIASES, ...CHAT_OPERATIONS]
 export default class Chat extends PlazaCommand<typeof Chat> {
   static override description = `Chat with a model through Plaza's chat gateway.
 
-Streams the answer to stdout as it arrives; reasoning (a <think> block or the provider's own) goes to stderr, dimmed, when stderr is a terminal. The prompt is PROMPT, or piped stdin; with neither, on a terminal, opens an interactive chat that keeps the conversation.
+Streams the answer to stdout as it arrives; reasoning (a <think> block or the provider's own) goes to stderr, dimmed, when stderr is a terminal. On a terminal the answer's Markdown is rendered (headings, emphasis, lists, tables, code blocks highlighted as in code images), block by block; piped, it is the model's text as is. The prompt is PROMPT, or piped stdin; with neither, on a terminal, opens an interactive chat that keeps the conversation.
 Embedded (no --url), the gateway runs in-process with the PLAZA_LLM_* settings of this environment; with --url it uses that server's /api/v1/chat/completions (or /api/chaty, /api/reasoning-70b), sending PLAZA_GATEWAY_KEY as its key when the server's gateway requires one.`
 
   static override examples = [
@@ -55,7 +55,7 @@ Embedded (no --url), the gateway runs in-process with the PLAZA_LLM_* settings o
         const body = await backend.complete(this.flags.model, messages, sampling)
         if (!this.jsonEnabled()) {
           if (body.reasoning) this.reasoning(body.reasoning + '\n')
-          this.answer(body.answer, true)
+          this.answer(process.stdout.isTTY ? await (await terminalMarkdown()).render(body.answer) : body.answer, true)
         }
         return body
       }
@@ -68,6 +68,9 @@ Embedded (no --url), the gateway runs in-process with the PLAZA_LLM_* settings o
   async streamAnswer(backend: ChatBackend, messages: ChatMessage[], sampling: Sampling) {
     let answer = ''
     let reasoned = false
+    // On a terminal, Markdown rendered a block at a time (a block is complete at the next blank line).
+    const rendering = process.stdout.isTTY ? new (await import('../../ui/markdown.js')).MarkdownStream(await terminalMarkdown()) : null
+    let printed = ''
     for await (const delta of backend.stream(this.flags.model, messages, sampling)) {
       if (delta.reasoning) {
         this.reasoning(delta.reasoning)
@@ -75,11 +78,18 @@ Embedded (no --url), the gateway runs in-process with the PLAZA_LLM_* settings o
       }
       if (delta.content) {
         if (reasoned && answer === '') this.reasoning('\n')
-        this.answer(delta.content, false)
+        const text = rendering ? await rendering.push(delta.content) : delta.content
+        this.answer(text, false)
         answer += delta.content
+        printed += text
       }
     }
-    if (!answer.endsWith('\n')) process.stdout.write('\n')
+    if (rendering) {
+      const rest = await rendering.end()
+      this.answer(rest, false)
+      printed += rest
+    }
+    if (!printed.endsWith('\n')) process.stdout.write('\n')
   }
 
   answer(text: string, whole: boolean) {
@@ -91,6 +101,11 @@ Embedded (no --url), the gateway runs in-process with the PLAZA_LLM_* settings o
     if (!process.stderr.isTTY) return
     process.stderr.write(process.env.NO_COLOR ? text : `\x1b[2m${text}\x1b[22m`)
   }
+}
+
+async function terminalMarkdown() {
+  const { createMarkdownRenderer } = await import('../../ui/markdown.js')
+  return createMarkdownRenderer()
 }
 
 async function readStdin(): Promise<string> {

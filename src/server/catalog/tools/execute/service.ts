@@ -3,7 +3,7 @@
  * other languages at a Piston provider, all behind one gate of `PLAZA_EXECUTE_CONCURRENCY` runs
  * (default 2). The pools start on the first run, so processes that never execute code load nothing.
  */
-import { localLanguageOf, type ExecuteRequest, type ExecuteResult } from '../../../../shared/schemas/execute.js'
+import type { ExecuteRequest, ExecuteResult } from '../../../../shared/schemas/execute.js'
 import { parsePositiveInt } from '../../../config.js'
 import { Gate } from './gate.js'
 import { pistonFromEnv, runOnPiston } from './piston.js'
@@ -33,6 +33,8 @@ export function createExecuteService(env: NodeJS.ProcessEnv): ExecuteService {
     run: (request) =>
       gate.run(async () => {
         const stdin = request.stdin ?? ''
+        // The schemas module builds its zod schemas on import: loaded here, not by every process that creates the services.
+        const { localLanguageOf } = await import('../../../../shared/schemas/execute.js')
         const local = localLanguageOf(request.language)
         const job = { code: request.code, stdin, outputBytes: OUTPUT_BYTES }
         const result =
