@@ -6,7 +6,7 @@
  */
 import { createParser } from 'eventsource-parser'
 import { AGENT_EVENT_TYPES, type AgentEvent, type AgentInput } from '../shared/schemas/agent.js'
-import { remoteFetch, UsageError, type Target } from './client.js'
+import { reach, UsageError, type Target } from './client.js'
 
 export type OnAgentEvent = (event: AgentEvent) => Promise<void> | void
 
@@ -54,17 +54,11 @@ function errorMessage(status: number, text: string): string {
 }
 
 async function runRemote(base: string, input: AgentInput, onEvent: OnAgentEvent, key: string | undefined): Promise<void> {
-  let response
-  try {
-    response = await remoteFetch(`${base}/api/agent`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...(key ? { authorization: `Bearer ${key}` } : {}) },
-      body: JSON.stringify(input),
-    })
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause
-    throw new Error(`cannot reach ${base}: ${cause?.code ?? cause?.message ?? (error as Error).message}`)
-  }
+  const response = await reach(base, `${base}/api/agent`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+    body: JSON.stringify(input),
+  })
   if (!response.ok) {
     const message = errorMessage(response.status, await response.text())
     if (response.status === 403 && !key) throw new Error(`${message} (set PLAZA_GATEWAY_KEY)`)

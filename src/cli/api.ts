@@ -7,7 +7,7 @@
 import { createReadStream } from 'node:fs'
 import { readFile, stat } from 'node:fs/promises'
 import { Readable } from 'node:stream'
-import { remoteFetch, UsageError, type Target } from './client.js'
+import { remoteFetch, unreachable, UsageError, type Target } from './client.js'
 
 export const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const
 /** The largest JSON answer read into memory (other answers stream straight to stdout). */
@@ -140,8 +140,7 @@ async function send<T>(origin: string, request: ApiRequest, consume: (answer: Ap
       ...(prepared.body instanceof Readable ? { duplex: 'half' } : {}),
     })
   } catch (error) {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause
-    throw new Error(`cannot reach ${origin}: ${cause?.code ?? cause?.message ?? (error as Error).message}`)
+    throw unreachable(origin, error)
   }
   const answer: ApiAnswer = { status: response.status, statusText: response.statusText, headers: [...response.headers] }
   if (response.body && /\bjson\b/i.test(response.headers.get('content-type') ?? '')) {

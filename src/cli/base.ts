@@ -5,7 +5,7 @@
 import path from 'node:path'
 import { Args, Command, Errors, Flags, type Interfaces } from '@oclif/core'
 import { isTRPCClientError } from '@trpc/client'
-import { createPlazaClient, remoteFetch, resolveTarget, targetKey, UsageError, type PlazaClient, type Target } from './client.js'
+import { createPlazaClient, remoteFetch, resolveTarget, targetKey, unreachable, UsageError, type PlazaClient, type Target } from './client.js'
 import { CliCommand, jqFlags } from './command.js'
 import { SessionStore, type StoredSession } from './config.js'
 import { oclifExit, printError } from './errors.js'
@@ -218,8 +218,7 @@ async function probe(url: string): Promise<string | null> {
     await response.body?.cancel()
     return null
   } catch (error) {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause
-    return `cannot reach ${url}: ${cause?.code ?? cause?.message ?? (error as Error).message}`
+    return unreachable(url, error).message
   }
 }
 
@@ -241,8 +240,7 @@ export function describeFailure(error: unknown, target?: Target): string {
       const status = (error.meta as { response?: { status?: number } } | undefined)?.response?.status
       // An answer that is not tRPC's: something else listens there (or a proxy answered).
       if (status || error.cause instanceof SyntaxError) return `unexpected answer from ${target.url}${status ? ` (HTTP ${status})` : ''}: is it a Plaza server?`
-      const cause = (error.cause as { cause?: { code?: string; message?: string } } | undefined)?.cause
-      return `cannot reach ${target.url}: ${cause?.code ?? cause?.message ?? error.message}`
+      return unreachable(target.url, error.cause ?? error).message
     }
     if (code === 'UNAUTHORIZED') return `${error.message} (log in with \`plaza social login\`)`
     return error.message

@@ -3,7 +3,7 @@
  * registry with this environment's configuration (the same pure listing the server answers with).
  */
 import type { CatalogListAnswer, CatalogListFilter, CatalogListInput } from '../shared/schemas/catalog.js'
-import { remoteFetch, UsageError, type Target } from './client.js'
+import { reach, UsageError, type Target } from './client.js'
 
 /** The filters as the API reads them; a bad one is a usage error (exit 2) before anything is asked. */
 export async function parseCatalogFilter(input: CatalogListInput): Promise<CatalogListFilter> {
@@ -22,13 +22,7 @@ async function fetchRemote(url: string, filter: CatalogListFilter): Promise<Cata
   if (filter.group !== undefined) query.set('group', filter.group)
   if (filter.offered !== undefined) query.set('offered', String(filter.offered))
   const address = `${url}/api/list${query.size ? `?${query}` : ''}`
-  let response
-  try {
-    response = await remoteFetch(address, { headers: { accept: 'application/json' } })
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause
-    throw new Error(`cannot reach ${url}: ${cause?.code ?? cause?.message ?? (error as Error).message}`)
-  }
+  const response = await reach(url, address, { headers: { accept: 'application/json' } })
   const body = (response.headers.get('content-type') ?? '').includes('json') ? ((await response.json().catch(() => null)) as Partial<CatalogListAnswer> | null) : null
   if (!response.ok) throw new Error(body?.message ?? `unexpected answer from ${url} (HTTP ${response.status}): is it a Plaza server?`)
   if (!Array.isArray(body?.operations)) throw new Error(`unexpected answer from ${url}: is it a Plaza server with the catalog?`)

@@ -72,6 +72,33 @@ export const remoteFetch: typeof undiciFetch = async (input, init) => {
   return fetch(input, { ...init, dispatcher })
 }
 
+/** The one line for a server that does not answer at all: `cannot reach URL: ECONNREFUSED`. */
+export function unreachable(url: string, error: unknown): Error {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause
+  return new Error(`cannot reach ${url}: ${cause?.code ?? cause?.message ?? (error as Error).message}`)
+}
+
+/** `remoteFetch` for a command talking to the server at `url`, a failure to connect reported as `unreachable` says. */
+export async function reach(url: string, ...request: Parameters<typeof undiciFetch>): ReturnType<typeof undiciFetch> {
+  try {
+    return await remoteFetch(...request)
+  } catch (error) {
+    throw unreachable(url, error)
+  }
+}
+
+/**
+ * The content type of a server's 2xx answer; for any other status, the server's own message
+ * (a 400 as a UsageError when `usageOn400`: the input was refused), or a line saying this is not a Plaza answer.
+ */
+export async function answerType(url: string, response: Awaited<ReturnType<typeof undiciFetch>>, usageOn400 = false): Promise<string> {
+  const type = response.headers.get('content-type') ?? ''
+  if (response.ok) return type
+  const body = type.includes('json') ? ((await response.json().catch(() => null)) as { message?: string } | null) : null
+  const message = body?.message ?? `unexpected answer from ${url} (HTTP ${response.status}): is it a Plaza server?`
+  throw usageOn400 && response.status === 400 ? new UsageError(message) : new Error(message)
+}
+
 export interface PlazaClient {
   target: Target
   trpc: TRPCClient<AppRouter>

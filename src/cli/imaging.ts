@@ -5,7 +5,7 @@
 import { readFile, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { PlazaClient, Target } from './client.js'
-import { remoteFetch, UsageError } from './client.js'
+import { answerType, reach, remoteFetch, UsageError } from './client.js'
 
 export type ImageOperation =
   | { kind: 'imagefx'; effect: string }
@@ -62,18 +62,8 @@ async function runRemote(url: string, operation: ImageOperation, input: string):
     form.append('file', new Blob([new Uint8Array(await readLocal(input))]), path.basename(input))
     Object.assign(init, { method: 'POST', body: form })
   }
-  let response
-  try {
-    response = await remoteFetch(`${url}${route}?${new URLSearchParams(query)}`, init)
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause
-    throw new Error(`cannot reach ${url}: ${cause?.code ?? cause?.message ?? (error as Error).message}`)
-  }
-  const type = response.headers.get('content-type') ?? ''
-  if (!response.ok) {
-    const body = type.includes('json') ? ((await response.json()) as { message?: string }) : null
-    throw new Error(body?.message ?? `unexpected answer from ${url} (HTTP ${response.status}): is it a Plaza server?`)
-  }
+  const response = await reach(url, `${url}${route}?${new URLSearchParams(query)}`, init)
+  const type = await answerType(url, response)
   if (type !== 'image/png' && type !== 'image/jpeg') throw new Error(`unexpected answer from ${url} (${type || 'no content type'}): is it a Plaza server?`)
   return {
     data: Buffer.from(await response.arrayBuffer()),

@@ -5,7 +5,7 @@
  */
 import { readFile, stat, writeFile } from 'node:fs/promises'
 import type { PlazaClient, Target } from './client.js'
-import { remoteFetch, UsageError } from './client.js'
+import { answerType, reach, UsageError } from './client.js'
 
 export type CardKind = 'meme' | 'fakepost' | 'logo'
 
@@ -33,18 +33,8 @@ async function runRemote(url: string, kind: CardKind, query: Record<string, stri
   if (image && !isUrl(image) && !isUploadPath(image)) {
     throw new UsageError(`${image}: a server reads images by http(s) URL or uploads/... path; upload the file first (plaza social upload), or run without --url`)
   }
-  let response
-  try {
-    response = await remoteFetch(`${url}/api/${kind}?${new URLSearchParams(query)}`, { headers: { accept: 'image/png' } })
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause
-    throw new Error(`cannot reach ${url}: ${cause?.code ?? cause?.message ?? (error as Error).message}`)
-  }
-  const type = response.headers.get('content-type') ?? ''
-  if (!response.ok) {
-    const body = type.includes('json') ? ((await response.json()) as { message?: string }) : null
-    throw new Error(body?.message ?? `unexpected answer from ${url} (HTTP ${response.status}): is it a Plaza server?`)
-  }
+  const response = await reach(url, `${url}/api/${kind}?${new URLSearchParams(query)}`, { headers: { accept: 'image/png' } })
+  const type = await answerType(url, response)
   if (type !== 'image/png') throw new Error(`unexpected answer from ${url} (${type || 'no content type'}): is it a Plaza server?`)
   return { data: Buffer.from(await response.arrayBuffer()), width: Number(response.headers.get('x-image-width')), height: Number(response.headers.get('x-image-height')) }
 }

@@ -4,7 +4,7 @@
  * server's `GET /api/media`, and show the answer.
  */
 import type { MediaAnswer } from '../shared/schemas/media.js'
-import { remoteFetch, UsageError, type Target } from './client.js'
+import { reach, UsageError, type Target } from './client.js'
 
 export async function describeMediaUrl(target: Target, url: string, fetch: boolean): Promise<MediaAnswer> {
   // A URL no fetch could take (not a URL, another scheme, credentials) is a usage error (exit 2) in both modes, checked here.
@@ -20,13 +20,7 @@ export async function describeMediaUrl(target: Target, url: string, fetch: boole
 async function askServer(server: string, url: string, fetch: boolean): Promise<MediaAnswer> {
   const query = new URLSearchParams({ url })
   if (!fetch) query.set('fetch', 'false')
-  let response
-  try {
-    response = await remoteFetch(`${server}/api/media?${query}`, { headers: { accept: 'application/json' } })
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause
-    throw new Error(`cannot reach ${server}: ${cause?.code ?? cause?.message ?? (error as Error).message}`)
-  }
+  const response = await reach(server, `${server}/api/media?${query}`, { headers: { accept: 'application/json' } })
   const body = (response.headers.get('content-type') ?? '').includes('json') ? ((await response.json().catch(() => null)) as Partial<MediaAnswer> | null) : null
   if (!response.ok) {
     throw new Error(body?.message ?? `unexpected answer from ${server} (HTTP ${response.status}): is it a Plaza server?`)

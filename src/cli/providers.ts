@@ -7,7 +7,7 @@ import { writeFile } from 'node:fs/promises'
 import type { ImageModelAlias } from '../shared/schemas/images.js'
 import type { WeatherAnswer } from '../shared/schemas/weather.js'
 import type { Target } from './client.js'
-import { remoteFetch, UsageError } from './client.js'
+import { answerType, reach, UsageError } from './client.js'
 
 export interface ImagineCommandOutput {
   output: string
@@ -41,18 +41,8 @@ export async function withLayer<T>(use: (layer: import('../server/providers/laye
 /** Asks a server's operation (GET, or POST with `body`); an error answer is thrown with the server's message. */
 export async function askServer(url: string, route: string, query: Record<string, string | undefined>, accept: string, extra: { headers?: Record<string, string>; body?: import('undici').FormData } = {}) {
   const search = new URLSearchParams(Object.entries(query).filter((entry): entry is [string, string] => entry[1] !== undefined))
-  let response
-  try {
-    response = await remoteFetch(`${url}${route}?${search}`, { headers: { accept, ...extra.headers }, ...(extra.body ? { method: 'POST', body: extra.body } : {}) })
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause
-    throw new Error(`cannot reach ${url}: ${cause?.code ?? cause?.message ?? (error as Error).message}`)
-  }
-  const type = response.headers.get('content-type') ?? ''
-  if (!response.ok) {
-    const body = type.includes('json') ? ((await response.json()) as { message?: string }) : null
-    throw new Error(body?.message ?? `unexpected answer from ${url} (HTTP ${response.status}): is it a Plaza server?`)
-  }
+  const response = await reach(url, `${url}${route}?${search}`, { headers: { accept, ...extra.headers }, ...(extra.body ? { method: 'POST', body: extra.body } : {}) })
+  const type = await answerType(url, response)
   return { response, type }
 }
 

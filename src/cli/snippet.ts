@@ -7,7 +7,7 @@ import { readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { MAX_SNIPPET_BYTES } from '../shared/schemas/codeimage.js'
 import type { RenderJob } from '../server/codeimage/renderer.js'
-import { remoteFetch, UsageError } from './client.js'
+import { answerType, reach, UsageError } from './client.js'
 
 export interface RenderedSnippet {
   data: Uint8Array
@@ -100,18 +100,8 @@ export async function renderEmbedded(toJob: () => Promise<RenderJob>): Promise<R
 
 /** POSTs the request to the server's route and reads the image it answers. */
 export async function renderRemote(url: string, route: string, body: unknown, accept: string): Promise<RenderedSnippet> {
-  let response
-  try {
-    response = await remoteFetch(`${url}${route}`, { method: 'POST', headers: { 'content-type': 'application/json', accept }, body: JSON.stringify(body) })
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause
-    throw new Error(`cannot reach ${url}: ${cause?.code ?? cause?.message ?? (error as Error).message}`)
-  }
-  const type = response.headers.get('content-type') ?? ''
-  if (!response.ok) {
-    const answer = type.includes('json') ? ((await response.json()) as { message?: string }) : null
-    throw new Error(answer?.message ?? `unexpected answer from ${url} (HTTP ${response.status}): is it a Plaza server?`)
-  }
+  const response = await reach(url, `${url}${route}`, { method: 'POST', headers: { 'content-type': 'application/json', accept }, body: JSON.stringify(body) })
+  const type = await answerType(url, response)
   if (!type.startsWith('image/')) throw new Error(`unexpected answer from ${url} (${type || 'no content type'}): is it a Plaza server?`)
   return {
     data: new Uint8Array(await response.arrayBuffer()),

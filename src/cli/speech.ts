@@ -12,7 +12,7 @@ import { pipeline } from 'node:stream/promises'
 import type { ProviderSpeechEngine } from '../shared/schemas/speech-providers.js'
 import type { SpeechEngine, SpeechFormat } from '../shared/schemas/speech.js'
 import type { Target } from './client.js'
-import { remoteFetch, UsageError } from './client.js'
+import { answerType, reach, UsageError } from './client.js'
 
 export interface SpeechRequest {
   engine: SpeechEngine | ProviderSpeechEngine
@@ -55,19 +55,8 @@ function queryOf(request: SpeechRequest): Record<string, string> {
 }
 
 async function runRemote(url: string, request: LocalRequest): Promise<Result> {
-  let response
-  try {
-    response = await remoteFetch(`${url}/api/tts/${request.engine}?${new URLSearchParams(queryOf(request))}`, { headers: { accept: 'audio/wav, audio/mpeg' } })
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause
-    throw new Error(`cannot reach ${url}: ${cause?.code ?? cause?.message ?? (error as Error).message}`)
-  }
-  const type = response.headers.get('content-type') ?? ''
-  if (!response.ok) {
-    const body = type.includes('json') ? ((await response.json()) as { message?: string }) : null
-    const message = body?.message ?? `unexpected answer from ${url} (HTTP ${response.status}): is it a Plaza server?`
-    throw response.status === 400 ? new UsageError(message) : new Error(message)
-  }
+  const response = await reach(url, `${url}/api/tts/${request.engine}?${new URLSearchParams(queryOf(request))}`, { headers: { accept: 'audio/wav, audio/mpeg' } })
+  const type = await answerType(url, response, true)
   if (type !== 'audio/wav' && type !== 'audio/mpeg') throw new Error(`unexpected answer from ${url} (${type || 'no content type'}): is it a Plaza server?`)
   return {
     data: new Uint8Array(await response.arrayBuffer()),
@@ -126,19 +115,8 @@ interface ProviderAudio {
 }
 
 async function providerAudioRemote(url: string, request: SpeechRequest, query: Record<string, string>): Promise<ProviderAudio> {
-  let response
-  try {
-    response = await remoteFetch(`${url}/api/tts/${request.engine}?${new URLSearchParams(query)}`, { headers: { accept: 'audio/*' } })
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause
-    throw new Error(`cannot reach ${url}: ${cause?.code ?? cause?.message ?? (error as Error).message}`)
-  }
-  const type = response.headers.get('content-type') ?? ''
-  if (!response.ok) {
-    const body = type.includes('json') ? ((await response.json()) as { message?: string }) : null
-    const message = body?.message ?? `unexpected answer from ${url} (HTTP ${response.status}): is it a Plaza server?`
-    throw response.status === 400 ? new UsageError(message) : new Error(message)
-  }
+  const response = await reach(url, `${url}/api/tts/${request.engine}?${new URLSearchParams(query)}`, { headers: { accept: 'audio/*' } })
+  const type = await answerType(url, response, true)
   if (!type.startsWith('audio/') || !response.body) throw new Error(`unexpected answer from ${url} (${type || 'no content type'}): is it a Plaza server?`)
   const body = response.body
   return {

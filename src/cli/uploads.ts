@@ -9,7 +9,7 @@ import { stat } from 'node:fs/promises'
 import path from 'node:path'
 import type { UploadResult } from '../shared/types.js'
 import { NeedsLoginError } from './base.js'
-import { remoteFetch, UsageError, type PlazaClient } from './client.js'
+import { remoteFetch, unreachable, UsageError, type PlazaClient } from './client.js'
 
 export const UPLOAD_KINDS = { avatar: 'avatars', post: 'posts', story: 'stories', comment: 'comments' } as const
 export type UploadRoute = keyof typeof UPLOAD_KINDS
@@ -91,8 +91,7 @@ async function uploadRemote(client: PlazaClient, token: string, route: UploadRou
       headers: { ...encoder.headers, authorization: `Bearer ${token}` },
     })
   } catch (error) {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause
-    throw new Error(`cannot reach ${client.target.kind === 'remote' ? client.target.url : url}: ${cause?.code ?? cause?.message ?? (error as Error).message}`)
+    throw unreachable(client.target.kind === 'remote' ? client.target.url : url, error)
   }
   const text = await response.text()
   let envelope: Envelope<UploadResult> | null = null

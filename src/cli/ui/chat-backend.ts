@@ -6,7 +6,7 @@
 import { createParser } from 'eventsource-parser'
 import type { ChatMessage, Sampling } from '../../shared/schemas/chat.js'
 import type { CompletionBody } from '../../server/chat/format.js'
-import { remoteFetch, type Target } from '../client.js'
+import { remoteFetch, unreachable, type Target } from '../client.js'
 
 export type { CompletionBody }
 
@@ -81,8 +81,7 @@ function remoteBackend(base: string, key: string | undefined): ChatBackend {
       })) as unknown as Response
     } catch (error) {
       if (signal?.aborted) throw error
-      const cause = (error as { cause?: { code?: string; message?: string } }).cause
-      throw new Error(`cannot reach ${base}: ${cause?.code ?? cause?.message ?? (error as Error).message}`)
+      throw unreachable(base, error)
     }
     if (!response.ok) throw new Error(errorMessage(response.status, await response.text()))
     return response

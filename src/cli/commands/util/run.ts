@@ -3,7 +3,7 @@ import path from 'node:path'
 import { Args, Flags } from '@oclif/core'
 import { MAX_CODE_BYTES, type ExecuteInput, type ExecuteResult } from '../../../shared/schemas/execute.js'
 import { PlazaCommand, UsageError } from '../../base.js'
-import { remoteFetch } from '../../client.js'
+import { reach } from '../../client.js'
 
 /** The language of a file by its extension: the local sandboxes' and Piston's common ones. */
 const LANGUAGE_OF_EXTENSION: Record<string, string> = {
@@ -90,13 +90,7 @@ async function runEmbedded(input: ExecuteInput): Promise<RunOutput> {
 }
 
 async function runRemote(url: string, input: ExecuteInput): Promise<RunOutput> {
-  let response
-  try {
-    response = await remoteFetch(`${url}/api/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(input) })
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause
-    throw new Error(`cannot reach ${url}: ${cause?.code ?? cause?.message ?? (error as Error).message}`)
-  }
+  const response = await reach(url, `${url}/api/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(input) })
   const body = (response.headers.get('content-type') ?? '').includes('json') ? ((await response.json()) as Partial<RunOutput>) : null
   if (!response.ok) throw new Error(body?.message ?? `unexpected answer from ${url} (HTTP ${response.status}): is it a Plaza server?`)
   if (typeof body?.exit_code !== 'number') throw new Error(`unexpected answer from ${url}: is it a Plaza server?`)

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core'
 import { formatTable } from '../../admin.js'
 import { PlazaCommand } from '../../base.js'
-import { remoteFetch } from '../../client.js'
+import { reach } from '../../client.js'
 import { operationStatsAnswer, type OperationStatsAnswer } from '../../../shared/schemas/stats.js'
 
 type Figures = OperationStatsAnswer['operations'][number]['all_time']
@@ -51,13 +51,7 @@ export default class UtilStats extends PlazaCommand<typeof UtilStats> {
 }
 
 async function fetchStats(url: string, token: string | undefined): Promise<StatsOutput> {
-  let response
-  try {
-    response = await remoteFetch(`${url}/api/stats`, { headers: token ? { authorization: `Bearer ${token}` } : {} })
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause
-    throw new Error(`cannot reach ${url}: ${cause?.code ?? cause?.message ?? (error as Error).message}`)
-  }
+  const response = await reach(url, `${url}/api/stats`, { headers: token ? { authorization: `Bearer ${token}` } : {} })
   const body = (response.headers.get('content-type') ?? '').includes('json') ? await response.json().catch(() => null) : null
   if (!response.ok) {
     const message = (body as { message?: string } | null)?.message ?? `unexpected answer from ${url} (HTTP ${response.status}): is it a Plaza server?`
