@@ -22,6 +22,8 @@ interface Ctx {
   /** Every answer body read in this suite, to look for keys in. */
   answers: string[]
   keys: string[]
+  /** The provider file, for a second server. */
+  file: string
 }
 
 const keys = suite<Ctx>('chat: gateway keys')
@@ -38,6 +40,7 @@ models:
   chaty: { provider: oa, model: m2 }
 retry: { max_retries: 0 }
 `)
+  ctx.file = file
   ctx.clock = manualClock(new Date('2026-03-01T23:59:00Z'))
   ctx.logs = []
   ctx.answers = []
@@ -157,6 +160,27 @@ keys('tpm: once the last minute used the limit, 429 until those tokens leave the
   assert.is(limited.headers.get('retry-after'), '55')
   ctx.clock.advance(55_000)
   assert.is((await call(ctx, 'POST', '/api/v1/chat/completions', key, hi)).status, 200)
+})
+
+keys('rpm and tpm hold across processes: a second server on the same database refuses what calls through the first used up', async (ctx) => {
+  const other = await startTestServer({ clock: ctx.clock.clock, env: { PLAZA_LLM_CONFIG: ctx.file }, dataDir: ctx.server.dataDir })
+  const through = async (server: TestServer, key: string) =>
+    (await fetch(`${server.url}/api/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(hi) })).status
+  try {
+    const { key } = await createKey(ctx, { name: 'rpm2-shared', rpm: 2 })
+    assert.equal([await through(ctx.server, key), await through(other, key)], [200, 200])
+    assert.equal([await through(ctx.server, key), await through(other, key)], [429, 429])
+    ctx.clock.advance(60_000)
+    const { key: tokens } = await createKey(ctx, { name: 'tpm20-shared', tpm: 20 })
+    // 19 + 19 tokens, one call on each: past 20, so neither server lets a third in. (Tokens are written
+    // once a call has ended; a server's next admission waits for its own writes, hence this order.)
+    assert.equal([await through(other, tokens), await through(ctx.server, tokens)], [200, 200])
+    assert.equal([await through(ctx.server, tokens), await through(other, tokens)], [429, 429])
+    ctx.clock.advance(60_000)
+    assert.is(await through(other, key), 200)
+  } finally {
+    await other.close()
+  }
 })
 
 keys('budget: checked before each call, usage added after it; past it 429 insufficient_quota (streamed calls count too)', async (ctx) => {

@@ -171,7 +171,7 @@ function chatHandler(read: (exchange: Exchange, pass: GatewayPass) => Promise<Ch
     try {
       const pass = await authorizeGatewayCall(ctx)
       const { request, answer } = await read(exchange, pass)
-      pass.admit(request.model)
+      await pass.admit(request.model)
       admitted = { pass, model: request.model }
       const gateway = await ctx.services[upstream]()
       if (request.stream) {

@@ -508,3 +508,22 @@ export const chatMessages = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.conversationId, t.seq] })],
 )
+
+/**
+ * Requests and tokens of a gateway key per second over the last minute (chat/keys/minutes.ts), so
+ * that a key's rpm and tpm hold across every worker and host sharing the database. Rows older than
+ * two minutes are swept. WITHOUT ROWID in the migration.
+ */
+export const gatewayKeyMinutes = sqliteTable(
+  'gateway_key_minutes',
+  {
+    keyId: integer('key_id')
+      .notNull()
+      .references(() => gatewayKeys.id, { onDelete: 'cascade' }),
+    /** Unix time in whole seconds. */
+    second: integer('second').notNull(),
+    requests: integer('requests').notNull().default(0),
+    tokens: integer('tokens').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.keyId, t.second] })],
+)

@@ -74,7 +74,7 @@ export async function handleImageGenerations(exchange: Exchange): Promise<void> 
   try {
     const pass = await authorizeGatewayCall(exchange.ctx)
     const input = imageGenerationsInput.parse(await readJson(exchange.req))
-    pass.admit(input.model)
+    await pass.admit(input.model)
     admitted = { pass, model: input.model }
     const { images } = await generate(
       await depsOf(exchange),

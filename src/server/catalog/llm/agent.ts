@@ -26,7 +26,7 @@ export interface AgentDeps {
   gateway: ChatGateway
   execute: { run(request: ExecuteRequest): Promise<ExecuteResult> }
   /** Called before each model call; throws (a GatewayError) to refuse it: a key's allow-list, budget and per-minute limits. */
-  admit?(model: string): void
+  admit?(model: string): void | Promise<void>
   /** Called after each admitted model call with its usage, as a chat call is counted. */
   settle?(model: string, outcome: CallOutcome): void
   /** Aborted when the caller goes away: the upstream call is aborted and nothing more is emitted. */
@@ -134,7 +134,7 @@ export async function runAgent(request: AgentRequest, deps: AgentDeps): Promise<
   /** One model call, counted on the caller's key; null when the run is over (the failure already told). */
   const callModel = async (): Promise<ChatResult | null> => {
     try {
-      deps.admit?.(request.model)
+      await deps.admit?.(request.model)
     } catch (error) {
       await failWith(error)
       return null

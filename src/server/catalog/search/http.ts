@@ -33,7 +33,7 @@ export async function handleOnline(exchange: Exchange): Promise<void> {
     const model = input.model ?? ONLINE_ALIAS
     const deps = { layer: await providerLayerOf(ctx.services), gateway: await ctx.services.chat(), now: ctx.services.clock }
     requireOnline(deps)
-    pass.admit(model)
+    await pass.admit(model)
     admitted = { pass, model }
     const outcome = await answerOnline(deps, input, closedSignal(res))
     admitted = undefined

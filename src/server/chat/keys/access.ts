@@ -7,7 +7,8 @@
  * On the request path nothing waits on the database while the cache is fresh: a key's row is read
  * at most once per KEY_CACHE_MS, so a key created or revoked by another process (`plaza admin
  * keys`) takes effect here within that time, and at once when done through this process. The
- * per-minute windows are this process's (with `--workers N` each worker counts its own calls).
+ * per-minute limits are counted in the database (keys/minutes.ts), so they hold across every worker
+ * and host; a key without rpm or tpm costs no query there.
  */
 import { timingSafeEqual } from 'node:crypto'
 import { TRPCError } from '@trpc/server'
@@ -18,7 +19,7 @@ import type { Clock } from '../../services.js'
 import { GatewayError } from '../errors.js'
 import { anyGatewayKey, createGatewayKey, findGatewayKeys, hashGatewayKey, keyByHash, listGatewayKeys, revokeGatewayKey, type GatewayKeyInfo, type GatewayKeyRow } from './store.js'
 import { createUsageBook, utcDay, type CallOutcome, type UsageBook, type UsageRow } from './usage.js'
-import { MinuteWindow } from './window.js'
+import { createKeyMinutes } from './minutes.js'
 
 /** How long a key's row, and the answer to "does any key exist", are trusted before being read again. */
 export const KEY_CACHE_MS = 1_000
@@ -30,7 +31,7 @@ export interface GatewayPass {
   /** Whether the key may use this model name (for the models list). */
   allows(model: string): boolean
   /** Throws 403 for a model outside the allow-list, 429 past the budget or a per-minute limit; counts the request. */
-  admit(model: string): void
+  admit(model: string): Promise<void>
   /** Counts the call's tokens (and whether it failed) once it has ended. */
   settle(model: string, outcome: CallOutcome): void
   /** The key's lifetime budget and what it has used of it (every process's written usage plus this one's). */
@@ -51,7 +52,7 @@ export interface GatewayAccess {
   close(): Promise<void>
 }
 
-const OPEN_PASS: GatewayPass = { key: null, allows: () => true, admit() {}, settle() {}, quota: () => ({ budget_tokens: null, used_tokens: 0 }) }
+const OPEN_PASS: GatewayPass = { key: null, allows: () => true, admit: async () => {}, settle() {}, quota: () => ({ budget_tokens: null, used_tokens: 0 }) }
 
 const DAY_MS = 86_400_000
 
@@ -75,7 +76,7 @@ export function createGatewayAccess(options: { db: Db; reads: ReadDb; clock: Clo
   const byHash = new Map<string, CachedKey>()
   // One pass per loaded row, made once rather than per call.
   const passes = new WeakMap<CachedKey, GatewayPass>()
-  const windows = new Map<number, { requests: MinuteWindow; tokens: MinuteWindow }>()
+  const minutes = createKeyMinutes(db, options.onError)
   // Once true it stays true (keys are revoked, never deleted), so it is read again only while false.
   let keysExist: { value: boolean; at: number } | null = null
 
@@ -101,12 +102,6 @@ export function createGatewayAccess(options: { db: Db; reads: ReadDb; clock: Clo
     return entry
   }
 
-  function windowsOf(keyId: number) {
-    let found = windows.get(keyId)
-    if (!found) windows.set(keyId, (found = { requests: new MinuteWindow(), tokens: new MinuteWindow() }))
-    return found
-  }
-
   function passFor(entry: CachedKey): GatewayPass {
     const { row } = entry
     const allows = (model: string) => entry.models === null || entry.models.has(model)
@@ -114,30 +109,24 @@ export function createGatewayAccess(options: { db: Db; reads: ReadDb; clock: Clo
     return {
       key: { id: row.id, name: row.name, premium: row.premium },
       allows,
-      admit(model) {
+      async admit(model) {
         if (!allows(model)) {
           throw new GatewayError(403, 'model_not_allowed', `This key may not use the model "${model}"; it may use: ${[...entry.models!].join(', ')}.`, 'model')
         }
         if (row.budgetTokens !== null && spent() >= row.budgetTokens) {
           throw new GatewayError(429, 'insufficient_quota', `This key has used its budget of ${row.budgetTokens} tokens (${spent()} used); ask the operator for a new key.`)
         }
-        const now = clock().getTime()
-        const counters = windowsOf(row.id)
-        if (row.rpm !== null && counters.requests.total(now) >= row.rpm) {
-          const wait = counters.requests.secondsUntilBelow(now, row.rpm)
-          throw new GatewayError(429, 'rate_limit_exceeded', `Rate limit reached: this key may make ${row.rpm} requests per minute; try again in ${wait} s.`, null, wait)
+        const refused = await minutes.admit(row.id, clock().getTime(), { rpm: row.rpm, tpm: row.tpm })
+        if (refused) {
+          const what = refused.limit === 'rpm' ? `make ${row.rpm} requests` : `use ${row.tpm} tokens`
+          throw new GatewayError(429, 'rate_limit_exceeded', `Rate limit reached: this key may ${what} per minute; try again in ${refused.wait} s.`, null, refused.wait)
         }
-        if (row.tpm !== null && counters.tokens.total(now) >= row.tpm) {
-          const wait = counters.tokens.secondsUntilBelow(now, row.tpm)
-          throw new GatewayError(429, 'rate_limit_exceeded', `Rate limit reached: this key may use ${row.tpm} tokens per minute; try again in ${wait} s.`, null, wait)
-        }
-        counters.requests.add(now, 1)
       },
       settle(model, outcome) {
         const at = clock()
         book.record(row.id, utcDay(at), model, outcome)
         const tokens = outcome.usage ? (outcome.usage.total_tokens ?? outcome.usage.prompt_tokens + outcome.usage.completion_tokens) : 0
-        if (tokens > 0) windowsOf(row.id).tokens.add(at.getTime(), tokens)
+        if (tokens > 0 && row.tpm !== null) minutes.addTokens(row.id, at.getTime(), tokens)
       },
       quota: () => ({ budget_tokens: row.budgetTokens, used_tokens: spent() }),
     }
