@@ -75,7 +75,7 @@ test('migrate copies every file to the bucket under the prefix, reports counts, 
 test('migrate: a bad --to, missing credentials or a wrong secret are one line and exit 2, copying nothing', async () => {
   const before = s3.objects.size
   const cases: Array<[string[], NodeJS.ProcessEnv, RegExp]> = [
-    [['--to', 'https://example.com/bucket'], s3.env(), /^ › {3}Error: --to must be an s3:\/\/bucket\/prefix URL/],
+    [['--to', 'https://example.com/bucket'], s3.env(), /^Error: --to must be an s3:\/\/bucket\/prefix URL/],
     [['--to', 's3://Bad_Bucket/x'], s3.env(), /"Bad_Bucket" is not a bucket name/],
     [['--to', 's3://plaza-test/../up'], s3.env(), /the prefix "\.\.\/up" may hold only/],
     [['--to', 's3://plaza-test/x'], { ...s3.env(), PLAZA_S3_SECRET_ACCESS_KEY: '' }, /--to is an S3 bucket, so PLAZA_S3_SECRET_ACCESS_KEY must be set too/],
