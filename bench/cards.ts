@@ -12,25 +12,12 @@ import { renderCardPng } from '../src/server/catalog/maker/pool.js'
 import { renderCard, type CardJob } from '../src/server/catalog/maker/scene.js'
 import { rasterize } from '../src/server/render/rasterize.js'
 import { LOGO_STYLE_NAMES } from '../src/shared/schemas/logo.js'
+import { medianMs } from './lib/timing.js'
 
 const RUNS = Number(process.argv[2] ?? 9)
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = sorted.length >> 1
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
-}
 
-async function time(run: () => Promise<unknown> | unknown): Promise<number> {
-  await run()
-  const times: number[] = []
-  for (let i = 0; i < RUNS; i++) {
-    const start = performance.now()
-    await run()
-    times.push(performance.now() - start)
-  }
-  return median(times)
-}
+const time = (run: () => unknown) => medianMs(run, RUNS)
 
 const plain = (width: number, height: number) =>
   `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="#a58efb"/><stop offset="1" stop-color="#e9bff8"/></linearGradient></defs><rect width="${width}" height="${height}" fill="#fafafa"/><rect x="${width / 8}" y="${height / 8}" width="${(width * 3) / 4}" height="${(height * 3) / 4}" rx="24" fill="url(#g)"/></svg>`

@@ -13,6 +13,7 @@ import { IMAGE_EFFECT_NAMES } from '../src/shared/schemas/imaging.js'
 import { expand, upscale } from '../src/server/catalog/imaging/canvas.js'
 import { applyEffect } from '../src/server/catalog/imaging/effects.js'
 import { decode, encode, type RawImage } from '../src/server/catalog/imaging/pixels.js'
+import { medianMs } from './lib/timing.js'
 
 const RUNS = Number(process.argv[2] ?? 7)
 const WIDTH = 1024
@@ -32,22 +33,8 @@ async function photo(): Promise<Buffer> {
   return sharp(raw, { raw: { width: WIDTH, height: HEIGHT, channels: 3 } }).jpeg({ quality: 88 }).toBuffer()
 }
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = sorted.length >> 1
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
-}
 
-async function time(input: Buffer, operation: (image: RawImage) => Promise<RawImage>): Promise<number> {
-  await encode(await operation(await decode(input)), 'jpeg')
-  const times: number[] = []
-  for (let i = 0; i < RUNS; i++) {
-    const start = performance.now()
-    await encode(await operation(await decode(input)), 'jpeg')
-    times.push(performance.now() - start)
-  }
-  return median(times)
-}
+const time = async (input: Buffer, operation: (image: RawImage) => Promise<RawImage>) => medianMs(async () => encode(await operation(await decode(input)), 'jpeg'), RUNS)
 
 const input = await photo()
 // The same measure over an idle pause: on a shared, loaded machine the process itself is descheduled now and then.

@@ -15,25 +15,12 @@ import { describeMedia } from '../src/server/catalog/media/describe.js'
 import { PageParser } from '../src/server/catalog/media/page.js'
 import { guardedFetch } from '../src/server/fetch-guard.js'
 import { startSite, videoPage } from '../test/media/site.js'
+import { medianMs } from './lib/timing.js'
 
 const RUNS = Number(process.argv[2] ?? 200)
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = sorted.length >> 1
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
-}
 
-async function time(runs: number, work: () => Promise<unknown> | unknown): Promise<number> {
-  for (let i = 0; i < Math.min(20, runs); i++) await work()
-  const times: number[] = []
-  for (let i = 0; i < runs; i++) {
-    const start = performance.now()
-    await work()
-    times.push(performance.now() - start)
-  }
-  return median(times)
-}
+const time = (runs: number, work: () => unknown) => medianMs(work, runs, Math.min(20, runs))
 
 const URLS = [
   'https://www.youtube.com/watch?v=dQw4w9WgXcQ&t=1m30s',

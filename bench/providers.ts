@@ -12,14 +12,10 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import sharp from 'sharp'
 import { startTestServer } from '../test/helpers/server.js'
+import { medianMs } from './lib/timing.js'
 
 const RUNS = Number(process.argv[2] ?? 30)
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = sorted.length >> 1
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
-}
 
 /** A 512×512 image with gradients and noise, the size a Stable Diffusion 1.5 answer has. */
 async function generated(): Promise<string> {
@@ -56,16 +52,7 @@ await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve))
 const base = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`
 const server = await startTestServer({ env: { PLAZA_IMAGES_BASE_URL: base, PLAZA_IMAGES_PROTOCOL: 'automatic1111', PLAZA_WEATHER_BASE_URL: base, PLAZA_WEATHER_GEOCODING_URL: base } })
 
-async function time(run: () => Promise<void>): Promise<number> {
-  for (let i = 0; i < 3; i++) await run()
-  const times: number[] = []
-  for (let i = 0; i < RUNS; i++) {
-    const start = performance.now()
-    await run()
-    times.push(performance.now() - start)
-  }
-  return median(times)
-}
+const time = (run: () => Promise<void>) => medianMs(run, RUNS, 3)
 
 const ok = async (response: Response) => {
   if (!response.ok) throw new Error(`HTTP ${response.status}: ${await response.text()}`)

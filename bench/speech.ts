@@ -10,26 +10,13 @@ import { rmSync } from 'node:fs'
 import { synthesizeEspeak, synthesizeFlite } from '../src/server/catalog/audio/engines.js'
 import { ESPEAK_PACKAGE } from '../src/shared/schemas/speech.js'
 import { startTestServer } from '../test/helpers/server.js'
+import { medianMs } from './lib/timing.js'
 
 const RUNS = Number(process.argv[2] ?? 9)
 const SENTENCE = 'The quick brown fox jumps over the lazy dog, while five wizards box quickly in the warm summer night.'
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = sorted.length >> 1
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
-}
 
-async function time(run: () => unknown): Promise<number> {
-  await run()
-  const times: number[] = []
-  for (let i = 0; i < RUNS; i++) {
-    const start = performance.now()
-    await run()
-    times.push(performance.now() - start)
-  }
-  return median(times)
-}
+const time = (run: () => unknown) => medianMs(run, RUNS)
 
 const server = await startTestServer()
 try {
