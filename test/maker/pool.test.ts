@@ -4,13 +4,12 @@ import sharp from 'sharp'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { CardJob } from '../../src/server/catalog/maker/scene.js'
-import { WorkerPool, type RasterImage } from '../../src/server/render/rasterize.js'
+import { createMakerPool } from '../../src/server/catalog/maker/pool.js'
 
-const POOL_MODULE = new URL('../../src/server/catalog/maker/pool.ts', import.meta.url).href
 const logo: CardJob = { kind: 'logo', input: { text: 'Pool', style: 'badge', color: '#ff0000', size: 128 } }
 
 test('a card rendered in a worker is the PNG the renderer draws', async () => {
-  const pool = new WorkerPool<CardJob, RasterImage>(POOL_MODULE, 'worker', { size: 1, timeoutMs: 30_000, queueLimit: 4 })
+  const pool = createMakerPool({ size: 1, timeoutMs: 30_000, queueLimit: 4 })
   try {
     const [a, b] = await Promise.all([pool.run(logo), pool.run({ kind: 'svg', svg: '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="20"><rect width="10" height="20" fill="#00ff00"/></svg>' })])
     assert.is(a.height, 128)
@@ -23,12 +22,12 @@ test('a card rendered in a worker is the PNG the renderer draws', async () => {
 
 test('over the time budget: 503, the worker replaced; past the queue: 503 at once', async () => {
   // 1 ms cannot even start a worker: the job overruns.
-  const strict = new WorkerPool<CardJob, RasterImage>(POOL_MODULE, 'worker', { size: 1, timeoutMs: 1, queueLimit: 0 })
+  const strict = createMakerPool({ size: 1, timeoutMs: 1, queueLimit: 0 })
   try {
     const first = strict.run(logo)
     const second = strict.run(logo)
     for (const [job, pattern] of [[second, /Too many images/], [first, /longer than/]] as const) {
-      const error = await job.then(() => null, (e) => e)
+      const error = await job.then(() => null, (e: unknown) => e as Error)
       assert.ok(error instanceof TRPCError && error.code === 'SERVICE_UNAVAILABLE', String(error))
       assert.match(error.message, pattern)
     }

@@ -8,7 +8,8 @@ import type { CodeImageInput } from '../../shared/schemas/codeimage.js'
 import { parsePositiveInt, type ServerConfig } from '../config.js'
 import { toPublicError } from '../errors.js'
 import type { RenderOutcome } from '../metrics/recorder.js'
-import { RenderPool } from './pool.js'
+import { createRenderPool } from './pool.js'
+import { WARM_UP_JOB } from './warm-up.js'
 import type { CodeImageJob, RenderJob, RenderResult } from './renderer.js'
 
 export interface CodeImageService {
@@ -35,7 +36,7 @@ function outcomeOf(error: unknown): RenderOutcome {
 
 export function createCodeImageService(config: Pick<ServerConfig, 'env'>, options: { onRender?: (outcome: RenderOutcome, seconds: number) => void } = {}): CodeImageService {
   const size = parsePositiveInt('PLAZA_CODEIMAGE_WORKERS', config.env.PLAZA_CODEIMAGE_WORKERS, Math.max(1, Math.min(4, availableParallelism() - 1)))
-  const pool = new RenderPool({
+  const pool = createRenderPool({
     size,
     timeoutMs: parsePositiveInt('PLAZA_CODEIMAGE_TIMEOUT_MS', config.env.PLAZA_CODEIMAGE_TIMEOUT_MS, 15_000),
     queueLimit: size * 16,
@@ -43,7 +44,7 @@ export function createCodeImageService(config: Pick<ServerConfig, 'env'>, option
   const timed = async (job: () => Promise<RenderJob>): Promise<RenderResult> => {
     const started = performance.now()
     try {
-      const image = await pool.render(await job())
+      const image = await pool.run(await job())
       options.onRender?.('ok', (performance.now() - started) / 1000)
       return image
     } catch (error) {
@@ -60,7 +61,7 @@ export function createCodeImageService(config: Pick<ServerConfig, 'env'>, option
         return prepare ? prepare(job) : job
       }),
     renderJob: (job) => timed(async () => job),
-    warm: () => pool.warm(),
+    warm: () => pool.warm(WARM_UP_JOB),
     close: () => pool.close(),
   }
 }

@@ -4,7 +4,7 @@
  */
 import { ESPEAK_PACKAGE, type EspeakVoice } from '../../../shared/schemas/speech.js'
 import { isOptionalPackageAvailable, optionalModule, type OptionalPackage } from '../optional-package.js'
-import { SpeechPool, speechPoolOptions, type SpeechTask, type SpeechTaskResult } from './pool.js'
+import { createSpeechPool, speechPoolOptions, type SpeechPool, type SpeechTask, type SpeechTaskResult } from './pool.js'
 
 export const ESPEAK_OPTIONAL: OptionalPackage = { name: ESPEAK_PACKAGE, override: 'PLAZA_ESPEAK_MODULE' }
 
@@ -56,7 +56,7 @@ export function createSpeechService(env: NodeJS.ProcessEnv): SpeechService {
   let pool: SpeechPool | undefined
   let voices: Promise<EspeakVoices> | undefined
   const espeakModule = optionalModule(ESPEAK_OPTIONAL, env)
-  const poolOf = () => (pool ??= new SpeechPool(speechPoolOptions(env)))
+  const poolOf = () => (pool ??= createSpeechPool(speechPoolOptions(env)))
   return {
     run: (task) => poolOf().run(task),
     espeakModule,

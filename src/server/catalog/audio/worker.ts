@@ -1,6 +1,7 @@
 /** A speech worker: runs synthesis and encoding jobs one at a time, off the server's event loop. */
 import { parentPort } from 'node:worker_threads'
 import { listEspeakVoices, SpeechRefusal, synthesizeEspeak, synthesizeFlite, type SpeechJob } from './engines.js'
+import { serveJobs } from '../../workers/pool.js'
 import { encodeAudio } from './pcm.js'
 import type { SpeechTask, SpeechTaskResult } from './pool.js'
 
@@ -15,12 +16,7 @@ async function perform(task: SpeechTask): Promise<SpeechTaskResult> {
   return { audio: encodeAudio(pcm, task.format ?? 'wav') }
 }
 
-port.on('message', async ({ id, task }: { id: number; task: SpeechTask }) => {
-  try {
-    const result = await perform(task)
-    port.postMessage({ id, result }, result.audio ? [result.audio.data.buffer as ArrayBuffer] : [])
-  } catch (error) {
-    const refusal = error instanceof SpeechRefusal ? { status: error.status, message: error.message } : null
-    port.postMessage({ id, refusal, error: refusal ? undefined : String((error as Error)?.stack ?? error) })
-  }
+serveJobs<SpeechTask, SpeechTaskResult>(port, perform, {
+  transfer: (result) => (result.audio ? [result.audio.data.buffer as ArrayBuffer] : []),
+  refusal: (error) => (error instanceof SpeechRefusal ? { status: error.status, message: error.message } : null),
 })

@@ -6,13 +6,25 @@
  */
 import { availableParallelism } from 'node:os'
 import { parsePositiveInt } from '../../config.js'
-import { WorkerPool, type RasterImage } from '../../render/rasterize.js'
+import { TRPCError } from '@trpc/server'
+import type { RasterImage } from '../../render/rasterize.js'
+import { WorkerPool, type PoolOptions } from '../../workers/pool.js'
 import type { CardJob } from './scene.js'
 
 let shared: WorkerPool<CardJob, RasterImage> | undefined
 
+/** A pool of card workers (worker.ts), in the renderer's words. */
+export function createMakerPool(options: PoolOptions): WorkerPool<CardJob, RasterImage> {
+  return new WorkerPool<CardJob, RasterImage>(import.meta.url, 'worker', options, {
+    shuttingDown: 'The renderer is shutting down',
+    busy: () => new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: 'Too many images are being rendered; try again shortly' }),
+    overran: (seconds) => `Rendering took longer than ${seconds} s`,
+    worker: 'render',
+  })
+}
+
 export function makerPool(env: NodeJS.ProcessEnv): WorkerPool<CardJob, RasterImage> {
-  return (shared ??= new WorkerPool<CardJob, RasterImage>(import.meta.url, 'worker', {
+  return (shared ??= createMakerPool({
     size: parsePositiveInt('PLAZA_MAKER_WORKERS', env.PLAZA_MAKER_WORKERS, Math.max(1, Math.min(2, availableParallelism() - 1))),
     timeoutMs: parsePositiveInt('PLAZA_MAKER_TIMEOUT_MS', env.PLAZA_MAKER_TIMEOUT_MS, 10_000),
     queueLimit: parsePositiveInt('PLAZA_MAKER_QUEUE', env.PLAZA_MAKER_QUEUE, 32),
