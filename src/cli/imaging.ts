@@ -73,8 +73,8 @@ async function runRemote(url: string, operation: ImageOperation, input: string):
   }
 }
 
-/** Reads a local file as the server reads a fetched one: at most 10 MiB. */
-async function readLocal(file: string): Promise<Buffer> {
+/** Reads a local image file as the server reads a fetched one: at most 10 MiB. */
+export async function readLocal(file: string): Promise<Buffer> {
   const { IMAGE_MAX_BYTES } = await import('../server/uploads/pipeline.js')
   try {
     const info = await stat(file)

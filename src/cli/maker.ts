@@ -3,9 +3,10 @@
  * ask a server (GET with the query, as any client would) or run it here with the server's own
  * validation, image checks and renderer, and write the PNG.
  */
-import { readFile, stat, writeFile } from 'node:fs/promises'
+import { writeFile } from 'node:fs/promises'
 import type { PlazaClient, Target } from './client.js'
 import { answerType, reach, UsageError } from './client.js'
+import { readLocal } from './imaging.js'
 
 export type CardKind = 'meme' | 'fakepost' | 'logo'
 
@@ -37,20 +38,6 @@ async function runRemote(url: string, kind: CardKind, query: Record<string, stri
   const type = await answerType(url, response)
   if (type !== 'image/png') throw new Error(`unexpected answer from ${url} (${type || 'no content type'}): is it a Plaza server?`)
   return { data: Buffer.from(await response.arrayBuffer()), width: Number(response.headers.get('x-image-width')), height: Number(response.headers.get('x-image-height')) }
-}
-
-/** A local file, read as the server reads a fetched one: at most 10 MiB. */
-async function readLocal(file: string): Promise<Buffer> {
-  const { IMAGE_MAX_BYTES } = await import('../server/uploads/pipeline.js')
-  try {
-    const info = await stat(file)
-    if (info.isDirectory()) throw new UsageError(`cannot read ${file}: it is a directory`)
-    if (info.size > IMAGE_MAX_BYTES) throw new Error(`${file} is larger than ${IMAGE_MAX_BYTES / (1024 * 1024)} MiB`)
-    return await readFile(file)
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new UsageError(`cannot read ${file}: no such file`)
-    throw error
-  }
 }
 
 /** The image `value` names: a server's uploads/ path, a URL through the fetch guard, or a local file. */
