@@ -198,6 +198,8 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
       url: config.databaseUrl,
       authToken: config.databaseAuthToken,
       readers: options.readers === false ? 0 : readerCount(config.env),
+      checkpoints: options.maintenance !== false,
+      onCheckpointError: (message) => logger.warn('WAL checkpoint failed', { error: message }),
     })
   } catch (error) {
     await gateway?.then((created) => created.close(), () => {})

@@ -9,7 +9,7 @@ import { LocalClient } from '../../src/server/db/local-client.js'
 import { users } from '../../src/server/db/schema.js'
 import { tempDir } from '../helpers/server.js'
 
-const EXPECTED = { synchronous: 1, foreign_keys: 1, busy_timeout: 5000, cache_size: -32000, mmap_size: 0, temp_store: 2 }
+const EXPECTED = { synchronous: 1, foreign_keys: 1, busy_timeout: 5000, cache_size: -32000, mmap_size: 0, temp_store: 2, journal_size_limit: 67108864 }
 /** The write client waits for another process's lock from a timer, not in SQLite's sleeping busy handler. */
 const WRITER = { ...EXPECTED, busy_timeout: 0 }
 

@@ -4,6 +4,7 @@ import path from 'node:path'
 import type { Client } from '@libsql/client'
 import * as driverCore from 'drizzle-orm/libsql/driver-core'
 import type { LibSQLDatabase } from 'drizzle-orm/libsql/driver-core'
+import { startCheckpointer } from './checkpointer.js'
 import { openInlineReads } from './inline.js'
 import { LocalClient } from './local-client.js'
 import type { MigrationLockOptions } from './remote.js'
@@ -56,6 +57,12 @@ export interface OpenDatabaseOptions {
    * answers one command and would only pay for starting them). A libsql server has no file to open.
    */
   readers?: number
+  /**
+   * Checkpoint the WAL from a worker thread instead of inside commits (checkpointer.ts): for a
+   * serving process on a local file. `onCheckpointError` hears of a failed checkpoint.
+   */
+  checkpoints?: boolean
+  onCheckpointError?: (message: string) => void
 }
 
 /** How often the server refreshes the planner's statistics (`PRAGMA optimize`, cheap when nothing changed). */
@@ -92,7 +99,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   }
   const file = path.resolve(options.dataDir, 'plaza.db')
   makePrivate(options.dataDir, file)
-  const client = new LocalClient(file)
+  const client = new LocalClient(file, { autoCheckpoint: !options.checkpoints })
   try {
     await client.execute('PRAGMA journal_mode = WAL')
     const db = drizzle(client, { schema })
@@ -108,6 +115,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     const optimizer = setInterval(() => void client.executeMultiple(OPTIMIZE).catch(() => {}), OPTIMIZE_INTERVAL_MS).unref()
     const inline = openInlineReads(file)
     const pool = options.readers ? new ReaderPool(file, options.readers) : null
+    const checkpointer = options.checkpoints ? startCheckpointer(file, { onError: options.onCheckpointError }) : null
     return {
       db,
       reads: inline.db,
@@ -115,6 +123,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       client,
       async close() {
         clearInterval(optimizer)
+        await checkpointer?.close()
         await pool?.close()
         inline.close()
         await client.executeMultiple(OPTIMIZE).catch(() => {})

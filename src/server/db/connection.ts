@@ -27,6 +27,8 @@ const CONNECTION_PRAGMAS = [
   'PRAGMA cache_size = -32000',
   'PRAGMA mmap_size = 0',
   'PRAGMA temp_store = MEMORY',
+  // A WAL rewound to its beginning is cut back to this size (the checkpointer, checkpointer.ts, rewinds it).
+  'PRAGMA journal_size_limit = 67108864',
 ]
 
 /** Opens a connection to a local database file with Plaza's pragmas; `readOnly` sets `query_only` (reader workers). */

@@ -157,13 +157,18 @@ export class LocalClient implements Client {
   #turn: Promise<void> = Promise.resolve()
 
   readonly #lockWaitMs: number
+  readonly #autoCheckpoint: boolean
 
-  /** `lockWaitMs`: how long a write waits for another process's lock before failing with SQLITE_BUSY. */
+  /**
+   * `lockWaitMs`: how long a write waits for another process's lock before failing with SQLITE_BUSY.
+   * `autoCheckpoint: false`: commits never checkpoint (a checkpointer does, checkpointer.ts).
+   */
   constructor(
     private readonly file: string,
-    { lockWaitMs = LOCK_WAIT_MS }: { lockWaitMs?: number } = {},
+    { lockWaitMs = LOCK_WAIT_MS, autoCheckpoint = true }: { lockWaitMs?: number; autoCheckpoint?: boolean } = {},
   ) {
     this.#lockWaitMs = lockWaitMs
+    this.#autoCheckpoint = autoCheckpoint
     // Open one connection now, so that a file that cannot be opened fails here rather than at the first query.
     this.#release(this.#borrow())
   }
@@ -319,6 +324,7 @@ export class LocalClient implements Client {
     const connection = openConnection(this.file)
     // Lock waits happen in whenUnlocked, off SQLite's sleeping busy handler (see the top of this file).
     connection.exec('PRAGMA busy_timeout = 0')
+    if (!this.#autoCheckpoint) connection.exec('PRAGMA wal_autocheckpoint = 0')
     const lane = { connection, statements: new StatementCache(connection) }
     this.#open.add(lane)
     return lane
