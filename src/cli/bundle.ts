@@ -19,7 +19,7 @@
  *   module's own dist/ file, computed from the chunk's: the same paths as unbundled, and the worker
  *   threads still start from dist/.
  *
- * Writes `commands.json` (command id → file, and the stamp of the build it came from) and
+ * Writes `commands.json` (command id → file, and the versions of the packages bundled in) and
  * `inputs.json` (each output file → the modules in it, for tests that check what a command loads).
  * Run by `npm run build`, after tsc and the manifest.
  */
@@ -28,7 +28,7 @@ import { builtinModules } from 'node:module'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build, type Plugin } from 'esbuild'
-import { bundleStamp, type BundleIndex } from './bundle-stamp.js'
+import { BUNDLE_INDEX, installedVersion, type BundleIndex } from './bundle-stamp.js'
 
 /** Packages bundled in (pure ESM JavaScript, many files, loaded by most commands). */
 const BUNDLED = new Set(['zod', 'drizzle-orm', '@trpc/server', '@trpc/client'])
@@ -83,13 +83,14 @@ const result = await build({
   logLevel: 'warning',
 })
 
-const index: BundleIndex = { stamp: bundleStamp(root), commands: {} }
+const index: BundleIndex = { packages: Object.fromEntries([...BUNDLED].map((name) => [name, installedVersion(root, name)])), commands: {} }
 for (const { id, out: name } of entries) index.commands[id] = `${name}.js`
 const inputs: Record<string, string[]> = {}
 for (const [file, output] of Object.entries(result.metafile.outputs)) {
   inputs[path.basename(file)] = Object.keys(output.inputs).map((input) => path.relative(root, path.resolve(input)).split(path.sep).join('/'))
 }
-writeFileSync(path.join(out, 'commands.json'), JSON.stringify(index) + '\n')
 writeFileSync(path.join(out, 'inputs.json'), JSON.stringify(inputs) + '\n')
+// Last: its modification time is the bundle's (bundle-stamp.ts).
+writeFileSync(path.join(root, BUNDLE_INDEX), JSON.stringify(index) + '\n')
 const files = Object.keys(result.metafile.outputs).length
 console.log(`bundled ${entries.length} commands into ${path.relative(process.cwd(), out) || out} (${files} files)`)

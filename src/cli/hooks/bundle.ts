@@ -5,14 +5,15 @@
  * bundle-stamp.ts), or with PLAZA_CLI_BUNDLE=0, nothing changes: the dist/ modules load.
  */
 import { readFileSync } from 'node:fs'
+import path from 'node:path'
 import type { Hook } from '@oclif/core'
-import { isCurrent, type BundleIndex } from '../bundle-stamp.js'
+import { BUNDLE_INDEX, isCurrent, type BundleIndex } from '../bundle-stamp.js'
 
 const hook: Hook.Init = async function ({ config }) {
   if (process.env.PLAZA_CLI_BUNDLE === '0') return
   let index: BundleIndex
   try {
-    index = JSON.parse(readFileSync(new URL('../../bundle/commands.json', import.meta.url), 'utf8')) as BundleIndex
+    index = JSON.parse(readFileSync(path.join(config.root, BUNDLE_INDEX), 'utf8')) as BundleIndex
   } catch {
     return // no bundle (not built yet)
   }
