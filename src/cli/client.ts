@@ -5,7 +5,7 @@
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import { createTRPCClient, httpLink, localLink, type TRPCClient } from '@trpc/client'
-import type { Agent, fetch as undiciFetch } from 'undici'
+import type { Agent, FormData as UndiciFormData, fetch as undiciFetch } from 'undici'
 import type { AppRouter } from '../server/router.js'
 import type { Services } from '../server/services.js'
 
@@ -34,7 +34,9 @@ export function resolveTarget(url: string | undefined, dataDir: string | undefin
 export class UsageError extends Error {}
 
 /** undici's fetch with one shared dispatcher, loaded on the first remote call (embedded commands never pay for undici). */
-let undici: Promise<{ fetch: typeof undiciFetch; dispatcher: Agent }> | undefined
+let undici: Promise<{ fetch: typeof undiciFetch; dispatcher: Agent; FormData: typeof UndiciFormData }> | undefined
+
+type UndiciParts = Pick<typeof import('undici'), 'Agent' | 'fetch' | 'FormData'>
 
 /**
  * Loads undici once and makes its FormData the global one, as its `install()` does for all its
@@ -44,26 +46,49 @@ let undici: Promise<{ fetch: typeof undiciFetch; dispatcher: Agent }> | undefine
  * undici's index loads that copy too (its cookies module looks at the global Headers), besides
  * WebSocket, EventSource, the cache and DNS interceptors. A remote command's start-up would pay a
  * third of its time for them: fetch, Agent and FormData are taken from the files the index exports
- * them from (the same classes), the index only should a later undici move them.
+ * them from (the same classes), bundled into one file by the build (src/cli/vendor-undici.ts) and
+ * used while it is the installed version; from the files themselves without a build; the index
+ * only should a later undici move them. Commands build their forms with `remoteFormData()`.
  */
 function loadUndici() {
   undici ??= (async () => {
-    let parts: Pick<typeof import('undici'), 'Agent' | 'fetch' | 'FormData'>
+    const require = createRequire(import.meta.url)
+    const usable = (parts: UndiciParts | undefined) => typeof parts?.fetch === 'function' && typeof parts.Agent === 'function' && typeof parts.FormData === 'function'
+    let parts: UndiciParts | undefined
     try {
-      const require = createRequire(import.meta.url)
-      parts = {
-        fetch: require('undici/lib/web/fetch/index.js').fetch,
-        Agent: require('undici/lib/dispatcher/agent.js'),
-        FormData: require('undici/lib/web/fetch/formdata.js').FormData,
-      }
+      if (require('../vendor/undici/package.json').version === require('undici/package.json').version) parts = require('../vendor/undici/fetch.cjs')
     } catch {
-      parts = await import('undici')
+      // No bundle (not built): the files below.
     }
-    if (typeof parts.fetch !== 'function' || typeof parts.Agent !== 'function' || typeof parts.FormData !== 'function') parts = await import('undici')
-    globalThis.FormData = parts.FormData as unknown as typeof globalThis.FormData
-    return { fetch: parts.fetch, dispatcher: new parts.Agent({ connect: { timeout: 5_000 } }) }
+    if (!usable(parts)) {
+      try {
+        parts = {
+          fetch: require('undici/lib/web/fetch/index.js').fetch,
+          Agent: require('undici/lib/dispatcher/agent.js'),
+          FormData: require('undici/lib/web/fetch/formdata.js').FormData,
+        }
+      } catch {
+        parts = undefined
+      }
+    }
+    if (!usable(parts)) parts = await import('undici')
+    const { fetch, Agent, FormData } = parts!
+    globalThis.FormData = FormData as unknown as typeof globalThis.FormData
+    // undici parses answers with llhttp, in WebAssembly. Once its parser has run a little, V8 compiles
+    // it again with its optimizing compiler in the background, and the process cannot exit before
+    // that compilation ends: about 70 ms after a one-shot command's output, most of what is left of a
+    // remote command's start-up beyond loading. A larger tiering budget (100 times V8's default)
+    // leaves parsers on the baseline compiler unless they parse a lot (a long download or stream).
+    const v8 = require('node:v8') as typeof import('node:v8')
+    v8.setFlagsFromString('--wasm-tiering-budget=180000000')
+    return { fetch, FormData, dispatcher: new Agent({ connect: { timeout: 5_000 } }) }
   })()
   return undici
+}
+
+/** A FormData for a remote request, of the same undici as `remoteFetch`. */
+export async function remoteFormData(): Promise<UndiciFormData> {
+  return new (await loadUndici()).FormData()
 }
 
 /** Connections to a server that is not there fail within seconds instead of hanging. */

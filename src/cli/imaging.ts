@@ -5,7 +5,7 @@
 import { readFile, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { PlazaClient, Target } from './client.js'
-import { answerType, reach, remoteFetch, UsageError } from './client.js'
+import { answerType, reach, remoteFetch, remoteFormData, UsageError } from './client.js'
 
 export type ImageOperation =
   | { kind: 'imagefx'; effect: string }
@@ -57,8 +57,7 @@ async function runRemote(url: string, operation: ImageOperation, input: string):
   const init: Parameters<typeof remoteFetch>[1] = { headers: { accept: 'image/png, image/jpeg' } }
   if (!byReference) {
     delete query[operation.kind === 'imagefx' ? 'imageUrl' : 'url']
-    const { FormData } = await import('undici')
-    const form = new FormData()
+    const form = await remoteFormData()
     form.append('file', new Blob([new Uint8Array(await readLocal(input))]), path.basename(input))
     Object.assign(init, { method: 'POST', body: form })
   }

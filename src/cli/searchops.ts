@@ -7,7 +7,7 @@ import { readFile, stat } from 'node:fs/promises'
 import path from 'node:path'
 import type { ClipsAnswer, IdentifyAnswer, LensAnswer, OnlineAnswer } from '../shared/schemas/searchops.js'
 import type { Target } from './client.js'
-import { UsageError } from './client.js'
+import { remoteFormData, UsageError } from './client.js'
 import { askServer, parse, withLayer } from './providers.js'
 
 const asJson = async <T>(pending: Promise<{ response: Response | import('undici').Response }>): Promise<T> => (await (await pending).response.json()) as T
@@ -78,8 +78,7 @@ export async function runIdentify(target: Target, input: { url?: string; file?: 
   }
   const bytes = await readRecording(input.file!, IDENTIFY_MAX_BYTES)
   if (target.kind === 'remote') {
-    const { FormData } = await import('undici')
-    const form = new FormData()
+    const form = await remoteFormData()
     form.append('file', new Blob([new Uint8Array(bytes)]), path.basename(input.file!))
     return asJson(askServer(target.url, '/api/identify', {}, 'application/json', { body: form }))
   }

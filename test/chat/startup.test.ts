@@ -91,12 +91,26 @@ lazy.run()
 
 const PROBE = pathToFileURL(path.join(import.meta.dirname, 'fixtures/module-log.mjs')).href
 
-/** Environment that makes a spawned plaza log every module it imports to the returned file. */
-function moduleLog(): { env: NodeJS.ProcessEnv; loaded: () => string[] } {
+const ROOT = path.resolve(import.meta.dirname, '../..')
+const BUNDLE = pathToFileURL(path.join(ROOT, 'dist/bundle')).href + '/'
+
+/**
+ * Environment that makes a spawned plaza log every module it imports to the returned file.
+ * `files()` lists the files read; `loaded()` also lists, for each file of the CLI bundle
+ * (dist/bundle/, src/cli/bundle.ts), the modules bundled into it, as the URLs they have unbundled.
+ */
+function moduleLog(): { env: NodeJS.ProcessEnv; files: () => string[]; loaded: () => string[] } {
   const file = path.join(tempDir('plaza-modules-'), 'modules.log')
+  const files = () => (existsSync(file) ? [...new Set(readFileSync(file, 'utf8').split('\n').filter(Boolean))] : [])
   return {
     env: { NODE_OPTIONS: `--import=${PROBE}`, PLAZA_MODULE_LOG: file },
-    loaded: () => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : []),
+    files,
+    loaded: () => {
+      const inputs = JSON.parse(readFileSync(path.join(ROOT, 'dist/bundle/inputs.json'), 'utf8')) as Record<string, string[]>
+      return files().flatMap((url) =>
+        url.startsWith(BUNDLE) ? [url, ...(inputs[url.slice(BUNDLE.length)] ?? []).map((input) => pathToFileURL(path.join(ROOT, input)).href)] : [url],
+      )
+    },
   }
 }
 
@@ -171,6 +185,27 @@ modules('an embedded command on a current database loads nothing it does not use
   assert.ok(loaded.some((url) => url.endsWith('/dist/server/services.js')), 'the probe saw the embedded server load')
   assert.ok(loaded.some((url) => url.endsWith('/dist/vendor/oclif-core/index.cjs')), 'oclif came from the bundle')
   assert.equal(heavy(loaded), [])
+  // The command and the server came from the CLI bundle: a few files, none of ours or zod's, drizzle's or tRPC's one by one.
+  const files = log.files()
+  assert.ok(files.some((url) => url.endsWith('/dist/bundle/social.whoami.js')), 'the bundled command ran')
+  assert.equal(files.filter((url) => /\/dist\/(server|shared)\/|\/node_modules\/(zod|drizzle-orm|@trpc\/[^/]+)\//.test(url)), [])
+  assert.ok(files.length < 100, `${files.length} files`)
+})
+
+modules('without the bundle (PLAZA_CLI_BUNDLE=0) an embedded command loads the dist/ modules and works the same', async () => {
+  const home = tempDir('plaza-modules-home-')
+  const env = { PLAZA_DATA_DIR: path.join(home, 'data'), XDG_CONFIG_HOME: path.join(home, 'config'), PLAZA_CLI_BUNDLE: '0' }
+  const register = await runCli(['social', 'register', '-u', 'unbundled', '-e', 'unbundled@example.com', '--password-stdin'], { env, input: 'correct horse battery' })
+  assert.is(register.code, 0, register.stderr)
+  const log = moduleLog()
+  const whoami = await runCli(['social', 'whoami', '--json'], { env: { ...env, ...log.env } })
+  assert.is(whoami.code, 0, whoami.stderr)
+  assert.is(JSON.parse(whoami.stdout).username, 'unbundled')
+  const files = log.files()
+  assert.ok(files.some((url) => url.endsWith('/dist/cli/commands/social/whoami.js')), 'the dist/ command ran')
+  assert.ok(files.some((url) => url.endsWith('/dist/server/services.js')), 'the dist/ server loaded')
+  assert.equal(files.filter((url) => url.startsWith(BUNDLE)), [])
+  assert.equal(heavy(files), [])
 })
 
 modules('a remote command loads neither the server, the database, nor all of undici', async () => {
@@ -185,8 +220,10 @@ modules('a remote command loads neither the server, the database, nor all of und
     assert.is(whoami.code, 0, whoami.stderr)
     assert.is(JSON.parse(whoami.stdout).username, 'remotelight')
     const loaded = log.loaded()
-    assert.ok(loaded.some((url) => url.includes('/node_modules/undici/lib/web/fetch/')), 'the probe saw undici load')
-    const unwanted = [/\/dist\/server\//, /\/node_modules\/(drizzle-orm|libsql|@libsql\/[^/]+|zod)\//, /\/node_modules\/undici\/index\.js$/, /\/node_modules\/undici\/lib\/web\/websocket\//]
+    assert.ok(loaded.some((url) => url.endsWith('/dist/bundle/social.whoami.js')), 'the bundled command ran')
+    // undici's fetch, Agent and FormData as bundled by the build (src/cli/vendor-undici.ts), none of its own files.
+    assert.ok(loaded.some((url) => url.endsWith('/dist/vendor/undici/fetch.cjs')), 'the probe saw undici load')
+    const unwanted = [/\/dist\/server\//, /\/node_modules\/(drizzle-orm|libsql|@libsql\/[^/]+|zod)\//, /\/node_modules\/undici\/(?!package\.json$)/]
     assert.equal([...heavy(loaded), ...loaded.filter((url) => unwanted.some((pattern) => pattern.test(url)))], [])
   } finally {
     await server.close()

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import { eq } from 'drizzle-orm'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
+import { DECOY_HASH, HASH_PREFIX, verifyPassword } from '../../src/server/auth/passwords.js'
 import { sessions, users } from '../../src/server/db/schema.js'
 import { manualClock, registerUser, startTestServer, type TestServer } from '../helpers/server.js'
 
@@ -54,6 +55,10 @@ auth('passwords and tokens are stored only as hashes', async ({ server }) => {
   const stored = await server.services.db.select().from(sessions).where(eq(sessions.userId, row.id))
   assert.is(stored.length, 1)
   assert.is(stored[0].tokenHash, createHash('sha256').update(res.body.data.token).digest('hex'))
+  // New hashes and the decoy an unknown account is checked against cost the same.
+  assert.ok(row.passwordHash.startsWith(HASH_PREFIX), row.passwordHash)
+  assert.ok(DECOY_HASH.startsWith(HASH_PREFIX), DECOY_HASH)
+  assert.not.ok(await verifyPassword('super secret pw', DECOY_HASH))
 })
 
 const badRegistrations: Array<[string, Record<string, unknown>, RegExp]> = [

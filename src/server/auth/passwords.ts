@@ -29,5 +29,13 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return actual.length === expected.length && timingSafeEqual(actual, expected)
 }
 
-/** A hash of a random password, checked when the account does not exist so both paths cost the same. */
-export const decoyHash = hashPassword(randomBytes(16).toString('hex'))
+/**
+ * A hash of a random password (made once and thrown away, with PARAMS), checked when the account
+ * does not exist so both paths cost the same. A constant, not hashed on import: that scrypt kept
+ * every process that imports the accounts module busy for a quarter of a second (a one-shot CLI
+ * command waited for it before exiting). test/server/auth.test.ts checks it uses PARAMS.
+ */
+export const DECOY_HASH = 'scrypt$32768$8$3$LoCr3EfcUjIX7M8WiwIzXA$bNo3RznnmGJ4Najuvx4dURpQkK36t6iLaJUI_1PMsT4'
+
+/** The cost parameters new hashes get, as stored (`scrypt$N$r$p$`). */
+export const HASH_PREFIX = ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, ''].join('$')
