@@ -17,7 +17,8 @@
  * `journal_size_limit` (connection.ts) then cuts the file back. Processes sharing the file may each
  * run one: checkpoints are serialized by SQLite, and a busy one is simply tried again.
  */
-import { Worker } from 'node:worker_threads'
+import type { Worker } from 'node:worker_threads'
+import { startDbWorker } from './worker-thread.js'
 
 export interface CheckpointerSettings {
   file: string
@@ -46,19 +47,6 @@ export interface Checkpointer {
   close(): Promise<void>
 }
 
-/** Starts checkpoint-worker.ts; from the TypeScript sources (tests, tsx) it registers tsx inside the worker first. */
-function startWorker(settings: CheckpointerSettings): Worker {
-  const here = new URL(import.meta.url)
-  if (here.pathname.endsWith('.ts')) {
-    const target = new URL('./checkpoint-worker.ts', here).href
-    return new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(target)}) })`, {
-      eval: true,
-      workerData: settings,
-    })
-  }
-  return new Worker(new URL('./checkpoint-worker.js', here), { workerData: settings })
-}
-
 /**
  * Runs the checkpointer for `file`. A worker that fails is started again a second later; `onError`
  * hears about a failed round or worker (the WAL only grows meanwhile, as it would without this).
@@ -73,7 +61,7 @@ export function startCheckpointer(
   const waiting = new Map<number, (report: CheckpointReport) => void>()
   let nextId = 0
   const start = () => {
-    worker = startWorker(settings)
+    worker = startDbWorker('checkpoint-worker', settings)
     // The checkpointer never keeps a process alive.
     worker.unref()
     worker.on('message', ({ id, ...report }: CheckpointReport & { id?: number }) => {

@@ -5,13 +5,14 @@
  * gives each read a snapshot of everything committed before it started, so a read issued after a
  * write has committed sees it.
  */
-import { Worker } from 'node:worker_threads'
+import type { Worker } from 'node:worker_threads'
 // The error class alone (the same one @libsql/client exports), without loading the client's remote protocols.
 import { LibsqlError } from '@libsql/core/api'
 import { drizzle } from 'drizzle-orm/sqlite-proxy'
 import { primaryCode } from './connection.js'
 import type { AnyDb } from './prepared.js'
 import * as schema from './schema.js'
+import { startDbWorker } from './worker-thread.js'
 
 /**
  * A database that only reads: the inline reader (inline.ts), the worker pool, or the write client
@@ -43,19 +44,6 @@ interface Pending {
 interface Slot {
   worker: Worker
   busy: Pending | null
-}
-
-/** Starts reader-worker.ts; from the TypeScript sources (tests, tsx) it registers tsx inside the worker first. */
-function startWorker(file: string): Worker {
-  const here = new URL(import.meta.url)
-  if (here.pathname.endsWith('.ts')) {
-    const target = new URL('./reader-worker.ts', here).href
-    return new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(target)}) })`, {
-      eval: true,
-      workerData: { file },
-    })
-  }
-  return new Worker(new URL('./reader-worker.js', here), { workerData: { file } })
 }
 
 /**
@@ -91,7 +79,7 @@ export class ReaderPool {
   }
 
   #spawn(): Slot {
-    const slot: Slot = { worker: startWorker(this.file), busy: null }
+    const slot: Slot = { worker: startDbWorker('reader-worker', { file: this.file }), busy: null }
     // An idle worker must not keep the process alive; a busy one must, or a script awaiting a read could exit early.
     slot.worker.unref()
     slot.worker.on('message', (response: ReadResponse) => {
