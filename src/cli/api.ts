@@ -13,6 +13,22 @@ export const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTION
 /** The largest JSON answer read into memory (other answers stream straight to stdout). */
 export const JSON_ANSWER_LIMIT = 32 * 1024 * 1024
 
+/** The most a request body or field read from stdin may be: no server route takes more in one JSON body. */
+export const STDIN_LIMIT = 32 * 1024 * 1024
+
+/** Reads `stream` (stdin) as text, refusing more than `limit` bytes with a usage error. */
+export async function readInput(stream: AsyncIterable<Uint8Array | string>, limit = STDIN_LIMIT): Promise<string> {
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of stream) {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk)
+    size += bytes.byteLength
+    if (size > limit) throw new UsageError(`stdin holds more than ${limit / 1024 / 1024} MiB; send a file that large with --input FILE`)
+    chunks.push(bytes)
+  }
+  return Buffer.concat(chunks).toString('utf8')
+}
+
 export type FieldValue = string | number | boolean | null | FieldValue[]
 export type Fields = Record<string, FieldValue>
 

@@ -1,5 +1,5 @@
 import { Args, Flags, ux } from '@oclif/core'
-import { type ApiAnswer, apiRequest, parseFields, parseHeaders, requestLine } from '../api.js'
+import { type ApiAnswer, apiRequest, parseFields, parseHeaders, readInput, requestLine } from '../api.js'
 import { NeedsLoginError, PlazaCommand, UsageError } from '../base.js'
 
 export default class Api extends PlazaCommand<typeof Api> {
@@ -42,9 +42,7 @@ export default class Api extends PlazaCommand<typeof Api> {
     const stdin = async () => {
       if (stdinUsed) throw new UsageError('stdin can be read only once (by --input - or one -F key=@-)')
       stdinUsed = true
-      const chunks: Buffer[] = []
-      for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
-      return Buffer.concat(chunks).toString('utf8')
+      return readInput(process.stdin)
     }
     const fields = await parseFields(flags['raw-field'] ?? [], flags.field ?? [], stdin)
     const hasBody = Object.keys(fields).length > 0 || flags.input !== undefined
