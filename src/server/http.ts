@@ -42,6 +42,23 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
  * A 302 to `location`. The body says where, as the utility API's JSON answers do (`{message, ...}`),
  * for a client that does not follow redirects; an answer to HEAD drops it.
  */
+/**
+ * Writes `text` to a streamed answer (SSE), and when the socket's buffer is full waits until the
+ * client has read it (or has gone), so a slow reader holds back the writer instead of its memory.
+ */
+export async function writeStreamed(res: ServerResponse, text: string): Promise<void> {
+  if (res.write(text)) return
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      res.off('drain', done)
+      res.off('close', done)
+      resolve()
+    }
+    res.on('drain', done)
+    res.on('close', done)
+  })
+}
+
 export function sendRedirect(res: ServerResponse, location: string) {
   sendJson(res, 302, { message: `Found: ${location}`, location }, { location, 'cache-control': 'no-store' })
 }

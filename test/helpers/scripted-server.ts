@@ -7,6 +7,17 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
+/** A scripted answer: JSON with `status` (a string body is sent as is). */
+export const json =
+  (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  (_req: IncomingMessage, res: ServerResponse): void => {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers })
+    res.end(typeof body === 'string' ? body : JSON.stringify(body))
+  }
+
+/** A scripted answer that never comes (until the caller gives up or the server closes). */
+export const hang = (): void => {}
+
 export interface ScriptedServer<Recorded, Behaviour> {
   url: string
   requests: Recorded[]

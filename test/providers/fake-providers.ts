@@ -7,7 +7,9 @@
  * is empty; every request is recorded for assertions.
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http'
-import { startScriptedServer } from '../helpers/scripted-server.js'
+import { hang, json, startScriptedServer } from '../helpers/scripted-server.js'
+
+export { hang, json }
 import sharp from 'sharp'
 
 export interface RecordedRequest {
@@ -28,22 +30,12 @@ export interface FakeProviders {
   close(): Promise<void>
 }
 
-export const json =
-  (status: number, body: unknown, headers: Record<string, string> = {}): Behaviour =>
-  (_req, res) => {
-    res.writeHead(status, { 'content-type': 'application/json', ...headers })
-    res.end(typeof body === 'string' ? body : JSON.stringify(body))
-  }
-
 export const bytes =
   (status: number, body: Buffer, type: string): Behaviour =>
   (_req, res) => {
     res.writeHead(status, { 'content-type': type, 'content-length': body.length })
     res.end(body)
   }
-
-/** Never answers (until the caller gives up or the server closes). */
-export const hang: Behaviour = () => {}
 
 /** A solid image of `colour` (RGB), `width` × `height`, as PNG. */
 export function solidPng(colour: [number, number, number], width = 64, height = 48, alpha?: number): Promise<Buffer> {
@@ -123,38 +115,38 @@ async function answer(req: IncomingMessage, res: ServerResponse, body: any, quer
   const path = (req.url ?? '').split('?')[0]
   if (path.endsWith('/v1/search')) {
     const place = PLACES[String(query.get('name')).toLowerCase()]
-    return json(200, place ? { results: [{ id: 1, ...place, admin1: 'Somewhere' }], generationtime_ms: 0.5 } : { generationtime_ms: 0.5 })(req, res, body)
+    return json(200, place ? { results: [{ id: 1, ...place, admin1: 'Somewhere' }], generationtime_ms: 0.5 } : { generationtime_ms: 0.5 })(req, res)
   }
-  if (path.endsWith('/v1/forecast')) return json(200, forecast(query))(req, res, body)
+  if (path.endsWith('/v1/forecast')) return json(200, forecast(query))(req, res)
   if (path.endsWith('/images/generations')) {
     const images = await Promise.all(Array.from({ length: body.n ?? 1 }, async () => (await solidPng(colourOf(body.prompt))).toString('base64')))
-    return json(200, { created: 1, data: images.map((b64) => ({ b64_json: b64, revised_prompt: `revised: ${body.prompt}` })) })(req, res, body)
+    return json(200, { created: 1, data: images.map((b64) => ({ b64_json: b64, revised_prompt: `revised: ${body.prompt}` })) })(req, res)
   }
   if (path.endsWith('/images/edits')) {
     const file = multipartFile(body, String(req.headers['content-type']))
     const { data, info } = await sharp(file!.bytes).raw().toBuffer({ resolveWithObject: true })
     for (let i = 0; i < data.length; i++) data[i] = 255 - data[i]
     const inverted = await sharp(data, { raw: info }).png().toBuffer()
-    return json(200, { created: 1, data: [{ b64_json: inverted.toString('base64') }] })(req, res, body)
+    return json(200, { created: 1, data: [{ b64_json: inverted.toString('base64') }] })(req, res)
   }
   if (path.endsWith('/sdapi/v1/txt2img')) {
     const png = await solidPng(colourOf(body.prompt), body.width ?? 64, body.height ?? 48)
-    return json(200, { images: Array.from({ length: body.batch_size ?? 1 }, () => png.toString('base64')), parameters: body, info: '{}' })(req, res, body)
+    return json(200, { images: Array.from({ length: body.batch_size ?? 1 }, () => png.toString('base64')), parameters: body, info: '{}' })(req, res)
   }
   if (path.endsWith('/sdapi/v1/img2img')) {
     // The image, its colours inverted: a real transformation of the input a test can check.
     const { data, info } = await sharp(Buffer.from(body.init_images[0], 'base64')).removeAlpha().raw().toBuffer({ resolveWithObject: true })
     for (let i = 0; i < data.length; i++) data[i] = 255 - data[i]
-    return json(200, { images: [(await sharp(data, { raw: info }).png().toBuffer()).toString('base64')], parameters: {}, info: '{}' })(req, res, body)
+    return json(200, { images: [(await sharp(data, { raw: info }).png().toBuffer()).toString('base64')], parameters: {}, info: '{}' })(req, res)
   }
   if (path.endsWith('/sdapi/v1/extra-single-image')) {
     const input = sharp(Buffer.from(body.image, 'base64'))
     const meta = await input.metadata()
     const scaled = await input.resize((meta.width ?? 1) * (body.upscaling_resize ?? 2)).png().toBuffer()
-    return json(200, { image: scaled.toString('base64'), html_info: '' })(req, res, body)
+    return json(200, { image: scaled.toString('base64'), html_info: '' })(req, res)
   }
   if (/\/models\/.+/.test(path)) {
-    if (typeof body.inputs !== 'string') return json(400, { error: 'inputs must be a string' })(req, res, body)
+    if (typeof body.inputs !== 'string') return json(400, { error: 'inputs must be a string' })(req, res)
     // image-to-image: base64 image inputs come back inverted; text-to-image: a solid image of the prompt's colour.
     if (body.parameters?.prompt) {
       const { data, info } = await sharp(Buffer.from(body.inputs, 'base64')).removeAlpha().raw().toBuffer({ resolveWithObject: true })
@@ -165,7 +157,7 @@ async function answer(req: IncomingMessage, res: ServerResponse, body: any, quer
   }
   if (path.endsWith('/v1.0/removebg') || path.endsWith('/api/remove')) {
     const file = multipartFile(body, String(req.headers['content-type']))
-    if (!file) return json(400, { errors: [{ title: 'No image given' }] })(req, res, body)
+    if (!file) return json(400, { errors: [{ title: 'No image given' }] })(req, res)
     // The left half made transparent: the "background" removed.
     const { data, info } = await sharp(file.bytes).ensureAlpha().raw().toBuffer({ resolveWithObject: true })
     for (let y = 0; y < info.height; y++) for (let x = 0; x < info.width / 2; x++) data[(y * info.width + x) * 4 + 3] = 0
@@ -184,7 +176,7 @@ async function answer(req: IncomingMessage, res: ServerResponse, body: any, quer
     const format = output.startsWith('riff') ? 'wav' : output.startsWith('ogg') ? 'ogg' : 'mp3'
     return bytes(200, fakeAudio(format, `azure:${body.toString('utf8')}`), 'audio/mpeg')(req, res, body)
   }
-  json(404, { error: `no such path ${path}` })(req, res, body)
+  json(404, { error: `no such path ${path}` })(req, res)
 }
 
 export function startFakeProviders(): Promise<FakeProviders> {

@@ -10,7 +10,7 @@ import { ZodError } from 'zod'
 import { chatCompletionInput, chatOperationInput, chatQueryInput, coderInput, conversationInput, paramsOf, type ChatMessage, type ChatOperation, type GatewayAlias } from '../../shared/schemas/chat.js'
 import { ConfigError } from '../config.js'
 import { toPublicError } from '../errors.js'
-import { readJson, sendError, sendJson } from '../http.js'
+import { readJson, sendError, sendJson, writeStreamed } from '../http.js'
 import type { Exchange } from '../rest/adapter.js'
 import { enforceRateLimit } from '../trpc.js'
 import { ClientAbortError, GatewayError } from './errors.js'
@@ -70,16 +70,8 @@ export function sendChatError(exchange: Exchange, style: ErrorStyle, error: unkn
 }
 
 /** Writes one SSE event, waiting when the client reads slower than the model writes. */
-async function writeEvent(res: ServerResponse, data: string) {
-  if (!res.write(`data: ${data}\n\n`)) await new Promise<void>((resolve) => {
-    const done = () => {
-      res.off('drain', done)
-      res.off('close', done)
-      resolve()
-    }
-    res.on('drain', done)
-    res.on('close', done)
-  })
+function writeEvent(res: ServerResponse, data: string): Promise<void> {
+  return writeStreamed(res, `data: ${data}\n\n`)
 }
 
 /** The upstream's own request id, echoed so that a failure can be traced at the provider. */

@@ -9,7 +9,7 @@ import type { ServerResponse } from 'node:http'
 import { agentInput, type AgentEvent } from '../../../shared/schemas/agent.js'
 import { GatewayError } from '../../chat/errors.js'
 import { sendChatError } from '../../chat/http.js'
-import { readJson } from '../../http.js'
+import { readJson, writeStreamed } from '../../http.js'
 import type { Exchange } from '../../rest/adapter.js'
 import { enforceRateLimit } from '../../trpc.js'
 import { runAgent } from './agent.js'
@@ -24,17 +24,7 @@ const NEEDS_PREMIUM =
 export async function writeAgentEvent(res: ServerResponse, event: AgentEvent): Promise<void> {
   if (res.destroyed) return
   const { type, ...data } = event
-  if (!res.write(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`)) {
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        res.off('drain', done)
-        res.off('close', done)
-        resolve()
-      }
-      res.on('drain', done)
-      res.on('close', done)
-    })
-  }
+  await writeStreamed(res, `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`)
 }
 
 export async function handleAgent(exchange: Exchange): Promise<void> {
