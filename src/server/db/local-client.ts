@@ -24,6 +24,16 @@
  * `whenUnlocked` runs again (which resets it): a write outside a transaction runs inside one of its
  * own, and a connection on which any other statement was refused, or whose BEGIN was given up on,
  * is retired instead of going back to the pool.
+ *
+ * **Group commit.** Write transactions that queue behind one another in this process share one
+ * SQLite transaction: each runs inside a savepoint of it, and the group commits once the queue is
+ * empty (or after GROUP_MAX_MS, GROUP_MAX_MEMBERS). A member's `commit()` resolves only when its
+ * group's COMMIT has succeeded, so nothing is answered before it is durable as before; a member
+ * that fails rolls back to its savepoint and leaves the others be. What it saves: the WAL gets
+ * each page a group touches once, not once per transaction (a table's last page, a counter's row,
+ * FTS5's new segment), and the processes of `plaza serve --workers N` pass SQLite's write lock
+ * between them once per group rather than once per transaction, each handover costing a retry
+ * from a timer (`whenUnlocked`) during which the waiting process serves reads only.
  */
 import { LibsqlError } from '@libsql/core/api'
 import type {
@@ -49,6 +59,16 @@ const BEGIN: Record<TransactionMode, string> = { write: 'BEGIN IMMEDIATE', read:
 
 /** How long a statement waits for another process's write lock before failing with SQLITE_BUSY (the readers' busy timeout). */
 const LOCK_WAIT_MS = 5000
+
+/**
+ * A group of write transactions stops taking new members after this long or this many, so that
+ * another process waiting for the write lock gets it, and the first member's answer waits little.
+ */
+export const GROUP_MAX_MS = 8
+export const GROUP_MAX_MEMBERS = 64
+
+/** Each member of a group runs inside this savepoint (drizzle's nested transactions use `sp0`, `sp1`...). */
+const MEMBER = 'plaza_member'
 
 const isBusy = (error: unknown) => error instanceof LibsqlError && error.code === 'SQLITE_BUSY'
 
@@ -148,6 +168,33 @@ function clientClosed(): LibsqlError {
   return new LibsqlError('The client is closed', 'CLIENT_CLOSED')
 }
 
+/** A member's wait for its group's COMMIT. */
+interface Waiter {
+  resolve: () => void
+  reject: (error: unknown) => void
+}
+
+/** Write transactions sharing one SQLite transaction (see the top of this file). */
+interface Group {
+  /** The connection holding the SQLite transaction. */
+  lane: Lane
+  openedAt: number
+  members: number
+  /** Members that released their savepoint: settled by the group's COMMIT. */
+  committed: Waiter[]
+  /** Set once the group has committed or failed: a member still running can do nothing more. */
+  over: boolean
+}
+
+export interface LocalClientOptions {
+  /** How long a write waits for another process's lock before failing with SQLITE_BUSY. */
+  lockWaitMs?: number
+  /** `false`: commits never checkpoint (a checkpointer does, checkpointer.ts). */
+  autoCheckpoint?: boolean
+  /** `false`: every write transaction commits on its own (see "Group commit" above). */
+  groupCommit?: boolean
+}
+
 export class LocalClient implements Client {
   closed = false
   readonly protocol = 'file'
@@ -155,20 +202,21 @@ export class LocalClient implements Client {
   readonly #open = new Set<Lane>()
   /** Settles when the current transaction (batch, migration) does; the next one chains on it. */
   #turn: Promise<void> = Promise.resolve()
+  /** Callers waiting for their turn: a group stays open for them. */
+  #queued = 0
+  #group: Group | null = null
 
   readonly #lockWaitMs: number
   readonly #autoCheckpoint: boolean
+  readonly #groupCommit: boolean
 
-  /**
-   * `lockWaitMs`: how long a write waits for another process's lock before failing with SQLITE_BUSY.
-   * `autoCheckpoint: false`: commits never checkpoint (a checkpointer does, checkpointer.ts).
-   */
   constructor(
     private readonly file: string,
-    { lockWaitMs = LOCK_WAIT_MS, autoCheckpoint = true }: { lockWaitMs?: number; autoCheckpoint?: boolean } = {},
+    { lockWaitMs = LOCK_WAIT_MS, autoCheckpoint = true, groupCommit = true }: LocalClientOptions = {},
   ) {
     this.#lockWaitMs = lockWaitMs
     this.#autoCheckpoint = autoCheckpoint
+    this.#groupCommit = groupCommit
     // Open one connection now, so that a file that cannot be opened fails here rather than at the first query.
     this.#release(this.#borrow())
   }
@@ -206,7 +254,7 @@ export class LocalClient implements Client {
 
   /** As @libsql/client: foreign keys off while the migrations run in one transaction. */
   async migrate(stmts: InStatement[]): Promise<ResultSet[]> {
-    const end = await this.#waitTurn()
+    const end = await this.#waitTurnAlone()
     const lane = this.#borrow()
     try {
       run(lane, 'PRAGMA foreign_keys = OFF')
@@ -231,7 +279,8 @@ export class LocalClient implements Client {
 
 
   async transaction(mode: TransactionMode = 'write'): Promise<Transaction> {
-    const end = await this.#waitTurn()
+    if (mode === 'write' && this.#groupCommit) return this.#join(await this.#waitTurn())
+    const end = await this.#waitTurnAlone()
     let lane: Lane
     try {
       lane = await this.#begin(BEGIN[mode])
@@ -269,6 +318,7 @@ export class LocalClient implements Client {
   }
 
   close(): void {
+    if (this.#group) this.#fail(this.#group, clientClosed())
     this.closed = true
     for (const lane of this.#open) if (lane.connection.open) lane.connection.close()
     this.#open.clear()
@@ -277,7 +327,7 @@ export class LocalClient implements Client {
 
   /** Runs `fn` in a transaction begun with `begin` on a connection of its own, once no transaction of this client is open. */
   async #takingTurn<T>(begin: string, fn: (lane: Lane) => T): Promise<T> {
-    const end = await this.#waitTurn()
+    const end = await this.#waitTurnAlone()
     try {
       const lane = await this.#begin(begin)
       try {
@@ -304,13 +354,85 @@ export class LocalClient implements Client {
     }
   }
 
-  /** Waits until no transaction of this client is open; the returned function ends this one's turn. */
+  /** Waits until no transaction of this client runs; the returned function ends this one's turn. */
   async #waitTurn(): Promise<() => void> {
     let end!: () => void
     const previous = this.#turn
     this.#turn = new Promise((resolve) => (end = resolve))
+    this.#queued++
     await previous
+    this.#queued--
     return end
+  }
+
+  /** A turn outside any group: the open group (whose members are all done) commits first. */
+  async #waitTurnAlone(): Promise<() => void> {
+    const end = await this.#waitTurn()
+    if (this.#group) this.#commit(this.#group)
+    return end
+  }
+
+  /** Runs a write transaction as a member of the open group, or of a new one. */
+  async #join(end: () => void): Promise<Transaction> {
+    try {
+      let group = this.#group
+      if (!group) {
+        const lane = await this.#begin(BEGIN.write)
+        group = this.#group = { lane, openedAt: performance.now(), members: 0, committed: [], over: false }
+      }
+      try {
+        run(group.lane, `SAVEPOINT ${MEMBER}`)
+      } catch (error) {
+        this.#fail(group, error)
+        throw error
+      }
+      group.members++
+      return new GroupMember(this, group, end)
+    } catch (error) {
+      end()
+      throw error
+    }
+  }
+
+  /**
+   * A member is done (committed its savepoint or rolled it back): the group commits now unless
+   * more transactions wait for the turn and the group has room for them, then the turn passes on.
+   */
+  leave(group: Group, end: () => void): void {
+    const room = group.members < GROUP_MAX_MEMBERS && performance.now() - group.openedAt < GROUP_MAX_MS
+    if (!group.over && !(this.#queued > 0 && room)) this.#commit(group)
+    end()
+  }
+
+  /** Commits the group and settles its members' commits. */
+  #commit(group: Group): void {
+    if (group.over) return
+    try {
+      run(group.lane, 'COMMIT')
+    } catch (error) {
+      this.#fail(group, error)
+      return
+    }
+    this.#end(group)
+    for (const waiter of group.committed) waiter.resolve()
+  }
+
+  /** The group's transaction is lost (a failed COMMIT, SQLite rolled it back, the client closed): its members' commits fail. */
+  fail(group: Group, error: unknown): void {
+    this.#fail(group, error)
+  }
+
+  #fail(group: Group, error: unknown): void {
+    if (group.over) return
+    this.#end(group)
+    for (const waiter of group.committed) waiter.reject(error)
+  }
+
+  /** Gives the group's connection back (its release rolls back what was not committed). */
+  #end(group: Group): void {
+    group.over = true
+    if (this.#group === group) this.#group = null
+    this.#release(group.lane)
   }
 
   /**
@@ -416,5 +538,89 @@ class LocalTransaction implements Transaction {
   #active(): Lane {
     if (this.closed) throw new LibsqlError('The transaction is closed', 'TRANSACTION_CLOSED')
     return this.#lane!
+  }
+}
+
+/** The group's transaction is gone from under a member: SQLite rolled it back after an error. */
+function groupLost(): LibsqlError {
+  return new LibsqlError('The transaction was rolled back by an earlier error', 'TRANSACTION_CLOSED')
+}
+
+/**
+ * A write transaction inside a group (see the top of this file): a savepoint of the group's
+ * transaction. Its commit releases the savepoint and resolves once the group has committed.
+ */
+class GroupMember implements Transaction {
+  #done = false
+
+  constructor(
+    private readonly client: LocalClient,
+    private readonly group: Group,
+    private readonly end: () => void,
+  ) {}
+
+  get closed(): boolean {
+    return this.#done || this.group.over || !this.group.lane.connection.inTransaction
+  }
+
+  async execute(stmt: InStatement): Promise<ResultSet> {
+    return run(this.#active(), stmt)
+  }
+
+  async batch(stmts: InStatement[]): Promise<ResultSet[]> {
+    return runBatch(this.#active(), stmts)
+  }
+
+  async executeMultiple(sql: string): Promise<void> {
+    try {
+      this.#active().connection.exec(sql)
+    } catch (error) {
+      throw toError(error)
+    }
+  }
+
+  async commit(): Promise<void> {
+    const lane = this.#active()
+    let committed: Promise<void>
+    try {
+      run(lane, `RELEASE ${MEMBER}`)
+      committed = new Promise((resolve, reject) => this.group.committed.push({ resolve, reject }))
+    } catch (error) {
+      this.close()
+      throw error
+    }
+    this.#leave()
+    return committed
+  }
+
+  async rollback(): Promise<void> {
+    this.close()
+  }
+
+  /** Ends the member: what it wrote since its savepoint is rolled back unless it committed. */
+  close(): void {
+    if (this.#done) return
+    if (!this.group.over) {
+      const lane = this.group.lane
+      try {
+        if (!lane.connection.inTransaction) throw groupLost()
+        run(lane, `ROLLBACK TO ${MEMBER}`)
+        run(lane, `RELEASE ${MEMBER}`)
+      } catch (error) {
+        this.client.fail(this.group, error)
+      }
+    }
+    this.#leave()
+  }
+
+  #leave(): void {
+    this.#done = true
+    this.client.leave(this.group, this.end)
+  }
+
+  #active(): Lane {
+    if (this.#done || this.group.over) throw new LibsqlError('The transaction is closed', 'TRANSACTION_CLOSED')
+    if (!this.group.lane.connection.inTransaction) throw groupLost()
+    return this.group.lane
   }
 }

@@ -1,0 +1,187 @@
+/**
+ * Group commit (local-client.ts): write transactions queued behind one another share one SQLite
+ * transaction, each in a savepoint; a member's commit resolves only once the group has committed,
+ * and a member that fails takes nothing of the others with it.
+ */
+import { rmSync } from 'node:fs'
+import path from 'node:path'
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { openConnection } from '../../src/server/db/connection.js'
+import { openDatabase, writeTransaction } from '../../src/server/db/client.js'
+import { GROUP_MAX_MEMBERS, LocalClient } from '../../src/server/db/local-client.js'
+import { users } from '../../src/server/db/schema.js'
+import { tempDir } from '../helpers/server.js'
+
+const insert = (name: string) => ({
+  sql: 'INSERT INTO users (username, email, full_name, password_hash, created_at) VALUES (?, ?, ?, ?, 0)',
+  args: [name, `${name}@example.com`, name, 'x'],
+})
+
+/** A migrated database file, and a plain connection to it that sees only what is committed. */
+async function database() {
+  const dataDir = tempDir()
+  const file = path.join(dataDir, 'plaza.db')
+  await (await openDatabase({ dataDir })).close()
+  const outside = openConnection(file)
+  const names = () => (outside.prepare('SELECT username FROM users ORDER BY username').raw(true).all() as string[][]).map((row) => row[0])
+  return {
+    file,
+    names,
+    close() {
+      outside.close()
+      rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
+/** Resolves with whether `promise` has settled by the time the event loop has run once more. */
+async function settledYet(promise: Promise<unknown>): Promise<boolean> {
+  let settled = false
+  promise.then(
+    () => (settled = true),
+    () => (settled = true),
+  )
+  await new Promise((resolve) => setImmediate(resolve))
+  return settled
+}
+
+test('a member is answered only once its group has committed, with the transaction queued behind it', async () => {
+  const db = await database()
+  const client = new LocalClient(db.file)
+  const first = await client.transaction('write')
+  await first.execute(insert('first'))
+  // Queued behind the first, so the group stays open for it.
+  const second = client.transaction('write')
+  const firstCommitted = first.commit()
+  assert.is(await settledYet(firstCommitted), false, 'not answered while its group is open')
+  assert.equal(db.names(), [], 'nothing committed yet')
+  const tx = await second
+  await tx.execute(insert('second'))
+  await tx.commit()
+  await firstCommitted
+  assert.equal(db.names(), ['first', 'second'])
+  client.close()
+  db.close()
+})
+
+test('a transaction alone commits at once', async () => {
+  const db = await database()
+  const client = new LocalClient(db.file)
+  const tx = await client.transaction('write')
+  await tx.execute(insert('alone'))
+  await tx.commit()
+  assert.equal(db.names(), ['alone'])
+  client.close()
+  db.close()
+})
+
+test('a member that fails rolls back alone; the others of its group commit', async () => {
+  const db = await database()
+  const { db: drizzleDb, close } = await openDatabase({ dataDir: path.dirname(db.file) })
+  const add = (name: string) => drizzleDb.insert(users).values({ username: name, email: `${name}@example.com`, fullName: name, passwordHash: 'x', createdAt: 0 })
+  const outcomes = await Promise.allSettled(
+    ['a', 'b', 'c', 'd'].map((name) =>
+      writeTransaction(drizzleDb, async (tx) => {
+        await tx.insert(users).values({ username: name, email: `${name}@example.com`, fullName: name, passwordHash: 'x', createdAt: 0 })
+        if (name === 'b') throw new Error('b fails')
+        // A nested transaction (drizzle's savepoint inside the member's) that fails alone too.
+        if (name === 'c') await tx.transaction(async (nested) => {
+          await nested.insert(users).values({ username: 'c-nested', email: 'cn@example.com', fullName: 'c', passwordHash: 'x', createdAt: 0 })
+          nested.rollback()
+        }).catch(() => {})
+        // A constraint error inside a member, caught: the member goes on.
+        if (name === 'd') await add('a').catch(() => {})
+        return name
+      }),
+    ),
+  )
+  assert.equal(outcomes.map((outcome) => outcome.status), ['fulfilled', 'rejected', 'fulfilled', 'fulfilled'])
+  assert.equal(db.names(), ['a', 'c', 'd'])
+  await close()
+  db.close()
+})
+
+test('a group whose transaction is lost fails every member waiting on it, and the next one starts clean', async () => {
+  const db = await database()
+  const client = new LocalClient(db.file)
+  const first = await client.transaction('write')
+  await first.execute(insert('first'))
+  const second = client.transaction('write')
+  const firstCommitted = first.commit()
+  const tx = await second
+  // Ends the shared transaction under the group (as SQLite does after SQLITE_FULL or an I/O error).
+  await tx.execute('ROLLBACK')
+  const refused = await tx.execute(insert('second')).then(() => null, (error: { code?: string }) => error.code)
+  assert.is(refused, 'TRANSACTION_CLOSED')
+  await tx.rollback()
+  const firstOutcome = await firstCommitted.then(() => 'committed', (error: { code?: string }) => error.code)
+  assert.is(firstOutcome, 'TRANSACTION_CLOSED', 'the first member learns its write is gone')
+  const third = await client.transaction('write')
+  await third.execute(insert('third'))
+  await third.commit()
+  assert.equal(db.names(), ['third'])
+  client.close()
+  db.close()
+})
+
+test('many writers in two clients (two processes) all commit, groups and batches interleaved', async () => {
+  const db = await database()
+  const clients = [new LocalClient(db.file), new LocalClient(db.file)]
+  const count = GROUP_MAX_MEMBERS + 20
+  const writes: Promise<unknown>[] = []
+  for (let i = 0; i < count; i++) {
+    for (const [c, client] of clients.entries()) {
+      const name = `u${c}-${String(i).padStart(3, '0')}`
+      if (i % 25 === 7) writes.push(client.batch([insert(name)], 'write'))
+      else
+        writes.push(
+          client.transaction('write').then(async (tx) => {
+            await tx.execute(insert(name))
+            await tx.commit()
+          }),
+        )
+    }
+  }
+  await Promise.all(writes)
+  const names = db.names()
+  assert.is(names.length, 2 * count)
+  assert.is(new Set(names).size, 2 * count)
+  for (const client of clients) client.close()
+  db.close()
+})
+
+test('without group commit every transaction commits on its own', async () => {
+  const db = await database()
+  const client = new LocalClient(db.file, { groupCommit: false })
+  const first = await client.transaction('write')
+  await first.execute(insert('first'))
+  const second = client.transaction('write')
+  await first.commit()
+  assert.equal(db.names(), ['first'])
+  const tx = await second
+  await tx.execute(insert('second'))
+  await tx.commit()
+  assert.equal(db.names(), ['first', 'second'])
+  client.close()
+  db.close()
+})
+
+test('a read-only query beside an open group runs on its own connection and sees only what is committed', async () => {
+  const db = await database()
+  const client = new LocalClient(db.file)
+  const first = await client.transaction('write')
+  await first.execute(insert('first'))
+  const second = client.transaction('write')
+  const firstCommitted = first.commit()
+  const seen = await client.execute('SELECT count(*) AS n FROM users')
+  assert.is(seen.rows[0].n, 0)
+  const tx = await second
+  await tx.commit()
+  await firstCommitted
+  assert.is((await client.execute('SELECT count(*) AS n FROM users')).rows[0].n, 1)
+  client.close()
+  db.close()
+})
+
+test.run()
