@@ -9,7 +9,7 @@ import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm'
 import type { ReadDb } from '../db/client.js'
 import { posts } from '../db/schema.js'
 import { prepared } from '../db/prepared.js'
-import { idInList, selectPostsFor, toPost, type Paging, type Readers } from './posts.js'
+import { idInList, postPage, selectPostPageFor, toPost, type Paging, type Readers } from './posts.js'
 import { authorShownTo } from './relations.js'
 import { withMedia } from './media.js'
 
@@ -106,7 +106,7 @@ export async function exploreRefreshed(db: ReadDb): Promise<void> {
 
 /** The public ones among a page of post ids whose author the viewer may see (relations.ts), in no order; placeholders `ids` and `viewer`. */
 const publicPostsByIds = prepared((db) =>
-  selectPostsFor(db, sql.placeholder('viewer'))
+  selectPostPageFor(db, sql.placeholder('viewer'))
     .where(and(idInList(), eq(posts.isPublic, true), authorShownTo(sql.placeholder('viewer'), posts.userId)))
     .prepare(),
 )
@@ -121,7 +121,7 @@ const publicPostsByIds = prepared((db) =>
 export async function getExplore(dbs: Readers, viewerId: number | null, now: Date, { page, limit }: Paging) {
   const ids = await exploreRanking(dbs.scans, now)
   const slice = ids.slice((page - 1) * limit, page * limit)
-  const rows = slice.length > 0 ? await publicPostsByIds(dbs.reads).all({ ids: JSON.stringify(slice), viewer: viewerId ?? 0 }) : []
+  const rows = await postPage(publicPostsByIds(dbs.reads), slice, viewerId ?? 0)
   const byId = new Map(rows.map((row) => [row.id, row]))
   const items = slice.flatMap((id) => {
     const row = byId.get(id)
