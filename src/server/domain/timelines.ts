@@ -239,9 +239,11 @@ export function timelineIdsQuery(db: ReadDb, viewerId: number | Placeholder, dep
     union
     select created_at, post_id from (${pendingIdsQuery(viewerId, depth)})
     order by created_at desc, post_id desc limit ${depth}`
-  // Through the query builder, so every driver (the write client, the reader pool) maps the rows.
+  // One row: the entries as one JSON text, `[[created_at, post_id], ...]` newest first (the
+  // libsql binding hands rows over one value at a time; see posts.ts postRowsAsJson). Through
+  // the query builder, so every driver (the write client, the reader pool) runs it alike.
   return db
-    .select({ createdAt: sql<number>`created_at`.mapWith(Number), postId: sql<number>`post_id`.mapWith(Number) })
+    .select({ entries: sql<string>`json_group_array(json_array(created_at, post_id) order by created_at desc, post_id desc)` })
     .from(sql`(${merged})`)
 }
 
@@ -258,11 +260,12 @@ const floorOf = prepared((db) =>
  * newest posts and the pending posts) and the floor's primary-key lookup.
  */
 export async function timelineFeedIds(db: ReadDb, viewerId: number, depth: number): Promise<number[] | null> {
-  const rows = await timelineIds(db).all({ viewer: viewerId, depth })
+  const row = await timelineIds(db).get({ viewer: viewerId, depth })
+  const entries = row ? (JSON.parse(row.entries) as Array<[createdAt: number, postId: number]>) : []
   // The floor is read after the ids (each read is its own snapshot): a floor only ever rises, so
   // one set by a trim in between can only make the check stricter, never accept a page it removed.
   const floorRow = await floorOf(db).get({ viewer: viewerId })
   // Complete above the floor: the answer is exact when all `depth` entries lie above it.
-  if (floorRow && (rows.length < depth || rows[depth - 1].createdAt <= floorRow.at)) return null
-  return rows.map((row) => row.postId)
+  if (floorRow && (entries.length < depth || entries[depth - 1][0] <= floorRow.at)) return null
+  return entries.map((entry) => entry[1])
 }
