@@ -242,30 +242,28 @@ export function timelineIdsQuery(db: ReadDb, viewerId: number | Placeholder, dep
   // One row: the entries as one JSON text, `[[created_at, post_id], ...]` newest first (the
   // libsql binding hands rows over one value at a time; see posts.ts postRowsAsJson). Through
   // the query builder, so every driver (the write client, the reader pool) runs it alike.
+  // The floor comes in the same row, so from the same snapshot as the entries (a trim moves both in one transaction).
   return db
-    .select({ entries: sql<string>`json_group_array(json_array(created_at, post_id) order by created_at desc, post_id desc)` })
+    .select({
+      entries: sql<string>`json_group_array(json_array(created_at, post_id) order by created_at desc, post_id desc)`,
+      floor: sql<number | null>`(select fl.created_at from ${timelineFloors} fl where fl.user_id = ${viewerId})`,
+    })
     .from(sql`(${merged})`)
 }
 
 const timelineIds = prepared((db) => timelineIdsQuery(db, sql.placeholder('viewer'), sql.placeholder('depth')).prepare())
 
-const floorOf = prepared((db) =>
-  db.select({ at: timelineFloors.createdAt }).from(timelineFloors).where(eq(timelineFloors.userId, sql.placeholder('viewer'))).prepare(),
-)
 
 /**
  * The ids of the newest `depth` feed posts of `viewerId`, newest first; null when the timeline
  * cannot answer exactly (the page reaches below its floor) and the caller must use the direct
- * query. Two prepared queries: an index range of the timeline (merged with the pulled authors'
- * newest posts and the pending posts) and the floor's primary-key lookup.
+ * query. One prepared query: an index range of the timeline (merged with the pulled authors'
+ * newest posts and the pending posts) and, in the same row, the floor's primary-key lookup.
  */
 export async function timelineFeedIds(db: ReadDb, viewerId: number, depth: number): Promise<number[] | null> {
-  const row = await timelineIds(db).get({ viewer: viewerId, depth })
-  const entries = row ? (JSON.parse(row.entries) as Array<[createdAt: number, postId: number]>) : []
-  // The floor is read after the ids (each read is its own snapshot): a floor only ever rises, so
-  // one set by a trim in between can only make the check stricter, never accept a page it removed.
-  const floorRow = await floorOf(db).get({ viewer: viewerId })
+  const row = (await timelineIds(db).get({ viewer: viewerId, depth }))!
+  const entries = JSON.parse(row.entries) as Array<[createdAt: number, postId: number]>
   // Complete above the floor: the answer is exact when all `depth` entries lie above it.
-  if (floorRow && (entries.length < depth || entries[depth - 1][0] <= floorRow.at)) return null
+  if (row.floor !== null && (entries.length < depth || entries[depth - 1][0] <= row.floor)) return null
   return entries.map((entry) => entry[1])
 }
