@@ -9,9 +9,8 @@ import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm'
 import type { ReadDb } from '../db/client.js'
 import { posts } from '../db/schema.js'
 import { prepared } from '../db/prepared.js'
-import { idInList, postPage, selectPostPageFor, toPost, type Paging, type Readers } from './posts.js'
+import { idInList, postPage, postsWithMedia, selectPostPageFor, type Paging, type Readers } from './posts.js'
 import { authorShownTo } from './relations.js'
-import { withMedia } from './media.js'
 
 /** How many of the newest public posts explore ranks: bounds the ranking's work whatever the table size. */
 export const EXPLORE_WINDOW = 1000
@@ -125,7 +124,7 @@ export async function getExplore(dbs: Readers, viewerId: number | null, now: Dat
   const byId = new Map(rows.map((row) => [row.id, row]))
   const items = slice.flatMap((id) => {
     const row = byId.get(id)
-    return row ? [toPost(row)] : []
+    return row ? [row] : []
   })
-  return { posts: await withMedia(dbs.reads, items), page, has_more: ids.length > page * limit }
+  return { posts: await postsWithMedia(dbs.reads, items), page, has_more: ids.length > page * limit }
 }

@@ -58,6 +58,11 @@ export async function mediaInfo(db: AnyDb, paths: Iterable<string>): Promise<Med
   return new Map(rows.map(({ path, ...info }) => [path, info]))
 }
 
+/** What was recorded of the file at `path` ('' is no file): for builders that write the siblings themselves (posts.ts toPostWithMedia). */
+export function mediaOf(media: MediaMap, path: string): MediaInfo | undefined {
+  return path !== '' && media.size > 0 ? media.get(path) : undefined
+}
+
 /** Every image path the objects show, for one mediaInfo lookup. */
 export function mediaPaths(items: readonly object[]): string[] {
   const paths: string[] = []

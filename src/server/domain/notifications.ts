@@ -5,10 +5,10 @@ import { QueryBuilder } from 'drizzle-orm/sqlite-core'
 import { writeTransaction, type Db, type ReadDb, type Tx } from '../db/client.js'
 import { prepared } from '../db/prepared.js'
 import { notifications, posts, users } from '../db/schema.js'
-import { withMedia } from './media.js'
+import { mediaInfo, withMedia } from './media.js'
 import { readerForPage } from './page-depth.js'
 import { authorVisibleTo, unblocked } from './relations.js'
-import { toNotification, type NotificationRow } from './views.js'
+import { toNotification, toNotificationWithMedia, type NotificationRow } from './views.js'
 
 export interface NotificationEvent {
   /** Who is told. */
@@ -142,7 +142,9 @@ export async function listNotifications(
   const query = (unreadOnly ? unreadPage : allPage)(readerForPage(dbs, options))
   const json = await query.get({ user: userId, limit: limit + 1, offset: (page - 1) * limit })
   const rows = json ? parseNotificationRows(json.rows) : []
-  return { notifications: await withMedia(dbs.reads, rows.slice(0, limit).map(toNotification)), page, has_more: rows.length > limit }
+  const shown = rows.slice(0, limit)
+  const media = await mediaInfo(dbs.reads, shown.flatMap((row) => [row.actorAvatar, row.postImage ?? '']))
+  return { notifications: shown.map((row) => toNotificationWithMedia(row, media)), page, has_more: rows.length > limit }
 }
 
 const afterPage = prepared((db) => notificationSelect(db, sql.placeholder('user'), false, sql.placeholder('limit'), 0, sql.placeholder('after')).prepare())

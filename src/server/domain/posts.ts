@@ -9,7 +9,7 @@ import { comments, follows, likes, posts, users } from '../db/schema.js'
 import { assertOwnUpload } from '../uploads/references.js'
 import { attachHashtags, extractHashtags } from './hashtags.js'
 import type { Fanout } from './fanout.js'
-import { attachMedia, mediaInfo, mediaPaths, withMedia, withMediaOne, type Bare } from './media.js'
+import { attachMedia, mediaInfo, mediaOf, mediaPaths, withMedia, withMediaOne, type Bare, type MediaMap } from './media.js'
 import { timelineFeedIds } from './timelines.js'
 import { readerForPage } from './page-depth.js'
 import { authorShownTo, authorVisibleTo, unmuted } from './relations.js'
@@ -125,6 +125,45 @@ export async function postPage(query: { get(values: Record<string, unknown>): un
   if (ids.length === 0) return []
   const row = (await query.get({ ids: JSON.stringify(ids), viewer })) as { rows: string } | undefined
   return row ? parsePostRows(row.rows) : []
+}
+
+/**
+ * toPost with the image metadata of `image` and `avatar` (media.ts), as one object literal: the
+ * same keys in the same order as `attachMedia(media, toPost(row))` (a test compares the two), at
+ * a fraction of the cost. attachMedia adds the keys of a new object one by one, about 19 µs for a
+ * page of 21 posts, this well under one; the feed and explore answer pages of posts.
+ */
+export function toPostWithMedia(row: PostRow, media: MediaMap): Post {
+  const image = mediaOf(media, row.image)
+  const avatar = mediaOf(media, row.avatar)
+  return {
+    id: row.id,
+    content: row.content,
+    image: row.image,
+    image_width: image?.width ?? null,
+    image_height: image?.height ?? null,
+    image_blurhash: image?.blurhash ?? null,
+    is_public: row.isPublic,
+    likes_count: row.likesCount,
+    comments_count: row.commentsCount,
+    user_liked: Boolean(row.userLiked),
+    created_at: formatDateTime(row.createdAt),
+    edited_at: row.editedAt === null ? null : formatDateTime(row.editedAt),
+    user_id: row.userId,
+    username: row.username,
+    full_name: row.fullName,
+    avatar: row.avatar,
+    avatar_width: avatar?.width ?? null,
+    avatar_height: avatar?.height ?? null,
+    avatar_blurhash: avatar?.blurhash ?? null,
+    is_verified: row.isVerified,
+  }
+}
+
+/** Posts for an answer: one media lookup for the page (media.ts), then toPostWithMedia. */
+export async function postsWithMedia(db: AnyDb, rows: readonly PostRow[]): Promise<Post[]> {
+  const media = await mediaInfo(db, rows.flatMap((row) => [row.image, row.avatar]))
+  return rows.map((row) => toPostWithMedia(row, media))
 }
 
 /** Posts with author and `user_liked` for `viewerId`; callers add where, order and paging. */
@@ -369,8 +408,8 @@ export async function getFeed(dbs: Readers, viewerId: number, paging: Paging) {
       rows = pageIds.map((id) => byId.get(id)!)
     }
   }
-  const { items, has_more } = pageOf(rows ?? (await directFeedQuery(dbs.scans, viewerId, paging)), paging, toPost)
-  return { posts: await withMedia(dbs.reads, items), page, has_more }
+  const { items, has_more } = pageOf(rows ?? (await directFeedQuery(dbs.scans, viewerId, paging)), paging, (row) => row)
+  return { posts: await postsWithMedia(dbs.reads, items), page, has_more }
 }
 
 export async function getPostsByUser(db: ReadDb, ref: number | string, viewerId: number | null, paging: Paging) {

@@ -4,7 +4,7 @@ import type { SessionUser, UserProfile } from '../../shared/types.js'
 import type { users } from '../db/schema.js'
 import type { Notification, NotificationType, Story } from '../../shared/types.js'
 import type { stories } from '../db/schema.js'
-import type { Bare } from './media.js'
+import { mediaOf, type Bare, type MediaMap } from './media.js'
 
 type UserRow = typeof users.$inferSelect
 
@@ -71,6 +71,38 @@ export interface NotificationRow {
   postContent: string | null
   postImage: string | null
   storyId: number | null
+}
+
+/**
+ * toNotification with the image metadata of `actor_avatar` and `post_image` (media.ts), as one
+ * object literal: the same keys in the same order as `attachMedia(media, toNotification(row))` (a
+ * test compares the two), for a fraction of the cost (see posts.ts toPostWithMedia).
+ */
+export function toNotificationWithMedia(row: NotificationRow, media: MediaMap): Notification {
+  const postImage = row.postId === null ? null : row.postImage
+  const avatar = mediaOf(media, row.actorAvatar)
+  const image = postImage === null ? undefined : mediaOf(media, postImage)
+  return {
+    id: row.id,
+    type: row.type,
+    is_read: row.isRead,
+    created_at: formatDateTime(row.createdAt),
+    actor_id: row.actorId,
+    actor_username: row.actorUsername,
+    actor_full_name: row.actorFullName,
+    actor_avatar: row.actorAvatar,
+    actor_avatar_width: avatar?.width ?? null,
+    actor_avatar_height: avatar?.height ?? null,
+    actor_avatar_blurhash: avatar?.blurhash ?? null,
+    actor_is_verified: row.actorIsVerified,
+    post_id: row.postId,
+    post_content: row.postId === null ? null : row.postContent,
+    post_image: postImage,
+    post_image_width: image?.width ?? null,
+    post_image_height: image?.height ?? null,
+    post_image_blurhash: image?.blurhash ?? null,
+    story_id: row.storyId,
+  }
 }
 
 export function toNotification(row: NotificationRow): Bare<Notification> {

@@ -1,0 +1,73 @@
+/**
+ * The answer builders that write image metadata themselves (toPostWithMedia, toNotificationWithMedia)
+ * give exactly what the general path gives: the bare mapping, then attachMedia. Same keys, same
+ * order, same values, with and without recorded media, so the bytes of an answer are the same.
+ */
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { attachMedia, type MediaMap } from '../../src/server/domain/media.js'
+import { toPost, toPostWithMedia, type PostRow } from '../../src/server/domain/posts.js'
+import { toNotification, toNotificationWithMedia, type NotificationRow } from '../../src/server/domain/views.js'
+
+const media: MediaMap = new Map([
+  ['/uploads/a.webp', { width: 640, height: 480, blurhash: 'LEHV6nWB2yk8', poster: null }],
+  ['/uploads/b.webp', { width: 96, height: 96, blurhash: null, poster: null }],
+  ['/uploads/c.webp', { width: null, height: null, blurhash: null, poster: null }],
+])
+const paths = ['', '/uploads/a.webp', '/uploads/b.webp', '/uploads/c.webp', '/uploads/unrecorded.webp']
+
+const post = (image: string, avatar: string, n: number): PostRow => ({
+  id: n,
+  content: `post ${n} "quoted" \u2028 ✓`,
+  image,
+  isPublic: n % 2 === 0,
+  likesCount: n * 3,
+  commentsCount: n,
+  createdAt: 1_700_000_000_000 + n * 1_234_567,
+  editedAt: n % 3 === 0 ? null : 1_700_000_100_000 + n,
+  userId: 10 + n,
+  username: `user${n}`,
+  fullName: `User ${n}`,
+  avatar,
+  isVerified: n % 4 === 0,
+  userLiked: n % 5 === 0,
+})
+
+const notification = (avatar: string, postImage: string | null, postId: number | null, n: number): NotificationRow => ({
+  id: n,
+  type: postId === null ? 'follow' : 'like',
+  isRead: n % 2 === 1,
+  createdAt: 1_700_000_000_000 + n * 7_654_321,
+  actorId: 20 + n,
+  actorUsername: `actor${n}`,
+  actorFullName: `Actor ${n}`,
+  actorAvatar: avatar,
+  actorIsVerified: n % 3 === 0,
+  postId,
+  postContent: postId === null ? null : `content ${n}`,
+  postImage,
+  storyId: n % 7 === 0 ? n : null,
+})
+
+test('toPostWithMedia answers what attachMedia(toPost) does, byte for byte', () => {
+  let n = 0
+  for (const image of paths)
+    for (const avatar of paths)
+      for (const map of [media, new Map()] as MediaMap[]) {
+        const row = post(image, avatar, ++n)
+        assert.is(JSON.stringify(toPostWithMedia(row, map)), JSON.stringify(attachMedia(map, toPost(row))))
+      }
+})
+
+test('toNotificationWithMedia answers what attachMedia(toNotification) does, byte for byte', () => {
+  let n = 0
+  for (const avatar of paths)
+    for (const postImage of [...paths, null])
+      for (const postId of [null, 5])
+        for (const map of [media, new Map()] as MediaMap[]) {
+          const row = notification(avatar, postImage, postId, ++n)
+          assert.is(JSON.stringify(toNotificationWithMedia(row, map)), JSON.stringify(attachMedia(map, toNotification(row))))
+        }
+})
+
+test.run()
