@@ -12,8 +12,7 @@ import { rmSync } from 'node:fs'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { loadConfig } from '../../src/server/config.js'
-import { createPost, directFeedQuery, pageOf, toPost } from '../../src/server/domain/posts.js'
-import { withMedia } from '../../src/server/domain/media.js'
+import { createPost, directFeedQuery, pageOf, postsWithMedia } from '../../src/server/domain/posts.js'
 import { silentLogger, type Logger } from '../../src/server/logger.js'
 import { createServices } from '../../src/server/services.js'
 import { manualClock, registerUser, startTestServer, tempDir, type TestServer } from '../helpers/server.js'
@@ -57,8 +56,8 @@ async function assertFeedsExact(users: User[], pagings: Array<[number, number]>,
     for (const [page, limit] of pagings) {
       const res = await server.request('GET', `/api/mobile/posts/feed?page=${page}&limit=${limit}`, { token: user.token })
       const paging = { page, limit }
-      const { items, has_more } = pageOf(await directFeedQuery(server.services.db, user.id, paging), paging, toPost)
-      assert.equal(res.body.data, { posts: await withMedia(server.services.db, items), page, has_more }, `${context}: user ${user.id} page ${page} limit ${limit}`)
+      const { items, has_more } = pageOf(await directFeedQuery(server.services.db, user.id, paging), paging, (row) => row)
+      assert.equal(res.body.data, { posts: await postsWithMedia(server.services.db, items), page, has_more }, `${context}: user ${user.id} page ${page} limit ${limit}`)
     }
   }
 }

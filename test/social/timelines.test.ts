@@ -7,8 +7,7 @@
  */
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { createPost, directFeedQuery, pageOf, toPost } from '../../src/server/domain/posts.js'
-import { withMedia } from '../../src/server/domain/media.js'
+import { createPost, directFeedQuery, pageOf, postsWithMedia } from '../../src/server/domain/posts.js'
 import { TIMELINE_CAP } from '../../src/server/domain/timelines.js'
 import { manualClock, registerUser, startTestServer, type TestServer } from '../helpers/server.js'
 import { fanoutProgress, followUser, holdFanout, post, rawClient, timelineIdsOf, unfollowUser } from './helpers.js'
@@ -45,8 +44,8 @@ async function feed(user: User, page: number, limit: number) {
 /** The feed as the direct query over follows and posts computes it (the definition). */
 async function expectedFeed(user: User, page: number, limit: number) {
   const paging = { page, limit }
-  const { items, has_more } = pageOf(await directFeedQuery(server.services.db, user.id, paging), paging, toPost)
-  return { posts: await withMedia(server.services.db, items), page, has_more }
+  const { items, has_more } = pageOf(await directFeedQuery(server.services.db, user.id, paging), paging, (row) => row)
+  return { posts: await postsWithMedia(server.services.db, items), page, has_more }
 }
 
 async function assertFeedsExact(users: User[], pagings: Array<[number, number]>, context: string) {

@@ -484,14 +484,36 @@ export class LocalClient implements Client {
   }
 }
 
+/** What both kinds of transaction below run their statements on: the connection `active()` gives, or why none. */
+abstract class LaneStatements {
+  protected abstract active(): Lane
+
+  async execute(stmt: InStatement): Promise<ResultSet> {
+    return run(this.active(), stmt)
+  }
+
+  async batch(stmts: InStatement[]): Promise<ResultSet[]> {
+    return runBatch(this.active(), stmts)
+  }
+
+  async executeMultiple(sql: string): Promise<void> {
+    try {
+      this.active().connection.exec(sql)
+    } catch (error) {
+      throw toError(error)
+    }
+  }
+}
+
 /** A transaction on one connection; every way out (commit, rollback, close) returns the connection once. */
-class LocalTransaction implements Transaction {
+class LocalTransaction extends LaneStatements implements Transaction {
   #lane: Lane | null
 
   constructor(
     lane: Lane,
     private readonly settle: () => void,
   ) {
+    super()
     this.#lane = lane
   }
 
@@ -500,25 +522,9 @@ class LocalTransaction implements Transaction {
     return lane === null || !lane.connection.open || !lane.connection.inTransaction
   }
 
-  async execute(stmt: InStatement): Promise<ResultSet> {
-    return run(this.#active(), stmt)
-  }
-
-  async batch(stmts: InStatement[]): Promise<ResultSet[]> {
-    return runBatch(this.#active(), stmts)
-  }
-
-  async executeMultiple(sql: string): Promise<void> {
-    try {
-      this.#active().connection.exec(sql)
-    } catch (error) {
-      throw toError(error)
-    }
-  }
-
   async commit(): Promise<void> {
     try {
-      run(this.#active(), 'COMMIT')
+      run(this.active(), 'COMMIT')
     } finally {
       this.close()
     }
@@ -535,7 +541,7 @@ class LocalTransaction implements Transaction {
     this.settle()
   }
 
-  #active(): Lane {
+  protected active(): Lane {
     if (this.closed) throw new LibsqlError('The transaction is closed', 'TRANSACTION_CLOSED')
     return this.#lane!
   }
@@ -550,37 +556,23 @@ function groupLost(): LibsqlError {
  * A write transaction inside a group (see the top of this file): a savepoint of the group's
  * transaction. Its commit releases the savepoint and resolves once the group has committed.
  */
-class GroupMember implements Transaction {
+class GroupMember extends LaneStatements implements Transaction {
   #done = false
 
   constructor(
     private readonly client: LocalClient,
     private readonly group: Group,
     private readonly end: () => void,
-  ) {}
+  ) {
+    super()
+  }
 
   get closed(): boolean {
     return this.#done || this.group.over || !this.group.lane.connection.inTransaction
   }
 
-  async execute(stmt: InStatement): Promise<ResultSet> {
-    return run(this.#active(), stmt)
-  }
-
-  async batch(stmts: InStatement[]): Promise<ResultSet[]> {
-    return runBatch(this.#active(), stmts)
-  }
-
-  async executeMultiple(sql: string): Promise<void> {
-    try {
-      this.#active().connection.exec(sql)
-    } catch (error) {
-      throw toError(error)
-    }
-  }
-
   async commit(): Promise<void> {
-    const lane = this.#active()
+    const lane = this.active()
     let committed: Promise<void>
     try {
       run(lane, `RELEASE ${MEMBER}`)
@@ -618,7 +610,7 @@ class GroupMember implements Transaction {
     this.client.leave(this.group, this.end)
   }
 
-  #active(): Lane {
+  protected active(): Lane {
     if (this.#done || this.group.over) throw new LibsqlError('The transaction is closed', 'TRANSACTION_CLOSED')
     if (!this.group.lane.connection.inTransaction) throw groupLost()
     return this.group.lane

@@ -7,7 +7,7 @@ import { writeTransaction } from '../db/client.js'
 import type { Services } from '../services.js'
 import { attachHashtags, detachHashtags, extractHashtags } from './hashtags.js'
 import { withMediaOne } from './media.js'
-import { loadVisiblePost, toPost, visibleTo } from './posts.js'
+import { loadVisiblePost, postsWithMedia, visibleTo } from './posts.js'
 
 /**
  * The author changes a post's content, visibility or both (403 for anyone else who can see it,
@@ -32,5 +32,5 @@ export async function editPost(services: Services, userId: number, input: EditPo
     await tx.run(sql`update posts set content = ${content}, is_public = ${isPublic ? 1 : 0}, edited_at = ${services.clock().getTime()} where id = ${postId}`)
     await attachHashtags(tx, postId, extractHashtags(content), isPublic)
   })
-  return withMediaOne(services.reads, toPost(await loadVisiblePost(services.reads, postId, userId)))
+  return (await postsWithMedia(services.reads, [await loadVisiblePost(services.reads, postId, userId)]))[0]
 }

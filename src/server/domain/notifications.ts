@@ -5,10 +5,10 @@ import { QueryBuilder } from 'drizzle-orm/sqlite-core'
 import { writeTransaction, type Db, type ReadDb, type Tx } from '../db/client.js'
 import { prepared } from '../db/prepared.js'
 import { notifications, posts, users } from '../db/schema.js'
-import { mediaInfo, withMedia } from './media.js'
+import { mediaInfo } from './media.js'
 import { readerForPage } from './page-depth.js'
 import { authorVisibleTo, unblocked } from './relations.js'
-import { toNotification, toNotificationWithMedia, type NotificationRow } from './views.js'
+import { toNotificationWithMedia, type NotificationRow } from './views.js'
 
 export interface NotificationEvent {
   /** Who is told. */
@@ -126,6 +126,12 @@ function parseNotificationRows(json: string): NotificationRow[] {
   }))
 }
 
+/** Notifications for an answer: one media lookup for them all (media.ts), then toNotificationWithMedia. */
+async function notificationsWithMedia(db: ReadDb, rows: readonly NotificationRow[]): Promise<Notification[]> {
+  const media = await mediaInfo(db, rows.flatMap((row) => [row.actorAvatar, row.postImage ?? '']))
+  return rows.map((row) => toNotificationWithMedia(row, media))
+}
+
 const allPage = prepared((db) => notificationPageAsJson(db, false).prepare())
 const unreadPage = prepared((db) => notificationPageAsJson(db, true).prepare())
 
@@ -142,9 +148,7 @@ export async function listNotifications(
   const query = (unreadOnly ? unreadPage : allPage)(readerForPage(dbs, options))
   const json = await query.get({ user: userId, limit: limit + 1, offset: (page - 1) * limit })
   const rows = json ? parseNotificationRows(json.rows) : []
-  const shown = rows.slice(0, limit)
-  const media = await mediaInfo(dbs.reads, shown.flatMap((row) => [row.actorAvatar, row.postImage ?? '']))
-  return { notifications: shown.map((row) => toNotificationWithMedia(row, media)), page, has_more: rows.length > limit }
+  return { notifications: await notificationsWithMedia(dbs.reads, rows.slice(0, limit)), page, has_more: rows.length > limit }
 }
 
 const afterPage = prepared((db) => notificationSelect(db, sql.placeholder('user'), false, sql.placeholder('limit'), 0, sql.placeholder('after')).prepare())
@@ -156,7 +160,7 @@ const afterPage = prepared((db) => notificationSelect(db, sql.placeholder('user'
  */
 export async function notificationsAfter(db: ReadDb, userId: number, afterId: number, limit: number): Promise<Notification[]> {
   const rows = await afterPage(db).all({ user: userId, after: afterId, limit })
-  return withMedia(db, rows.map(toNotification))
+  return notificationsWithMedia(db, rows)
 }
 
 /** How many of the caller's notifications are unread (served by the partial unread index). */

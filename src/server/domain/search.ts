@@ -5,7 +5,7 @@ import type { ReadDb } from '../db/client.js'
 import { prepared } from '../db/prepared.js'
 import { likes, posts, users } from '../db/schema.js'
 import { hashtagSearchQuery, prefixEnd } from './hashtags.js'
-import { postColumns, toPost } from './posts.js'
+import { postColumns, postsWithMedia } from './posts.js'
 import { authorShownTo, authorVisibleTo } from './relations.js'
 import { toUserSummary, userSummaryColumns } from './users.js'
 import { withMedia } from './media.js'
@@ -174,7 +174,7 @@ export async function searchPosts(
   if (ids.length === 0) return { posts: [] }
   const rows = await publicPostsByIds(dbs.reads).all({ viewer: viewerId ?? 0, ids: JSON.stringify(ids) })
   const byId = new Map(rows.map((row) => [row.id, row]))
-  return { posts: await withMedia(dbs.reads, ids.flatMap((id) => (byId.has(id) ? [toPost(byId.get(id)!)] : []))) }
+  return { posts: await postsWithMedia(dbs.reads, ids.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : []))) }
 }
 
 /** Hashtags starting with q, with their counts (up to SEARCH_CACHE_TTL_MS old); scans, as its cost grows with the tags sharing the prefix. */

@@ -74,9 +74,10 @@ export interface NotificationRow {
 }
 
 /**
- * toNotification with the image metadata of `actor_avatar` and `post_image` (media.ts), as one
- * object literal: the same keys in the same order as `attachMedia(media, toNotification(row))` (a
- * test compares the two), for a fraction of the cost (see posts.ts toPostWithMedia).
+ * A notification as the API answers it, with the image metadata of `actor_avatar` and
+ * `post_image` (media.ts), as one object literal in attachMedia's key order (see posts.ts
+ * toPostWithMedia). A notification without a post (follow, story view) has null post fields
+ * (decisions §2).
  */
 export function toNotificationWithMedia(row: NotificationRow, media: MediaMap): Notification {
   const postImage = row.postId === null ? null : row.postImage
@@ -101,25 +102,6 @@ export function toNotificationWithMedia(row: NotificationRow, media: MediaMap): 
     post_image_width: image?.width ?? null,
     post_image_height: image?.height ?? null,
     post_image_blurhash: image?.blurhash ?? null,
-    story_id: row.storyId,
-  }
-}
-
-export function toNotification(row: NotificationRow): Bare<Notification> {
-  return {
-    id: row.id,
-    type: row.type,
-    is_read: row.isRead,
-    created_at: formatDateTime(row.createdAt),
-    actor_id: row.actorId,
-    actor_username: row.actorUsername,
-    actor_full_name: row.actorFullName,
-    actor_avatar: row.actorAvatar,
-    actor_is_verified: row.actorIsVerified,
-    post_id: row.postId,
-    // A notification without a post (follow, story view) has null post fields (decisions §2).
-    post_content: row.postId === null ? null : row.postContent,
-    post_image: row.postId === null ? null : row.postImage,
     story_id: row.storyId,
   }
 }
