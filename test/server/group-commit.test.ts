@@ -46,14 +46,19 @@ async function settledYet(promise: Promise<unknown>): Promise<boolean> {
   return settled
 }
 
-test('a member is answered only once its group has committed, with the transaction queued behind it', async () => {
-  const db = await database()
-  const client = new LocalClient(db.file)
+/** A client whose first transaction wrote `first` and committed with a second one queued behind it: the group stays open. */
+async function groupOfTwo(file: string, options: ConstructorParameters<typeof LocalClient>[1] = {}) {
+  const client = new LocalClient(file, options)
   const first = await client.transaction('write')
   await first.execute(insert('first'))
-  // Queued behind the first, so the group stays open for it.
   const second = client.transaction('write')
   const firstCommitted = first.commit()
+  return { client, second, firstCommitted }
+}
+
+test('a member is answered only once its group has committed, with the transaction queued behind it', async () => {
+  const db = await database()
+  const { client, second, firstCommitted } = await groupOfTwo(db.file)
   assert.is(await settledYet(firstCommitted), false, 'not answered while its group is open')
   assert.equal(db.names(), [], 'nothing committed yet')
   const tx = await second
@@ -104,11 +109,7 @@ test('a member that fails rolls back alone; the others of its group commit', asy
 
 test('a group whose transaction is lost fails every member waiting on it, and the next one starts clean', async () => {
   const db = await database()
-  const client = new LocalClient(db.file)
-  const first = await client.transaction('write')
-  await first.execute(insert('first'))
-  const second = client.transaction('write')
-  const firstCommitted = first.commit()
+  const { client, second, firstCommitted } = await groupOfTwo(db.file)
   const tx = await second
   // Ends the shared transaction under the group (as SQLite does after SQLITE_FULL or an I/O error).
   await tx.execute('ROLLBACK')
@@ -153,11 +154,8 @@ test('many writers in two clients (two processes) all commit, groups and batches
 
 test('without group commit every transaction commits on its own', async () => {
   const db = await database()
-  const client = new LocalClient(db.file, { groupCommit: false })
-  const first = await client.transaction('write')
-  await first.execute(insert('first'))
-  const second = client.transaction('write')
-  await first.commit()
+  const { client, second, firstCommitted } = await groupOfTwo(db.file, { groupCommit: false })
+  await firstCommitted
   assert.equal(db.names(), ['first'])
   const tx = await second
   await tx.execute(insert('second'))
@@ -169,11 +167,7 @@ test('without group commit every transaction commits on its own', async () => {
 
 test('a read-only query beside an open group runs on its own connection and sees only what is committed', async () => {
   const db = await database()
-  const client = new LocalClient(db.file)
-  const first = await client.transaction('write')
-  await first.execute(insert('first'))
-  const second = client.transaction('write')
-  const firstCommitted = first.commit()
+  const { client, second, firstCommitted } = await groupOfTwo(db.file)
   const seen = await client.execute('SELECT count(*) AS n FROM users')
   assert.is(seen.rows[0].n, 0)
   const tx = await second
