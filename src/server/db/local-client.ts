@@ -318,7 +318,7 @@ export class LocalClient implements Client {
   }
 
   close(): void {
-    if (this.#group) this.#fail(this.#group, clientClosed())
+    if (this.#group) this.fail(this.#group, clientClosed())
     this.closed = true
     for (const lane of this.#open) if (lane.connection.open) lane.connection.close()
     this.#open.clear()
@@ -383,7 +383,7 @@ export class LocalClient implements Client {
       try {
         run(group.lane, `SAVEPOINT ${MEMBER}`)
       } catch (error) {
-        this.#fail(group, error)
+        this.fail(group, error)
         throw error
       }
       group.members++
@@ -410,7 +410,7 @@ export class LocalClient implements Client {
     try {
       run(group.lane, 'COMMIT')
     } catch (error) {
-      this.#fail(group, error)
+      this.fail(group, error)
       return
     }
     this.#end(group)
@@ -419,10 +419,6 @@ export class LocalClient implements Client {
 
   /** The group's transaction is lost (a failed COMMIT, SQLite rolled it back, the client closed): its members' commits fail. */
   fail(group: Group, error: unknown): void {
-    this.#fail(group, error)
-  }
-
-  #fail(group: Group, error: unknown): void {
     if (group.over) return
     this.#end(group)
     for (const waiter of group.committed) waiter.reject(error)

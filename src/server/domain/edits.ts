@@ -6,7 +6,6 @@ import type { Post } from '../../shared/types.js'
 import { writeTransaction } from '../db/client.js'
 import type { Services } from '../services.js'
 import { attachHashtags, detachHashtags, extractHashtags } from './hashtags.js'
-import { withMediaOne } from './media.js'
 import { loadVisiblePost, postsWithMedia, visibleTo } from './posts.js'
 
 /**

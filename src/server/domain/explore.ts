@@ -9,8 +9,7 @@ import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm'
 import type { ReadDb } from '../db/client.js'
 import { posts } from '../db/schema.js'
 import { prepared } from '../db/prepared.js'
-import { idInList, postPage, postsWithMedia, selectPostPageFor, type Paging, type Readers } from './posts.js'
-import { authorShownTo } from './relations.js'
+import { postPage, postsWithMedia, publicPostsByIds, type Paging, type Readers } from './posts.js'
 
 /** How many of the newest public posts explore ranks: bounds the ranking's work whatever the table size. */
 export const EXPLORE_WINDOW = 1000
@@ -103,13 +102,6 @@ export async function exploreRefreshed(db: ReadDb): Promise<void> {
   await rankings.get(db)?.refreshing
 }
 
-/** The public ones among a page of post ids whose author the viewer may see (relations.ts), in no order; placeholders `ids` and `viewer`. */
-const publicPostsByIds = prepared((db) =>
-  selectPostPageFor(db, sql.placeholder('viewer'))
-    .where(and(idInList(), eq(posts.isPublic, true), authorShownTo(sql.placeholder('viewer'), posts.userId)))
-    .prepare(),
-)
-
 /**
  * A page of explore for `viewerId`: the page's slice of the ranking joined to the rows (counts
  * and `user_liked` are read now). The join keeps only public posts by authors the viewer may see,
@@ -121,10 +113,5 @@ export async function getExplore(dbs: Readers, viewerId: number | null, now: Dat
   const ids = await exploreRanking(dbs.scans, now)
   const slice = ids.slice((page - 1) * limit, page * limit)
   const rows = await postPage(publicPostsByIds(dbs.reads), slice, viewerId ?? 0)
-  const byId = new Map(rows.map((row) => [row.id, row]))
-  const items = slice.flatMap((id) => {
-    const row = byId.get(id)
-    return row ? [row] : []
-  })
-  return { posts: await postsWithMedia(dbs.reads, items), page, has_more: ids.length > page * limit }
+  return { posts: await postsWithMedia(dbs.reads, rows), page, has_more: ids.length > page * limit }
 }

@@ -1,7 +1,7 @@
 import { TRPCError } from '@trpc/server'
 import { and, asc, count, desc, eq, gt, sql, type Placeholder, type SQL } from 'drizzle-orm'
-import type { Notification, NotificationType } from '../../shared/types.js'
 import { QueryBuilder } from 'drizzle-orm/sqlite-core'
+import type { Notification, NotificationType } from '../../shared/types.js'
 import { writeTransaction, type Db, type ReadDb, type Tx } from '../db/client.js'
 import { prepared } from '../db/prepared.js'
 import { notifications, posts, users } from '../db/schema.js'

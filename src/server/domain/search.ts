@@ -1,12 +1,12 @@
-import { and, asc, desc, eq, inArray, sql, type Placeholder } from 'drizzle-orm'
+import { and, asc, desc, inArray, sql, type Placeholder } from 'drizzle-orm'
 import { integer, real, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 import type { Post, UserSummary } from '../../shared/types.js'
 import type { ReadDb } from '../db/client.js'
 import { prepared } from '../db/prepared.js'
-import { likes, posts, users } from '../db/schema.js'
+import { posts, users } from '../db/schema.js'
 import { hashtagSearchQuery, prefixEnd } from './hashtags.js'
-import { postColumns, postsWithMedia } from './posts.js'
-import { authorShownTo, authorVisibleTo } from './relations.js'
+import { postPage, postsWithMedia, publicPostsByIds } from './posts.js'
+import { authorVisibleTo } from './relations.js'
 import { toUserSummary, userSummaryColumns } from './users.js'
 import { withMedia } from './media.js'
 
@@ -142,21 +142,6 @@ export async function searchUsers(scans: ReadDb, q: string, viewerId: number | n
 }
 
 /**
- * Public posts by id, as `viewerId` sees them (author, `user_liked`; none whose author a block or a suspension hides): selectPosts' joins, here
- * with the viewer and the ids (a JSON array) as placeholders so the query is prepared once. Primary-key
- * lookups of a page, for `reads`.
- */
-const publicPostsByIds = prepared((db) =>
-  db
-    .select(postColumns())
-    .from(posts)
-    .innerJoin(users, eq(users.id, posts.userId))
-    .leftJoin(likes, and(eq(likes.postId, posts.id), eq(likes.userId, sql.placeholder('viewer'))))
-    .where(and(sql`${posts.id} in (select value from json_each(${sql.placeholder('ids')}))`, eq(posts.isPublic, true), authorShownTo(sql.placeholder('viewer'), posts.userId)))
-    .prepare(),
-)
-
-/**
  * Post search for `viewerId` at `now` (the clock, for the cache's TTL): the ids from the cache (or
  * one computation on `scans` that concurrent callers share), then this caller's rows, looked up
  * inline on `reads`. A cache hit never waits for a worker.
@@ -172,9 +157,7 @@ export async function searchPosts(
   if (!fts) return { posts: [] }
   const ids = await cachedPostSearch(dbs.scans, fts, limit, now.getTime())
   if (ids.length === 0) return { posts: [] }
-  const rows = await publicPostsByIds(dbs.reads).all({ viewer: viewerId ?? 0, ids: JSON.stringify(ids) })
-  const byId = new Map(rows.map((row) => [row.id, row]))
-  return { posts: await postsWithMedia(dbs.reads, ids.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : []))) }
+  return { posts: await postsWithMedia(dbs.reads, await postPage(publicPostsByIds(dbs.reads), ids, viewerId ?? 0)) }
 }
 
 /** Hashtags starting with q, with their counts (up to SEARCH_CACHE_TTL_MS old); scans, as its cost grows with the tags sharing the prefix. */

@@ -25,7 +25,7 @@
  *   (deep pages, or a timeline thinned by an unfollow) is answered by the direct query over
  *   follows and posts instead, so the answer is the same either way.
  */
-import { eq, sql, type Placeholder, type SQL } from 'drizzle-orm'
+import { sql, type Placeholder, type SQL } from 'drizzle-orm'
 import { DEFAULTS } from '../config.js'
 import type { ReadDb, Tx } from '../db/client.js'
 import { prepared } from '../db/prepared.js'
@@ -240,9 +240,9 @@ export function timelineIdsQuery(db: ReadDb, viewerId: number | Placeholder, dep
     select created_at, post_id from (${pendingIdsQuery(viewerId, depth)})
     order by created_at desc, post_id desc limit ${depth}`
   // One row: the entries as one JSON text, `[[created_at, post_id], ...]` newest first (the
-  // libsql binding hands rows over one value at a time; see posts.ts postRowsAsJson). Through
-  // the query builder, so every driver (the write client, the reader pool) runs it alike.
-  // The floor comes in the same row, so from the same snapshot as the entries (a trim moves both in one transaction).
+  // libsql binding hands rows over one value at a time; see posts.ts postRowsAsJson), and the
+  // floor, read in the same snapshot as the entries (a trim moves both in one transaction).
+  // Through the query builder, so every driver (the write client, the reader pool) runs it alike.
   return db
     .select({
       entries: sql<string>`json_group_array(json_array(created_at, post_id) order by created_at desc, post_id desc)`,
@@ -252,7 +252,6 @@ export function timelineIdsQuery(db: ReadDb, viewerId: number | Placeholder, dep
 }
 
 const timelineIds = prepared((db) => timelineIdsQuery(db, sql.placeholder('viewer'), sql.placeholder('depth')).prepare())
-
 
 /**
  * The ids of the newest `depth` feed posts of `viewerId`, newest first; null when the timeline
