@@ -114,6 +114,20 @@ function moduleLog(): { env: NodeJS.ProcessEnv; files: () => string[]; loaded: (
   }
 }
 
+/**
+ * Registers `username` (with `registerEnv`, by default `env`), then runs `social whoami --json` as
+ * them under a module log: what whoami loaded.
+ */
+async function whoamiModules(username: string, env: NodeJS.ProcessEnv, registerEnv: NodeJS.ProcessEnv = env) {
+  const register = await runCli(['social', 'register', '-u', username, '-e', `${username}@example.com`, '--password-stdin'], { env: registerEnv, input: 'correct horse battery' })
+  assert.is(register.code, 0, register.stderr)
+  const log = moduleLog()
+  const whoami = await runCli(['social', 'whoami', '--json'], { env: { ...env, ...log.env } })
+  assert.is(whoami.code, 0, whoami.stderr)
+  assert.is(JSON.parse(whoami.stdout).username, username)
+  return log
+}
+
 const UNDICI = /\/node_modules\/undici\//
 const YAML = /\/node_modules\/yaml\//
 const CHAT = /\/dist\/server\/chat\//
@@ -123,12 +137,7 @@ const modules = suite('start-up: modules loaded only where used')
 modules('embedded social whoami loads neither undici, yaml nor the chat modules', async () => {
   const home = tempDir('plaza-modules-home-')
   const env = { PLAZA_DATA_DIR: path.join(home, 'data'), XDG_CONFIG_HOME: path.join(home, 'config'), PLAZA_LLM_BASE_URL: 'http://127.0.0.1:9/v1' }
-  const register = await runCli(['social', 'register', '-u', 'modules', '-e', 'modules@example.com', '--password-stdin'], { env, input: 'correct horse battery' })
-  assert.is(register.code, 0, register.stderr)
-  const log = moduleLog()
-  const whoami = await runCli(['social', 'whoami', '--json'], { env: { ...env, ...log.env } })
-  assert.is(whoami.code, 0, whoami.stderr)
-  const loaded = log.loaded()
+  const loaded = (await whoamiModules('modules', env)).loaded()
   assert.ok(loaded.some((url) => url.endsWith('/dist/server/services.js')), 'the probe saw the embedded server load')
   assert.equal(loaded.filter((url) => UNDICI.test(url) || YAML.test(url) || CHAT.test(url)), [])
 })
@@ -173,14 +182,8 @@ modules('an embedded command on a current database loads nothing it does not use
   const home = tempDir('plaza-modules-home-')
   const env = { PLAZA_DATA_DIR: path.join(home, 'data'), XDG_CONFIG_HOME: path.join(home, 'config') }
   const first = moduleLog()
-  const register = await runCli(['social', 'register', '-u', 'light', '-e', 'light@example.com', '--password-stdin'], { env: { ...env, ...first.env }, input: 'correct horse battery' })
-  assert.is(register.code, 0, register.stderr)
+  const log = await whoamiModules('light', env, { ...env, ...first.env })
   assert.ok(first.loaded().some((url) => /\/drizzle-orm\/libsql\/migrator\.js$/.test(url)), 'a new database runs the migrations')
-
-  const log = moduleLog()
-  const whoami = await runCli(['social', 'whoami', '--json'], { env: { ...env, ...log.env } })
-  assert.is(whoami.code, 0, whoami.stderr)
-  assert.is(JSON.parse(whoami.stdout).username, 'light')
   const loaded = log.loaded()
   assert.ok(loaded.some((url) => url.endsWith('/dist/server/services.js')), 'the probe saw the embedded server load')
   assert.ok(loaded.some((url) => url.endsWith('/dist/vendor/oclif-core/index.cjs')), 'oclif came from the bundle')
@@ -195,13 +198,7 @@ modules('an embedded command on a current database loads nothing it does not use
 modules('without the bundle (PLAZA_CLI_BUNDLE=0) an embedded command loads the dist/ modules and works the same', async () => {
   const home = tempDir('plaza-modules-home-')
   const env = { PLAZA_DATA_DIR: path.join(home, 'data'), XDG_CONFIG_HOME: path.join(home, 'config'), PLAZA_CLI_BUNDLE: '0' }
-  const register = await runCli(['social', 'register', '-u', 'unbundled', '-e', 'unbundled@example.com', '--password-stdin'], { env, input: 'correct horse battery' })
-  assert.is(register.code, 0, register.stderr)
-  const log = moduleLog()
-  const whoami = await runCli(['social', 'whoami', '--json'], { env: { ...env, ...log.env } })
-  assert.is(whoami.code, 0, whoami.stderr)
-  assert.is(JSON.parse(whoami.stdout).username, 'unbundled')
-  const files = log.files()
+  const files = (await whoamiModules('unbundled', env)).files()
   assert.ok(files.some((url) => url.endsWith('/dist/cli/commands/social/whoami.js')), 'the dist/ command ran')
   assert.ok(files.some((url) => url.endsWith('/dist/server/services.js')), 'the dist/ server loaded')
   assert.equal(files.filter((url) => url.startsWith(BUNDLE)), [])
@@ -213,13 +210,7 @@ modules('a remote command loads neither the server, the database, nor all of und
   try {
     const home = tempDir('plaza-modules-home-')
     const env = { PLAZA_URL: server.url, XDG_CONFIG_HOME: path.join(home, 'config') }
-    const register = await runCli(['social', 'register', '-u', 'remotelight', '-e', 'remotelight@example.com', '--password-stdin'], { env, input: 'correct horse battery' })
-    assert.is(register.code, 0, register.stderr)
-    const log = moduleLog()
-    const whoami = await runCli(['social', 'whoami', '--json'], { env: { ...env, ...log.env } })
-    assert.is(whoami.code, 0, whoami.stderr)
-    assert.is(JSON.parse(whoami.stdout).username, 'remotelight')
-    const loaded = log.loaded()
+    const loaded = (await whoamiModules('remotelight', env)).loaded()
     assert.ok(loaded.some((url) => url.endsWith('/dist/bundle/social.whoami.js')), 'the bundled command ran')
     // undici's fetch, Agent and FormData as bundled by the build (src/cli/vendor-undici.ts), none of its own files.
     assert.ok(loaded.some((url) => url.endsWith('/dist/vendor/undici/fetch.cjs')), 'the probe saw undici load')
