@@ -240,6 +240,9 @@ async function main() {
     const bare = await startBare()
     servers.push(bare)
     log(`plaza ${plaza.url} (pid ${plaza.pid}, ${WORKERS} worker${WORKERS > 1 ? 's' : ''}), bare ${bare.url} (pid ${bare.pid}); ${ROUNDS} rounds of ${SECONDS} s each, interleaved, ${CONNECTIONS} connections`)
+    // Posts an interrupted run left pending are fanned out before the first round, not during it.
+    const left = await waitForFanout(network.dbFile)
+    if (left.posts > 0) log(`fan-out backlog of ${left.posts} posts left by an earlier run drained in ${(left.ms / 1000).toFixed(1)} s`)
     for (const endpoint of endpoints) rows.push(await measure(endpoint, fixtures, plaza, bare))
   } finally {
     await stopAll()

@@ -12,6 +12,7 @@ import { rmSync } from 'node:fs'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { loadConfig } from '../../src/server/config.js'
+import { standBackMs } from '../../src/server/domain/fanout.js'
 import { createPost, directFeedQuery, pageOf, postsWithMedia } from '../../src/server/domain/posts.js'
 import { silentLogger, type Logger } from '../../src/server/logger.js'
 import { createServices } from '../../src/server/services.js'
@@ -213,6 +214,18 @@ test('a process without the background loop (an embedded command) fans out its p
   } finally {
     rmSync(dataDir, { recursive: true, force: true })
   }
+})
+
+test('the runner takes at most an eighth of a busy loop, and all of an idle one', () => {
+  // Posts arriving: a 4 ms slice is followed by 28 ms for requests (less what they just took).
+  assert.is(standBackMs(4, 0.2, true), 28 - 0.2)
+  // Other work on the loop counts as busy too; a stand-back is capped (a slow slice on a cold disk).
+  assert.is(standBackMs(4, 3, false), 25)
+  assert.is(standBackMs(40, 0, true), 100)
+  // The rest of the loop already took its share: straight on.
+  assert.is(standBackMs(2, 20, true), 0)
+  // Idle (nothing arrived, the loop's turn was empty): no stand-back at all.
+  assert.is(standBackMs(5, 0.5, false), 0)
 })
 
 test.run()
