@@ -81,6 +81,31 @@ test('a transaction alone commits at once', async () => {
   db.close()
 })
 
+test('writes asked for by two callbacks of one turn of the event loop (two requests read together) share a group', async () => {
+  const db = await database()
+  const client = new LocalClient(db.file)
+  const write = async (name: string) => {
+    const tx = await client.transaction('write')
+    await tx.execute(insert(name))
+    await tx.commit()
+  }
+  // Node runs each callback's microtasks before the next callback: a group that began at once
+  // would have committed the first write, alone, before the second one asked.
+  const writes: Array<Promise<void>> = []
+  const committedWhenSecondAsked = await new Promise<string[]>((resolve) => {
+    setImmediate(() => writes.push(write('first')))
+    setImmediate(() => {
+      resolve(db.names())
+      writes.push(write('second'))
+    })
+  })
+  await Promise.all(writes)
+  assert.equal(committedWhenSecondAsked, [], 'the first write waited for the turn of the loop')
+  assert.equal(db.names(), ['first', 'second'])
+  client.close()
+  db.close()
+})
+
 test('a member that fails rolls back alone; the others of its group commit', async () => {
   const db = await database()
   const { db: drizzleDb, close } = await openDatabase({ dataDir: path.dirname(db.file) })

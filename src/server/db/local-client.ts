@@ -27,7 +27,8 @@
  *
  * **Group commit.** Write transactions that queue behind one another in this process share one
  * SQLite transaction: each runs inside a savepoint of it, and the group commits once the queue is
- * empty (or after GROUP_MAX_MS, GROUP_MAX_MEMBERS). A member's `commit()` resolves only when its
+ * empty (or after GROUP_MAX_MS, GROUP_MAX_MEMBERS); a group begins after the turn of the event
+ * loop that asked for it, so the writes of all the requests read in that turn join it. A member's `commit()` resolves only when its
  * group's COMMIT has succeeded, so nothing is answered before it is durable as before; a member
  * that fails rolls back to its savepoint and leaves the others be. What it saves: the WAL gets
  * each page a group touches once, not once per transaction (a table's last page, a counter's row,
@@ -377,6 +378,9 @@ export class LocalClient implements Client {
     try {
       let group = this.#group
       if (!group) {
+        // The writes of the other requests this turn of the event loop read join this group rather
+        // than each starting one: the group begins once those requests' handlers have run.
+        await new Promise((resolve) => setImmediate(resolve))
         const lane = await this.#begin(BEGIN.write)
         group = this.#group = { lane, openedAt: performance.now(), members: 0, committed: [], over: false }
       }
