@@ -28,8 +28,9 @@
  * **Group commit.** Write transactions that queue behind one another in this process share one
  * SQLite transaction: each runs inside a savepoint of it, and the group commits once the queue is
  * empty (or after GROUP_MAX_MS, GROUP_MAX_MEMBERS); a group begins after the turn of the event
- * loop that asked for it, so the writes of all the requests read in that turn join it. A member's `commit()` resolves only when its
- * group's COMMIT has succeeded, so nothing is answered before it is durable as before; a member
+ * loop that asked for it, so the writes of all the requests read in that turn join it. A
+ * member's `commit()` resolves only when its group's COMMIT has succeeded, so nothing is answered
+ * before it is durable as before; a member
  * that fails rolls back to its savepoint and leaves the others be. What it saves: the WAL gets
  * each page a group touches once, not once per transaction (a table's last page, a counter's row,
  * FTS5's new segment), and the processes of `plaza serve --workers N` pass SQLite's write lock
