@@ -72,6 +72,13 @@ interface Fixtures {
   feedUsers: number[]
   notifiedUsers: number[]
   publicPosts: number[]
+  /**
+   * The newest notification's id when the run began. Every new like and follow writes one, so it
+   * moves with every run that wrote, and seeds the requests: a run on a network reused from an
+   * earlier one likes and follows other pairs, rather than replaying the earlier run's, which
+   * would then change nothing (both are idempotent) and cost a fraction of a real one.
+   */
+  writesSeed: number
 }
 
 interface Endpoint {
@@ -124,8 +131,9 @@ function loadFixtures(network: SeededNetwork, rng: () => number): Fixtures {
   const posts = network.manifest.options.posts
   const sample = Array.from({ length: Math.min(20_000, posts) }, () => 1 + Math.floor(rng() * posts))
   const publicPosts = ids(`SELECT id FROM posts WHERE is_public = 1 AND id IN (${sample.join(',')})`)
+  const writesSeed = (db.prepare('SELECT coalesce(max(id), 0) AS id FROM notifications').get() as { id: number }).id
   db.close()
-  return { network, users, feedUsers: feedUsers, notifiedUsers: notifiedUsers.length > 0 ? notifiedUsers : [1], publicPosts }
+  return { network, users, feedUsers: feedUsers, notifiedUsers: notifiedUsers.length > 0 ? notifiedUsers : [1], publicPosts, writesSeed }
 }
 
 const MiB = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`
@@ -142,7 +150,7 @@ interface Row {
 }
 
 async function measure(endpoint: Endpoint, fixtures: Fixtures, plaza: Server, bare: Awaited<ReturnType<typeof startBare>>): Promise<Row> {
-  const rng = mulberry32(SEED * 7919 + endpoint.name.length)
+  const rng = mulberry32(SEED * 7919 + endpoint.name.length + fixtures.writesSeed)
   const next = () => endpoint.next(fixtures, rng)
   const answer = await capture(plaza.url, next())
   if (answer.status >= 300) log(`  ${endpoint.name}: the captured answer is ${answer.status}: ${answer.body.toString().slice(0, 200)}`)
