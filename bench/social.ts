@@ -8,7 +8,7 @@
  *
  *   npm run build
  *   npx tsx bench/social.ts --users 2000 --posts 20000 --seconds 3          # small: seeds in 3-50 s
- *   npx tsx bench/social.ts --users 100000 --posts 1000000 --seconds 5      # reference: 6-19 min to seed, 3.2 GB
+ *   npx tsx bench/social.ts --users 100000 --posts 1000000 --seconds 5      # reference: 3-19 min to seed, 2.4 GB
  *
  * Flags: --users, --posts (follows = 125 x users, likes = 2 x posts, comments = 0.2 x posts unless
  * --follows/--likes/--comments), --seconds per round, --rounds (2), --warmup seconds (1),
