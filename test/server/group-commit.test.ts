@@ -18,6 +18,13 @@ const insert = (name: string) => ({
   args: [name, `${name}@example.com`, name, 'x'],
 })
 
+/** One write transaction of `client` that inserts the user `name` and commits. */
+async function writeOne(client: LocalClient, name: string): Promise<void> {
+  const tx = await client.transaction('write')
+  await tx.execute(insert(name))
+  await tx.commit()
+}
+
 /** A migrated database file, and a plain connection to it that sees only what is committed. */
 async function database() {
   const dataDir = tempDir()
@@ -73,9 +80,7 @@ test('a member is answered only once its group has committed, with the transacti
 test('a transaction alone commits at once', async () => {
   const db = await database()
   const client = new LocalClient(db.file)
-  const tx = await client.transaction('write')
-  await tx.execute(insert('alone'))
-  await tx.commit()
+  await writeOne(client, 'alone')
   assert.equal(db.names(), ['alone'])
   client.close()
   db.close()
@@ -84,19 +89,14 @@ test('a transaction alone commits at once', async () => {
 test('writes asked for by two callbacks of one turn of the event loop (two requests read together) share a group', async () => {
   const db = await database()
   const client = new LocalClient(db.file)
-  const write = async (name: string) => {
-    const tx = await client.transaction('write')
-    await tx.execute(insert(name))
-    await tx.commit()
-  }
   // Node runs each callback's microtasks before the next callback: a group that began at once
   // would have committed the first write, alone, before the second one asked.
   const writes: Array<Promise<void>> = []
   const committedWhenSecondAsked = await new Promise<string[]>((resolve) => {
-    setImmediate(() => writes.push(write('first')))
+    setImmediate(() => writes.push(writeOne(client, 'first')))
     setImmediate(() => {
       resolve(db.names())
-      writes.push(write('second'))
+      writes.push(writeOne(client, 'second'))
     })
   })
   await Promise.all(writes)
@@ -143,9 +143,7 @@ test('a group whose transaction is lost fails every member waiting on it, and th
   await tx.rollback()
   const firstOutcome = await firstCommitted.then(() => 'committed', (error: { code?: string }) => error.code)
   assert.is(firstOutcome, 'TRANSACTION_CLOSED', 'the first member learns its write is gone')
-  const third = await client.transaction('write')
-  await third.execute(insert('third'))
-  await third.commit()
+  await writeOne(client, 'third')
   assert.equal(db.names(), ['third'])
   client.close()
   db.close()
@@ -160,13 +158,7 @@ test('many writers in two clients (two processes) all commit, groups and batches
     for (const [c, client] of clients.entries()) {
       const name = `u${c}-${String(i).padStart(3, '0')}`
       if (i % 25 === 7) writes.push(client.batch([insert(name)], 'write'))
-      else
-        writes.push(
-          client.transaction('write').then(async (tx) => {
-            await tx.execute(insert(name))
-            await tx.commit()
-          }),
-        )
+      else writes.push(writeOne(client, name))
     }
   }
   await Promise.all(writes)

@@ -173,8 +173,8 @@ export interface FanoutOptions {
  * Between two slices: while the process is taking posts (`postsArriving`) or the rest of the event
  * loop has other work, the runner stands back so that it takes at most BUSY_SHARE of the loop (up
  * to YIELD_MAX_MS at a time), so a burst of posts is answered first; an idle loop goes straight on
- * to the next slice. A bare setImmediate would let in only what is ready at that
- * moment, and a request takes a few turns of the loop (body, session, transaction, answer), each
+ * to the next slice. A bare setImmediate would let in only what is ready at that moment, and a
+ * request takes a few turns of the loop (body, session, transaction, answer), each
  * of them then behind a slice: on the 1M-post network the runner then kept pace with the posts and
  * they were answered no faster than with the fan-out in their own transactions.
  */
