@@ -32,9 +32,9 @@
  * member's `commit()` resolves only when its group's COMMIT has succeeded, so nothing is answered
  * before it is durable as before; a member that fails rolls back to its savepoint and leaves the
  * others be. What it saves: the WAL gets each page a group touches once, not once per transaction
- * (a table's last page, a counter's row, FTS5's new segment), and the processes of `plaza serve --workers N` pass SQLite's write lock
- * between them once per group rather than once per transaction, each handover costing a retry
- * from a timer (`whenUnlocked`) during which the waiting process serves reads only.
+ * (a table's last page, a counter's row, FTS5's new segment), and the processes of `plaza serve
+ * --workers N` pass SQLite's write lock between them once per group rather than once per
+ * transaction, each handover costing a retry from a timer (`whenUnlocked`) during which the waiting process serves reads only.
  */
 import { LibsqlError } from '@libsql/core/api'
 import type {
