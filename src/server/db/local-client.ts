@@ -34,7 +34,8 @@
  * others be. What it saves: the WAL gets each page a group touches once, not once per transaction
  * (a table's last page, a counter's row, FTS5's new segment), and the processes of `plaza serve
  * --workers N` pass SQLite's write lock between them once per group rather than once per
- * transaction, each handover costing a retry from a timer (`whenUnlocked`) during which the waiting process serves reads only.
+ * transaction, each handover costing a retry from a timer (`whenUnlocked`) during which the
+ * waiting process serves reads only.
  */
 import { LibsqlError } from '@libsql/core/api'
 import type {
