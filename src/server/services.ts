@@ -5,6 +5,7 @@ import { createExecuteService, type ExecuteService } from './catalog/tools/execu
 import { createCodeImageService, type CodeImageService } from './codeimage/service.js'
 import { createSpeechService, type SpeechService } from './catalog/audio/service.js'
 import { openDatabase, type Db, type ReadDb } from './db/client.js'
+import type { Warm } from './db/warm.js'
 import { ConfigError, type ServerConfig } from './config.js'
 import { createSessionTouches, type SessionTouches } from './auth/sessions.js'
 import { startFanout, type Fanout } from './domain/fanout.js'
@@ -39,6 +40,11 @@ export interface Services {
    * `reads` where the readers are off, `db` for a libsql server.
    */
   scans: ReadDb
+  /**
+   * Reads the pages a write is about to change before its transaction takes the write lock, on
+   * worker threads of its own (db/warm.ts): a hint, which never fails. A no-op where there are no reader workers.
+   */
+  warm: Warm
   clock: Clock
   /** When these services were created, by `clock`: the server's start (`GET /api/uptime`). */
   startedAt: Date
@@ -219,6 +225,7 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
     db: database.db,
     reads: database.reads,
     scans: database.scans,
+    warm: database.warm,
     clock,
     startedAt,
     logger,

@@ -10,6 +10,7 @@ import { LocalClient } from './local-client.js'
 import type { MigrationLockOptions } from './remote.js'
 import { ReaderPool, readDatabase, type ReadDb } from './readers.js'
 import * as schema from './schema.js'
+import { noWarm, poolWarm, WARM_THREADS, type Warm } from './warm.js'
 
 export type { ReadDb } from './readers.js'
 
@@ -40,6 +41,8 @@ export interface Database {
    * connections (readers.ts), so they never hold up the event loop. `reads` where there are no readers.
    */
   scans: ReadDb
+  /** Reads a write's pages before it takes the write lock (warm.ts); `noWarm` without reader workers or on a libsql server. */
+  warm: Warm
   client: Client
   close(): Promise<void>
 }
@@ -91,6 +94,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       db,
       reads: db,
       scans: db,
+      warm: noWarm,
       client,
       async close() {
         client.close()
@@ -115,16 +119,19 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     const optimizer = setInterval(() => void client.executeMultiple(OPTIMIZE).catch(() => {}), OPTIMIZE_INTERVAL_MS).unref()
     const inline = openInlineReads(file)
     const pool = options.readers ? new ReaderPool(file, options.readers) : null
+    const warmers = options.readers ? new ReaderPool(file, WARM_THREADS) : null
     const checkpointer = options.checkpoints ? startCheckpointer(file, { onError: options.onCheckpointError }) : null
     return {
       db,
       reads: inline.db,
       scans: pool ? readDatabase(pool) : inline.db,
+      warm: warmers ? poolWarm(warmers) : noWarm,
       client,
       async close() {
         clearInterval(optimizer)
         await checkpointer?.close()
         await pool?.close()
+        await warmers?.close()
         inline.close()
         await client.executeMultiple(OPTIMIZE).catch(() => {})
         client.close()

@@ -62,6 +62,11 @@ export class ReaderPool {
     private readonly size: number,
   ) {}
 
+  /** Queries waiting for a free worker. */
+  get waiting(): number {
+    return this.#queue.length
+  }
+
   query(sql: string, params: unknown[], method: ReadMethod): Promise<unknown[]> {
     if (this.#closed) return Promise.reject(new LibsqlError('The database is closed', 'CLIENT_CLOSED'))
     return new Promise((resolve, reject) => {

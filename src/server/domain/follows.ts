@@ -1,13 +1,14 @@
 import { TRPCError } from '@trpc/server'
-import { and, desc, eq, sql, type Placeholder } from 'drizzle-orm'
+import { and, desc, eq, sql, type Placeholder, type SQL } from 'drizzle-orm'
 import type { UserProfile, UserSummary } from '../../shared/types.js'
 import { writeTransaction, type Db, type ReadDb, type Tx } from '../db/client.js'
 import { prepared } from '../db/prepared.js'
 import { follows, users } from '../db/schema.js'
-import { notify } from './notifications.js'
+import { pagesQuery, type Warm } from '../db/warm.js'
+import { notificationPages, notify } from './notifications.js'
 import { readerForPage } from './page-depth.js'
 import type { Paging } from './posts.js'
-import { backfillTimeline, pruneTimeline } from './timelines.js'
+import { backfillPages, backfillTimeline, pruneTimeline } from './timelines.js'
 import { authorVisibleTo, unblocked } from './relations.js'
 import { findVisibleUser, loadProfile, toUserSummary, userSummaryColumns } from './users.js'
 import { withMedia } from './media.js'
@@ -32,14 +33,32 @@ function countFollow(tx: Tx, followerId: number, followeeId: number, delta: 1 | 
 }
 
 /**
+ * The leaves a new follow writes, for `warm` (db/warm.ts): the pair's place in the primary key,
+ * the ends of the followee's range in follows_following_created_idx and of the follower's in
+ * follows_follower_created_idx (a new follow is the newest), the notification's and the
+ * backfill's. The two users' rows were just read (the session, the target).
+ */
+export function followPages(followerId: number, followeeId: number): SQL {
+  return pagesQuery([
+    sql`select 1 from ${follows} where follower_id = ${followerId} and following_id = ${followeeId}`,
+    sql`select max(created_at) from ${follows} indexed by follows_following_created_idx where following_id = ${followeeId}`,
+    sql`select max(created_at) from ${follows} indexed by follows_follower_created_idx where follower_id = ${followerId}`,
+    ...notificationPages(followeeId, followerId),
+    ...backfillPages(followerId, followeeId),
+  ])
+}
+
+/**
  * Follows `ref` (idempotent: following again changes nothing). Both counters, the target's
  * notification and the backfill of the follower's timeline are written in the same transaction
  * as the follow row, and only if it was new. The statements are lean `sql` (a fraction of what
  * building them with the query builder costs) as they run under the write lock; the target and
- * the answer are prepared lookups on `reads`, outside it.
+ * the answer are prepared lookups on `reads`, and the pages the write changes are read (`warm`)
+ * before it, all outside the lock.
  */
-export async function follow(db: Db, reads: ReadDb, followerId: number, ref: number | string, now: Date): Promise<UserProfile> {
+export async function follow(db: Db, reads: ReadDb, warm: Warm, followerId: number, ref: number | string, now: Date): Promise<UserProfile> {
   const followee = await target(reads, followerId, ref)
+  await warm(followPages(followerId, followee.id))
   await writeTransaction(db, async (tx) => {
     // The block test is repeated under the write lock: a block committed since `target` looked wins.
     const inserted = await tx.run(sql`

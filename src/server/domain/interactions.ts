@@ -1,10 +1,12 @@
 import { TRPCError } from '@trpc/server'
-import { sql } from 'drizzle-orm'
+import { sql, type SQL } from 'drizzle-orm'
 import type { Comment } from '../../shared/types.js'
 import { writeTransaction, type Db, type Tx } from '../db/client.js'
+import { comments, likes, posts } from '../db/schema.js'
+import { pagesQuery, type Warm } from '../db/warm.js'
 import { assertOwnUpload } from '../uploads/references.js'
 import { withMediaOne } from './media.js'
-import { notify } from './notifications.js'
+import { notificationPages, notify } from './notifications.js'
 import { toComment, visibleTo } from './posts.js'
 
 export interface LikeState {
@@ -32,12 +34,29 @@ async function countLike(tx: Tx, postId: number, delta: 1 | -1): Promise<{ autho
   return { authorId: row[0], likesCount: row[1] }
 }
 
+/** The post's author, for a warming read: its notification goes into the author's ranges. */
+const authorOf = (postId: number) => sql`(select user_id from ${posts} where id = ${postId})`
+
+/**
+ * The leaves a new like writes, for `warm` (db/warm.ts): the pair's place in the primary key and
+ * in likes_user_idx, the post's row (its likes_count) and the author's notification.
+ */
+export function likePages(userId: number, postId: number): SQL {
+  return pagesQuery([
+    sql`select 1 from ${likes} where post_id = ${postId} and user_id = ${userId}`,
+    sql`select 1 from ${likes} indexed by likes_user_idx where user_id = ${userId} and post_id = ${postId}`,
+    ...notificationPages(authorOf(postId), userId, postId),
+  ])
+}
+
 /**
  * Likes a post the caller can see (else 404). Idempotent: the counter and the author's notification
  * change only when the like row was really inserted, in the same transaction. The visibility test
- * is part of the insert, so a new like costs three statements.
+ * is part of the insert, so a new like costs three statements; the pages they change are read
+ * (`warm`) before, outside the write lock.
  */
-export async function likePost(db: Db, userId: number, postId: number, now: Date): Promise<LikeState> {
+export async function likePost(db: Db, warm: Warm, userId: number, postId: number, now: Date): Promise<LikeState> {
+  await warm(likePages(userId, postId))
   return writeTransaction(db, async (tx) => {
     const inserted = await tx.run(sql`
       insert into likes (post_id, user_id, created_at)
@@ -72,13 +91,31 @@ export async function unlikePost(db: Db, userId: number, postId: number): Promis
   })
 }
 
-/** Comments on a post the caller can see (else 404); counter and notification in the same transaction. */
+/**
+ * The leaves a new comment writes, for `warm` (db/warm.ts): the ends of the post's range in
+ * comments_post_created_idx and of the commenter's in comments_user_idx (the row itself goes at
+ * the table's end), the post's row and the author's notification.
+ */
+export function commentPages(userId: number, postId: number): SQL {
+  return pagesQuery([
+    sql`select max(created_at) from ${comments} indexed by comments_post_created_idx where post_id = ${postId}`,
+    sql`select max(id) from ${comments} indexed by comments_user_idx where user_id = ${userId}`,
+    ...notificationPages(authorOf(postId), userId, postId),
+  ])
+}
+
+/**
+ * Comments on a post the caller can see (else 404); counter and notification in the same
+ * transaction, its pages read (`warm`) before it.
+ */
 export async function commentOnPost(
   db: Db,
+  warm: Warm,
   userId: number,
   input: { post_id: number; content: string; image?: string },
   now: Date,
 ): Promise<Comment> {
+  await warm(commentPages(userId, input.post_id))
   const created = await writeTransaction(db, async (tx) => {
     const post = await visiblePost(tx, input.post_id, userId)
     if (input.image) await assertOwnUpload(tx, userId, input.image)

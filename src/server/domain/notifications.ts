@@ -35,6 +35,22 @@ export async function notify(db: Db | Tx, event: NotificationEvent, now: Date): 
 }
 
 /**
+ * The leaves a notification of `userId` by `actorId` (about `postId`) goes into, as lookups for a
+ * warming read (db/warm.ts): the end of the recipient's range in notifications_user_page_idx and
+ * notifications_user_unread_idx, of the actor's in notifications_actor_idx and of the post's in
+ * notifications_post_idx. The rows themselves go at the table's end, which is always in memory.
+ */
+export function notificationPages(userId: number | SQL, actorId: number, postId?: number): SQL[] {
+  const pages = [
+    sql`select max(id) from ${notifications} indexed by notifications_user_page_idx where user_id = ${userId}`,
+    sql`select max(id) from ${notifications} indexed by notifications_user_unread_idx where user_id = ${userId} and is_read = 0`,
+    sql`select max(id) from ${notifications} indexed by notifications_actor_idx where actor_id = ${actorId}`,
+  ]
+  if (postId !== undefined) pages.push(sql`select max(id) from ${notifications} indexed by notifications_post_idx where post_id = ${postId}`)
+  return pages
+}
+
+/**
  * `is_read = 0` is written as a literal, the very text of the partial index's WHERE, so the planner
  * can pick `notifications_user_unread_idx` without depending on a bound value.
  */

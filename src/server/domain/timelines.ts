@@ -68,9 +68,13 @@ async function trim(tx: Tx, userIds: SQL): Promise<void> {
       from (${userIds})
     ) where cut is not null
     on conflict (user_id) do update set created_at = max(created_at, excluded.created_at)`)
+  // Each timeline's entries at or below its floor, found as one range of its primary key (a
+  // correlated floor lookup in the WHERE would be evaluated for every entry of the timeline).
   await tx.run(sql`
-    delete from ${timelines} where user_id in (${userIds})
-      and created_at <= (select f.created_at from ${timelineFloors} f where f.user_id = ${timelines.userId})`)
+    delete from ${timelines} where (user_id, created_at) in (
+      select t.user_id, t.created_at from (${userIds}) u
+      join ${timelineFloors} f on f.user_id = u.uid
+      join ${timelines} t on t.user_id = u.uid and t.created_at <= f.created_at)`)
 }
 
 /**
@@ -129,6 +133,19 @@ export async function backfillTimeline(tx: Tx, followerId: number, followeeId: n
     select ${followerId}, created_at from (${newest} limit 1 offset ${TIMELINE_CAP}) where true
     on conflict (user_id) do update set created_at = max(created_at, excluded.created_at)`)
   if (inserted.rowsAffected > 0) await trim(tx, sql`select ${followerId} as uid`)
+}
+
+/**
+ * What a backfill reads and writes, as lookups for a warming read (db/warm.ts): the follower's
+ * timeline (every leaf of it: the followee's posts go in among its entries, and a trim counts
+ * them) and floor, and the followee's newest posts in posts_user_created_idx.
+ */
+export function backfillPages(followerId: number, followeeId: number): SQL[] {
+  return [
+    sql`select count(*) from ${timelines} where user_id = ${followerId}`,
+    sql`select created_at from ${timelineFloors} where user_id = ${followerId}`,
+    sql`select count(*) from (select 1 from ${posts} indexed by posts_user_created_idx where user_id = ${followeeId} order by created_at desc limit ${TIMELINE_CAP + 1})`,
+  ]
 }
 
 /**

@@ -1,0 +1,127 @@
+/**
+ * Warming a write's pages before it takes the write lock (db/warm.ts): each write's warming read
+ * visits every b-tree the write inserts into, but for those it provably does not touch or only
+ * grows at their end; it runs before the write's transaction; and it never fails a write nor
+ * holds one up behind a full queue.
+ */
+import { sql, type SQL } from 'drizzle-orm'
+import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core'
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import type { ReaderPool } from '../../src/server/db/readers.js'
+import { noWarm, poolWarm, WARM_QUEUE, type Warm } from '../../src/server/db/warm.js'
+import { follow, followPages } from '../../src/server/domain/follows.js'
+import { commentPages, likePages } from '../../src/server/domain/interactions.js'
+import { registerUser, startTestServer, type TestServer } from '../helpers/server.js'
+import { rawClient } from '../social/helpers.js'
+
+let server: TestServer
+test.before(async () => {
+  server = await startTestServer()
+})
+test.after(async () => {
+  await server.close()
+})
+
+const dialect = new SQLiteSyncDialect()
+
+async function planOf(query: SQL): Promise<string> {
+  const { sql: text, params } = dialect.sqlToQuery(query)
+  const result = await rawClient(server).execute({ sql: `EXPLAIN QUERY PLAN ${text}`, args: params as never })
+  return result.rows.map((row) => String(row.detail)).join('\n')
+}
+
+/** Every b-tree of `table` besides a rowid table's own: its indexes and a WITHOUT ROWID table's primary key. */
+async function btreesOf(table: string): Promise<Array<{ name: string; primaryKey: boolean }>> {
+  const result = await rawClient(server).execute({ sql: 'select name, origin from pragma_index_list(?)', args: [table] })
+  return result.rows.map((row) => ({ name: String(row.name), primaryKey: row.origin === 'pk' }))
+}
+
+/**
+ * Asserts that the warming read's plan searches every b-tree of `tables` but the `exempt` ones
+ * (each with the reason the write needs no warming there), so a new index on a written table
+ * fails here until its write warms it too.
+ */
+async function assertWarmsAll(what: string, query: SQL, tables: string[], exempt: Record<string, string>) {
+  const plan = await planOf(query)
+  const names: string[] = []
+  for (const table of tables) {
+    for (const btree of await btreesOf(table)) {
+      names.push(btree.name)
+      if (btree.name in exempt) continue
+      const searched = btree.primaryKey ? new RegExp(`SEARCH ${table} USING (COVERING )?PRIMARY KEY`).test(plan) : plan.includes(`INDEX ${btree.name} `)
+      assert.ok(searched, `${what}: the warming read does not search ${btree.primaryKey ? `${table}'s primary key` : btree.name}:\n${plan}`)
+    }
+  }
+  for (const name of Object.keys(exempt)) assert.ok(names.includes(name), `${what}: ${name} (exempt) is not a b-tree of ${tables.join(', ')}`)
+  assert.ok(names.length > Object.keys(exempt).length, `${what}: no b-tree checked`)
+}
+
+/** A follow, like or comment notification has no story; a follow's has no post either (partial indexes of non-null keys). */
+const noStory = { notifications_story_idx: 'a notification about a story only' }
+
+test('a follow warms the three b-trees of follows, the notification indexes and the follower timeline', async () => {
+  const plan = await planOf(followPages(1, 2))
+  await assertWarmsAll('follow', followPages(1, 2), ['follows', 'notifications', 'timelines'], {
+    ...noStory,
+    notifications_post_idx: 'a follow notification names no post',
+  })
+  assert.match(plan, /INDEX posts_user_created_idx/, 'the followee posts the backfill reads')
+  assert.match(plan, /SEARCH timeline_floors/, 'the follower floor')
+})
+
+test('a like and a comment warm their own b-trees and the post author notification indexes', async () => {
+  await assertWarmsAll('like', likePages(1, 2), ['likes', 'notifications'], noStory)
+  await assertWarmsAll('comment', commentPages(1, 2), ['comments', 'notifications'], noStory)
+})
+
+test('a warming read is a read: it answers on the same database and changes nothing', async () => {
+  const alice = await registerUser(server)
+  const bob = await registerUser(server)
+  const count = async () => Number((await rawClient(server).execute('select (select count(*) from follows) + (select count(*) from notifications) + (select count(*) from timelines) as n')).rows[0].n)
+  const before = await count()
+  for (const query of [followPages(alice.id, bob.id), likePages(alice.id, 1), commentPages(alice.id, 1)]) {
+    await server.services.warm(query)
+    const { sql: text, params } = dialect.sqlToQuery(query)
+    await rawClient(server).execute({ sql: text, args: params as never })
+  }
+  assert.is(await count(), before)
+})
+
+test('a follow warms its pages before its transaction, and goes ahead whatever the warming did', async () => {
+  const alice = await registerUser(server)
+  const bob = await registerUser(server)
+  const followed = async () => (await rawClient(server).execute({ sql: 'select 1 from follows where follower_id = ? and following_id = ?', args: [alice.id, bob.id] })).rows.length > 0
+  const seen: boolean[] = []
+  const warm: Warm = async () => {
+    seen.push(await followed())
+  }
+  const { db, reads, clock } = server.services
+  const profile = await follow(db, reads, warm, alice.id, bob.id, clock())
+  assert.equal(seen, [false], 'warmed once, before the follow row was written')
+  assert.ok(await followed())
+  assert.is(profile.followers_count, 1)
+})
+
+test('poolWarm resolves when its read fails, and skips the read when WARM_QUEUE reads already wait', async () => {
+  if (server.services.warm === noWarm) return // a libsql server (PLAZA_TEST_DATABASE=hrana): nothing to warm
+  // The server's own warmer: a read of a table that does not exist fails in the worker, and the warming still resolves.
+  assert.is(await server.services.warm(sql`select * from no_such_table`), undefined)
+
+  const asked: string[] = []
+  const pool = {
+    waiting: WARM_QUEUE,
+    query: (text: string) => {
+      asked.push(text)
+      return Promise.resolve([])
+    },
+  } as unknown as ReaderPool
+  const warm = poolWarm(pool)
+  await warm(sql`select 1`)
+  assert.equal(asked, [], 'a full queue: no read')
+  ;(pool as { waiting: number }).waiting = WARM_QUEUE - 1
+  await warm(sql`select 1`)
+  assert.equal(asked, ['select 1'])
+})
+
+test.run()
