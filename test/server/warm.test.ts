@@ -10,8 +10,8 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { ReaderPool } from '../../src/server/db/readers.js'
 import { noWarm, poolWarm, WARM_QUEUE, type Warm } from '../../src/server/db/warm.js'
-import { follow, followPages } from '../../src/server/domain/follows.js'
-import { commentPages, likePages } from '../../src/server/domain/interactions.js'
+import { follow, followPages, unfollowPages } from '../../src/server/domain/follows.js'
+import { commentPages, likePages, unlikePages } from '../../src/server/domain/interactions.js'
 import { registerUser, startTestServer, type TestServer } from '../helpers/server.js'
 import { rawClient } from '../social/helpers.js'
 
@@ -70,6 +70,13 @@ test('a follow warms the three b-trees of follows, the notification indexes and 
   assert.match(plan, /SEARCH timeline_floors/, 'the follower floor')
 })
 
+test('an unfollow and an unlike warm the entries they delete', async () => {
+  await assertWarmsAll('unfollow', unfollowPages(1, 2), ['follows', 'timelines'], {})
+  assert.match(await planOf(unfollowPages(1, 2)), /follows_following_created_idx \(following_id=\? AND created_at=\? AND follower_id=\?\)/, 'one exact index entry')
+  assert.match(await planOf(unfollowPages(1, 2)), /INDEX posts_user_created_idx/, 'the followee posts the prune reads')
+  await assertWarmsAll('unlike', unlikePages(1, 2), ['likes'], {})
+})
+
 test('a like and a comment warm their own b-trees and the post author notification indexes', async () => {
   await assertWarmsAll('like', likePages(1, 2), ['likes', 'notifications'], noStory)
   await assertWarmsAll('comment', commentPages(1, 2), ['comments', 'notifications'], noStory)
@@ -80,7 +87,7 @@ test('a warming read is a read: it answers on the same database and changes noth
   const bob = await registerUser(server)
   const count = async () => Number((await rawClient(server).execute('select (select count(*) from follows) + (select count(*) from notifications) + (select count(*) from timelines) as n')).rows[0].n)
   const before = await count()
-  for (const query of [followPages(alice.id, bob.id), likePages(alice.id, 1), commentPages(alice.id, 1)]) {
+  for (const query of [followPages(alice.id, bob.id), unfollowPages(alice.id, bob.id), likePages(alice.id, 1), unlikePages(alice.id, 1), commentPages(alice.id, 1)]) {
     await server.services.warm(query)
     const { sql: text, params } = dialect.sqlToQuery(query)
     await rawClient(server).execute({ sql: text, args: params as never })

@@ -8,7 +8,7 @@ import { pagesQuery, type Warm } from '../db/warm.js'
 import { notificationPages, notify } from './notifications.js'
 import { readerForPage } from './page-depth.js'
 import type { Paging } from './posts.js'
-import { backfillPages, backfillTimeline, pruneTimeline } from './timelines.js'
+import { backfillTimeline, followTimelinePages, pruneTimeline } from './timelines.js'
 import { authorVisibleTo, unblocked } from './relations.js'
 import { findVisibleUser, loadProfile, toUserSummary, userSummaryColumns } from './users.js'
 import { withMedia } from './media.js'
@@ -44,7 +44,22 @@ export function followPages(followerId: number, followeeId: number): SQL {
     sql`select max(created_at) from ${follows} indexed by follows_following_created_idx where following_id = ${followeeId}`,
     sql`select max(created_at) from ${follows} indexed by follows_follower_created_idx where follower_id = ${followerId}`,
     ...notificationPages(followeeId, followerId),
-    ...backfillPages(followerId, followeeId),
+    ...followTimelinePages(followerId, followeeId),
+  ])
+}
+
+/**
+ * The leaves an unfollow changes, for `warm`: the follow's entries in the primary key and in both
+ * indexes (found by its created_at; the indexes carry the primary key, so each is one exact key)
+ * and the follower's timeline the prune deletes from.
+ */
+export function unfollowPages(followerId: number, followeeId: number): SQL {
+  const since = sql`(select created_at from ${follows} where follower_id = ${followerId} and following_id = ${followeeId})`
+  return pagesQuery([
+    since,
+    sql`select 1 from ${follows} indexed by follows_following_created_idx where following_id = ${followeeId} and created_at = ${since} and follower_id = ${followerId}`,
+    sql`select 1 from ${follows} indexed by follows_follower_created_idx where follower_id = ${followerId} and created_at = ${since} and following_id = ${followeeId}`,
+    ...followTimelinePages(followerId, followeeId),
   ])
 }
 
@@ -75,10 +90,11 @@ export async function follow(db: Db, reads: ReadDb, warm: Warm, followerId: numb
 
 /**
  * Unfollows `ref` (idempotent); counters change, and the target's posts leave the follower's
- * timeline, only when a follow row was really removed. Lean like `follow`.
+ * timeline, only when a follow row was really removed. Lean and warmed like `follow`.
  */
-export async function unfollow(db: Db, reads: ReadDb, followerId: number, ref: number | string, now: Date): Promise<UserProfile> {
+export async function unfollow(db: Db, reads: ReadDb, warm: Warm, followerId: number, ref: number | string, now: Date): Promise<UserProfile> {
   const followee = await target(reads, followerId, ref)
+  await warm(unfollowPages(followerId, followee.id))
   await writeTransaction(db, (tx) => removeFollow(tx, followerId, followee.id))
   return loadProfile(reads, followee.id, followerId, now)
 }

@@ -42,11 +42,20 @@ const authorOf = (postId: number) => sql`(select user_id from ${posts} where id 
  * in likes_user_idx, the post's row (its likes_count) and the author's notification.
  */
 export function likePages(userId: number, postId: number): SQL {
-  return pagesQuery([
+  return pagesQuery([...likeRowPages(userId, postId), ...notificationPages(authorOf(postId), userId, postId)])
+}
+
+/** The like's place in the primary key and in likes_user_idx (which carries the key: one exact entry). */
+function likeRowPages(userId: number, postId: number): SQL[] {
+  return [
     sql`select 1 from ${likes} where post_id = ${postId} and user_id = ${userId}`,
     sql`select 1 from ${likes} indexed by likes_user_idx where user_id = ${userId} and post_id = ${postId}`,
-    ...notificationPages(authorOf(postId), userId, postId),
-  ])
+  ]
+}
+
+/** The leaves an unlike changes, for `warm`: the like's entries and the post's row (its likes_count). */
+export function unlikePages(userId: number, postId: number): SQL {
+  return pagesQuery([...likeRowPages(userId, postId), authorOf(postId)])
 }
 
 /**
@@ -75,9 +84,10 @@ export async function likePost(db: Db, warm: Warm, userId: number, postId: numbe
 
 /**
  * Removes the caller's like (idempotent); 404 for a post the caller cannot see, whose like (from
- * when they could) stays. The visibility test is part of the delete.
+ * when they could) stays. The visibility test is part of the delete; warmed like `likePost`.
  */
-export async function unlikePost(db: Db, userId: number, postId: number): Promise<LikeState> {
+export async function unlikePost(db: Db, warm: Warm, userId: number, postId: number): Promise<LikeState> {
+  await warm(unlikePages(userId, postId))
   return writeTransaction(db, async (tx) => {
     const deleted = await tx.run(sql`
       delete from likes where post_id = ${postId} and user_id = ${userId}

@@ -136,11 +136,12 @@ export async function backfillTimeline(tx: Tx, followerId: number, followeeId: n
 }
 
 /**
- * What a backfill reads and writes, as lookups for a warming read (db/warm.ts): the follower's
- * timeline (every leaf of it: the followee's posts go in among its entries, and a trim counts
- * them) and floor, and the followee's newest posts in posts_user_created_idx.
+ * What a follow's backfill or an unfollow's prune reads and writes, as lookups for a warming read
+ * (db/warm.ts): the follower's timeline (every leaf of it: the followee's posts go in or leave
+ * from among its entries, and a trim counts them) and floor, and the followee's newest posts in
+ * posts_user_created_idx.
  */
-export function backfillPages(followerId: number, followeeId: number): SQL[] {
+export function followTimelinePages(followerId: number, followeeId: number): SQL[] {
   return [
     sql`select count(*) from ${timelines} where user_id = ${followerId}`,
     sql`select created_at from ${timelineFloors} where user_id = ${followerId}`,

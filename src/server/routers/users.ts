@@ -23,7 +23,7 @@ export const usersRouter = router({
 
   unfollow: authedProcedure
     .input(followInput)
-    .mutation(({ ctx, input }) => unfollow(ctx.services.db, ctx.services.reads, ctx.user.id, input.user_id, ctx.services.clock())),
+    .mutation(({ ctx, input }) => unfollow(ctx.services.db, ctx.services.reads, ctx.services.warm, ctx.user.id, input.user_id, ctx.services.clock())),
 
   followers: optionalAuthProcedure
     .input(followListInput)
