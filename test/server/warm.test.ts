@@ -4,12 +4,10 @@
  * grows at their end; it runs before the write's transaction; and it never fails a write nor
  * holds one up behind a full queue.
  */
-import { sql, type SQL } from 'drizzle-orm'
-import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { ReaderPool } from '../../src/server/db/readers.js'
-import { noWarm, poolWarm, WARM_QUEUE, type Warm } from '../../src/server/db/warm.js'
+import { noWarm, poolWarm, WARM_QUEUE, type Pages, type Warm } from '../../src/server/db/warm.js'
 import { follow, followPages, unfollowPages } from '../../src/server/domain/follows.js'
 import { commentPages, likePages, unlikePages } from '../../src/server/domain/interactions.js'
 import { registerUser, startTestServer, type TestServer } from '../helpers/server.js'
@@ -23,11 +21,8 @@ test.after(async () => {
   await server.close()
 })
 
-const dialect = new SQLiteSyncDialect()
-
-async function planOf(query: SQL): Promise<string> {
-  const { sql: text, params } = dialect.sqlToQuery(query)
-  const result = await rawClient(server).execute({ sql: `EXPLAIN QUERY PLAN ${text}`, args: params as never })
+async function planOf(query: Pages): Promise<string> {
+  const result = await rawClient(server).execute({ sql: `EXPLAIN QUERY PLAN ${query.sql}`, args: query.params as never })
   return result.rows.map((row) => String(row.detail)).join('\n')
 }
 
@@ -42,7 +37,7 @@ async function btreesOf(table: string): Promise<Array<{ name: string; primaryKey
  * (each with the reason the write needs no warming there), so a new index on a written table
  * fails here until its write warms it too.
  */
-async function assertWarmsAll(what: string, query: SQL, tables: string[], exempt: Record<string, string>) {
+async function assertWarmsAll(what: string, query: Pages, tables: string[], exempt: Record<string, string>) {
   const plan = await planOf(query)
   const names: string[] = []
   for (const table of tables) {
@@ -89,8 +84,7 @@ test('a warming read is a read: it answers on the same database and changes noth
   const before = await count()
   for (const query of [followPages(alice.id, bob.id), unfollowPages(alice.id, bob.id), likePages(alice.id, 1), unlikePages(alice.id, 1), commentPages(alice.id, 1)]) {
     await server.services.warm(query)
-    const { sql: text, params } = dialect.sqlToQuery(query)
-    await rawClient(server).execute({ sql: text, args: params as never })
+    await rawClient(server).execute({ sql: query.sql, args: query.params as never })
   }
   assert.is(await count(), before)
 })
@@ -110,10 +104,21 @@ test('a follow warms its pages before its transaction, and goes ahead whatever t
   assert.is(profile.followers_count, 1)
 })
 
+test('a warming read is rendered once and takes each call its values', async () => {
+  const alice = await registerUser(server)
+  const bob = await registerUser(server)
+  assert.ok(await server.request('POST', `/api/mobile/user/follow/${bob.id}`, { token: alice.token }).then((res) => res.status === 200))
+  assert.is(followPages(alice.id, bob.id).sql, followPages(bob.id, alice.id).sql, 'one text for every pair')
+  const firstColumn = async (pages: Pages) => (await rawClient(server).execute({ sql: pages.sql, args: pages.params as never })).rows[0][0]
+  assert.is(Number(await firstColumn(followPages(alice.id, bob.id))), 1, 'alice follows bob: the pair is in the key')
+  assert.is(await firstColumn(followPages(bob.id, alice.id)), null, 'bob does not follow alice')
+  assert.is(Number(await firstColumn(unfollowPages(alice.id, bob.id))) > 0, true, "the follow's created_at")
+})
+
 test('poolWarm resolves when its read fails, and skips the read when WARM_QUEUE reads already wait', async () => {
   if (server.services.warm === noWarm) return // a libsql server (PLAZA_TEST_DATABASE=hrana): nothing to warm
   // The server's own warmer: a read of a table that does not exist fails in the worker, and the warming still resolves.
-  assert.is(await server.services.warm(sql`select * from no_such_table`), undefined)
+  assert.is(await server.services.warm({ sql: 'select * from no_such_table', params: [] }), undefined)
 
   const asked: string[] = []
   const pool = {
@@ -124,10 +129,10 @@ test('poolWarm resolves when its read fails, and skips the read when WARM_QUEUE 
     },
   } as unknown as ReaderPool
   const warm = poolWarm(pool)
-  await warm(sql`select 1`)
+  await warm({ sql: 'select 1', params: [] })
   assert.equal(asked, [], 'a full queue: no read')
   ;(pool as { waiting: number }).waiting = WARM_QUEUE - 1
-  await warm(sql`select 1`)
+  await warm({ sql: 'select 1', params: [] })
   assert.equal(asked, ['select 1'])
 })
 

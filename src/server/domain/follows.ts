@@ -4,7 +4,7 @@ import type { UserProfile, UserSummary } from '../../shared/types.js'
 import { writeTransaction, type Db, type ReadDb, type Tx } from '../db/client.js'
 import { prepared } from '../db/prepared.js'
 import { follows, users } from '../db/schema.js'
-import { pagesQuery, type Warm } from '../db/warm.js'
+import { pagesQuery, type Pages, type Warm } from '../db/warm.js'
 import { notificationPages, notify } from './notifications.js'
 import { readerForPage } from './page-depth.js'
 import type { Paging } from './posts.js'
@@ -38,30 +38,32 @@ function countFollow(tx: Tx, followerId: number, followeeId: number, delta: 1 | 
  * follows_follower_created_idx (a new follow is the newest), the notification's and the
  * backfill's. The two users' rows were just read (the session, the target).
  */
-export function followPages(followerId: number, followeeId: number): SQL {
-  return pagesQuery([
-    sql`select 1 from ${follows} where follower_id = ${followerId} and following_id = ${followeeId}`,
-    sql`select max(created_at) from ${follows} indexed by follows_following_created_idx where following_id = ${followeeId}`,
-    sql`select max(created_at) from ${follows} indexed by follows_follower_created_idx where follower_id = ${followerId}`,
-    ...notificationPages(followeeId, followerId),
-    ...followTimelinePages(followerId, followeeId),
-  ])
-}
+export const followPages = (followerId: number, followeeId: number): Pages => followPagesRead({ follower: followerId, followee: followeeId })
+
+const followPagesRead = pagesQuery(['follower', 'followee'], ({ follower, followee }) => [
+  sql`select 1 from ${follows} where follower_id = ${follower} and following_id = ${followee}`,
+  sql`select max(created_at) from ${follows} indexed by follows_following_created_idx where following_id = ${followee}`,
+  sql`select max(created_at) from ${follows} indexed by follows_follower_created_idx where follower_id = ${follower}`,
+  ...notificationPages(followee, follower),
+  ...followTimelinePages(follower, followee),
+])
 
 /**
  * The leaves an unfollow changes, for `warm`: the follow's entries in the primary key and in both
  * indexes (found by its created_at; the indexes carry the primary key, so each is one exact key)
  * and the follower's timeline the prune deletes from.
  */
-export function unfollowPages(followerId: number, followeeId: number): SQL {
-  const since = sql`(select created_at from ${follows} where follower_id = ${followerId} and following_id = ${followeeId})`
-  return pagesQuery([
+export const unfollowPages = (followerId: number, followeeId: number): Pages => unfollowPagesRead({ follower: followerId, followee: followeeId })
+
+const unfollowPagesRead = pagesQuery(['follower', 'followee'], ({ follower, followee }) => {
+  const since = sql`(select created_at from ${follows} where follower_id = ${follower} and following_id = ${followee})`
+  return [
     since,
-    sql`select 1 from ${follows} indexed by follows_following_created_idx where following_id = ${followeeId} and created_at = ${since} and follower_id = ${followerId}`,
-    sql`select 1 from ${follows} indexed by follows_follower_created_idx where follower_id = ${followerId} and created_at = ${since} and following_id = ${followeeId}`,
-    ...followTimelinePages(followerId, followeeId),
-  ])
-}
+    sql`select 1 from ${follows} indexed by follows_following_created_idx where following_id = ${followee} and created_at = ${since} and follower_id = ${follower}`,
+    sql`select 1 from ${follows} indexed by follows_follower_created_idx where follower_id = ${follower} and created_at = ${since} and following_id = ${followee}`,
+    ...followTimelinePages(follower, followee),
+  ]
+})
 
 /**
  * Follows `ref` (idempotent: following again changes nothing). Both counters, the target's

@@ -1,9 +1,9 @@
 import { TRPCError } from '@trpc/server'
-import { sql, type SQL } from 'drizzle-orm'
+import { sql, type Placeholder, type SQL } from 'drizzle-orm'
 import type { Comment } from '../../shared/types.js'
 import { writeTransaction, type Db, type Tx } from '../db/client.js'
 import { comments, likes, posts } from '../db/schema.js'
-import { pagesQuery, type Warm } from '../db/warm.js'
+import { pagesQuery, type Pages, type Warm } from '../db/warm.js'
 import { assertOwnUpload } from '../uploads/references.js'
 import { withMediaOne } from './media.js'
 import { notificationPages, notify } from './notifications.js'
@@ -35,28 +35,28 @@ async function countLike(tx: Tx, postId: number, delta: 1 | -1): Promise<{ autho
 }
 
 /** The post's author, for a warming read: its notification goes into the author's ranges. */
-const authorOf = (postId: number) => sql`(select user_id from ${posts} where id = ${postId})`
+const authorOf = (postId: Placeholder) => sql`(select user_id from ${posts} where id = ${postId})`
+
+/** The like's place in the primary key and in likes_user_idx (which carries the key: one exact entry). */
+function likeRowPages(user: Placeholder, post: Placeholder): SQL[] {
+  return [
+    sql`select 1 from ${likes} where post_id = ${post} and user_id = ${user}`,
+    sql`select 1 from ${likes} indexed by likes_user_idx where user_id = ${user} and post_id = ${post}`,
+  ]
+}
 
 /**
  * The leaves a new like writes, for `warm` (db/warm.ts): the pair's place in the primary key and
  * in likes_user_idx, the post's row (its likes_count) and the author's notification.
  */
-export function likePages(userId: number, postId: number): SQL {
-  return pagesQuery([...likeRowPages(userId, postId), ...notificationPages(authorOf(postId), userId, postId)])
-}
+export const likePages = (userId: number, postId: number): Pages => likePagesRead({ user: userId, post: postId })
 
-/** The like's place in the primary key and in likes_user_idx (which carries the key: one exact entry). */
-function likeRowPages(userId: number, postId: number): SQL[] {
-  return [
-    sql`select 1 from ${likes} where post_id = ${postId} and user_id = ${userId}`,
-    sql`select 1 from ${likes} indexed by likes_user_idx where user_id = ${userId} and post_id = ${postId}`,
-  ]
-}
+const likePagesRead = pagesQuery(['user', 'post'], ({ user, post }) => [...likeRowPages(user, post), ...notificationPages(authorOf(post), user, post)])
 
 /** The leaves an unlike changes, for `warm`: the like's entries and the post's row (its likes_count). */
-export function unlikePages(userId: number, postId: number): SQL {
-  return pagesQuery([...likeRowPages(userId, postId), authorOf(postId)])
-}
+export const unlikePages = (userId: number, postId: number): Pages => unlikePagesRead({ user: userId, post: postId })
+
+const unlikePagesRead = pagesQuery(['user', 'post'], ({ user, post }) => [...likeRowPages(user, post), authorOf(post)])
 
 /**
  * Likes a post the caller can see (else 404). Idempotent: the counter and the author's notification
@@ -106,13 +106,13 @@ export async function unlikePost(db: Db, warm: Warm, userId: number, postId: num
  * comments_post_created_idx and of the commenter's in comments_user_idx (the row itself goes at
  * the table's end), the post's row and the author's notification.
  */
-export function commentPages(userId: number, postId: number): SQL {
-  return pagesQuery([
-    sql`select max(created_at) from ${comments} indexed by comments_post_created_idx where post_id = ${postId}`,
-    sql`select max(id) from ${comments} indexed by comments_user_idx where user_id = ${userId}`,
-    ...notificationPages(authorOf(postId), userId, postId),
-  ])
-}
+export const commentPages = (userId: number, postId: number): Pages => commentPagesRead({ user: userId, post: postId })
+
+const commentPagesRead = pagesQuery(['user', 'post'], ({ user, post }) => [
+  sql`select max(created_at) from ${comments} indexed by comments_post_created_idx where post_id = ${post}`,
+  sql`select max(id) from ${comments} indexed by comments_user_idx where user_id = ${user}`,
+  ...notificationPages(authorOf(post), user, post),
+])
 
 /**
  * Comments on a post the caller can see (else 404); counter and notification in the same

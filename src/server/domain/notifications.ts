@@ -40,7 +40,7 @@ export async function notify(db: Db | Tx, event: NotificationEvent, now: Date): 
  * notifications_user_unread_idx, of the actor's in notifications_actor_idx and of the post's in
  * notifications_post_idx. The rows themselves go at the table's end, which is always in memory.
  */
-export function notificationPages(userId: number | SQL, actorId: number, postId?: number): SQL[] {
+export function notificationPages(userId: SQL | Placeholder, actorId: Placeholder, postId?: Placeholder): SQL[] {
   const pages = [
     sql`select max(id) from ${notifications} indexed by notifications_user_page_idx where user_id = ${userId}`,
     sql`select max(id) from ${notifications} indexed by notifications_user_unread_idx where user_id = ${userId} and is_read = 0`,

@@ -141,7 +141,7 @@ export async function backfillTimeline(tx: Tx, followerId: number, followeeId: n
  * from among its entries, and a trim counts them) and floor, and the followee's newest posts in
  * posts_user_created_idx.
  */
-export function followTimelinePages(followerId: number, followeeId: number): SQL[] {
+export function followTimelinePages(followerId: Placeholder, followeeId: Placeholder): SQL[] {
   return [
     sql`select count(*) from ${timelines} where user_id = ${followerId}`,
     sql`select created_at from ${timelineFloors} where user_id = ${followerId}`,
