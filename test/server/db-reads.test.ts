@@ -1,9 +1,11 @@
 import { rmSync } from 'node:fs'
-import { eq, sql } from 'drizzle-orm'
+import { eq, sql, type SQL } from 'drizzle-orm'
+import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core'
+import { unblocked } from '../../src/server/domain/relations.js'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { loadConfig } from '../../src/server/config.js'
-import { prepared } from '../../src/server/db/prepared.js'
+import { leanStatement, prepared } from '../../src/server/db/prepared.js'
 import { users } from '../../src/server/db/schema.js'
 import { silentLogger } from '../../src/server/logger.js'
 import { createServices } from '../../src/server/services.js'
@@ -48,6 +50,27 @@ test('prepared() builds a query once per database', async () => {
   }
   assert.is(built, 2)
   await server.close()
+})
+
+test('leanStatement renders a statement once and gives the text and values building it each time would', async () => {
+  const build = (user: unknown, post: unknown) => sql`select ${user} as u, ${post} as p, ${'like'} as t from ${users} where ${unblocked(user as number, post as number)} limit 1`
+  let built = 0
+  const lean = leanStatement(['user', 'post'], (v) => (built++, build(v.user, v.post)))
+  const dialect = new SQLiteSyncDialect()
+  const textAndValues = (query: SQL) => {
+    const { sql: text, params } = dialect.sqlToQuery(query)
+    return { text, params }
+  }
+  for (const [user, post] of [[1, 2], [3, 4]]) assert.equal(textAndValues(lean({ user, post })), textAndValues(build(user, post)))
+  assert.is(built, 1)
+
+  const server = await startTestServer()
+  const alice = await registerUser(server)
+  assert.equal(await server.services.db.all(lean({ user: alice.id, post: 6 })), [{ u: alice.id, p: 6, t: 'like' }], 'it runs on the write client')
+  await server.close()
+
+  const literal = leanStatement(['x'], (v) => sql`select '?', ${v.x}`)
+  assert.throws(() => literal({ x: 1 }), /a "\?" of its own/)
 })
 
 for (const which of ['reads', 'scans'] as const) {

@@ -18,15 +18,12 @@
  * is dropped), and it is skipped when WARM_QUEUE reads are already waiting, so a saturated disk
  * makes writes run cold rather than queue twice.
  */
-import { fillPlaceholders, sql, type Placeholder, type SQL } from 'drizzle-orm'
-import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core'
+import { sql, type Placeholder, type SQL } from 'drizzle-orm'
+import { renderOnce, type Rendered } from './prepared.js'
 import type { ReaderPool } from './readers.js'
 
 /** A warming read: its SQL text and values. */
-export interface Pages {
-  sql: string
-  params: unknown[]
-}
+export type Pages = Rendered
 
 /** Reads, outside the write lock, the pages a write is about to change; resolves when they are read (or skipped). */
 export type Warm = (pages: Pages) => Promise<void>
@@ -39,8 +36,6 @@ export const WARM_THREADS = 2
 
 /** Warming reads that may wait for a thread; past this, a write goes ahead without warming. */
 export const WARM_QUEUE = 64
-
-const dialect = new SQLiteSyncDialect()
 
 /** Warms through `pool` (a ReaderPool of its own, so a long scan never holds up a write's warming). */
 export function poolWarm(pool: ReaderPool, maxQueued = WARM_QUEUE): Warm {
@@ -56,21 +51,13 @@ export function poolWarm(pool: ReaderPool, maxQueued = WARM_QUEUE): Warm {
 /**
  * A warming read of several lookups, each a scalar subquery that ends on one of the leaves
  * (`select max(...) from t indexed by i where ...` reads the leaf where a new entry of that range
- * goes). `lookups` writes them with placeholders for the values `names` the read takes; they are
- * rendered once, on the first call (rendering them with drizzle costs about 50 µs, more than the
- * read itself when its pages are cached), and each call fills in its values.
+ * goes), written with placeholders for the values `names` and rendered once (renderOnce):
+ * rendering a like's with drizzle on every call took about 50 µs, more than the read itself when
+ * its pages are cached.
  */
 export function pagesQuery<K extends string>(names: readonly K[], lookups: (values: Record<K, Placeholder>) => SQL[]): (values: Record<K, number>) => Pages {
-  let rendered: Pages | undefined
-  return (values) => {
-    if (!rendered) {
-      const placeholders = Object.fromEntries(names.map((name) => [name, sql.placeholder(name)])) as unknown as Record<K, Placeholder>
-      const select = sql`select ${sql.join(
-        lookups(placeholders).map((lookup) => sql`(${lookup})`),
-        sql`, `,
-      )}`
-      rendered = dialect.sqlToQuery(select)
-    }
-    return { sql: rendered.sql, params: fillPlaceholders(rendered.params, values) }
-  }
+  return renderOnce(names, (placeholders) => sql`select ${sql.join(
+    lookups(placeholders).map((lookup) => sql`(${lookup})`),
+    sql`, `,
+  )}`)
 }

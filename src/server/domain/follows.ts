@@ -2,7 +2,7 @@ import { TRPCError } from '@trpc/server'
 import { and, desc, eq, sql, type Placeholder, type SQL } from 'drizzle-orm'
 import type { UserProfile, UserSummary } from '../../shared/types.js'
 import { writeTransaction, type Db, type ReadDb, type Tx } from '../db/client.js'
-import { prepared } from '../db/prepared.js'
+import { leanStatement, prepared } from '../db/prepared.js'
 import { follows, users } from '../db/schema.js'
 import { pagesQuery, type Pages, type Warm } from '../db/warm.js'
 import { notificationPages, notify } from './notifications.js'
@@ -25,12 +25,26 @@ async function target(reads: ReadDb, followerId: number, ref: number | string) {
  * followee's followers_count and the follower's following_count.
  */
 function countFollow(tx: Tx, followerId: number, followeeId: number, delta: 1 | -1) {
-  return tx.run(sql`
-    update users set
-      followers_count = followers_count + (case when id = ${followeeId} then ${delta} else 0 end),
-      following_count = following_count + (case when id = ${followerId} then ${delta} else 0 end)
-    where id in (${followeeId}, ${followerId})`)
+  return tx.run(followCounters({ follower: followerId, followee: followeeId, delta }))
 }
+
+const followCounters = leanStatement(
+  ['follower', 'followee', 'delta'],
+  (v) => sql`
+    update ${users} set
+      followers_count = followers_count + (case when id = ${v.followee} then ${v.delta} else 0 end),
+      following_count = following_count + (case when id = ${v.follower} then ${v.delta} else 0 end)
+    where id in (${v.followee}, ${v.follower})`,
+)
+
+/** A follow row unless a block stands between the two (its test repeated under the write lock); nothing for a repeat. */
+const insertFollow = leanStatement(
+  ['follower', 'followee', 'at'],
+  (v) => sql`
+    insert into ${follows} (follower_id, following_id, created_at) select ${v.follower}, ${v.followee}, ${v.at}
+    where ${unblocked(v.follower, v.followee)}
+    on conflict do nothing`,
+)
 
 /**
  * The leaves a new follow writes, for `warm` (db/warm.ts): the pair's place in the primary key,
@@ -68,8 +82,8 @@ const unfollowPagesRead = pagesQuery(['follower', 'followee'], ({ follower, foll
 /**
  * Follows `ref` (idempotent: following again changes nothing). Both counters, the target's
  * notification and the backfill of the follower's timeline are written in the same transaction
- * as the follow row, and only if it was new. The statements are lean `sql` (a fraction of what
- * building them with the query builder costs) as they run under the write lock; the target and
+ * as the follow row, and only if it was new. The statements are lean `sql` rendered once
+ * (leanStatement: a fraction of what building them costs) as they run under the write lock; the target and
  * the answer are prepared lookups on `reads`, and the pages the write changes are read (`warm`)
  * before it, all outside the lock.
  */
@@ -78,10 +92,7 @@ export async function follow(db: Db, reads: ReadDb, warm: Warm, followerId: numb
   await warm(followPages(followerId, followee.id))
   await writeTransaction(db, async (tx) => {
     // The block test is repeated under the write lock: a block committed since `target` looked wins.
-    const inserted = await tx.run(sql`
-      insert into follows (follower_id, following_id, created_at) select ${followerId}, ${followee.id}, ${now.getTime()}
-      where ${unblocked(followerId, followee.id)}
-      on conflict do nothing`)
+    const inserted = await tx.run(insertFollow({ follower: followerId, followee: followee.id, at: now.getTime() }))
     if (inserted.rowsAffected === 0) return
     await countFollow(tx, followerId, followee.id, 1)
     await notify(tx, { userId: followee.id, actorId: followerId, type: 'follow' }, now)

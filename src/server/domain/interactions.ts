@@ -2,12 +2,13 @@ import { TRPCError } from '@trpc/server'
 import { sql, type Placeholder, type SQL } from 'drizzle-orm'
 import type { Comment } from '../../shared/types.js'
 import { writeTransaction, type Db, type Tx } from '../db/client.js'
+import { leanStatement } from '../db/prepared.js'
 import { comments, likes, posts } from '../db/schema.js'
 import { pagesQuery, type Pages, type Warm } from '../db/warm.js'
 import { assertOwnUpload } from '../uploads/references.js'
 import { withMediaOne } from './media.js'
 import { notificationPages, notify } from './notifications.js'
-import { toComment, visibleTo } from './posts.js'
+import { toComment, visibleTo, visibleToKey } from './posts.js'
 
 export interface LikeState {
   post_id: number
@@ -30,9 +31,20 @@ async function visiblePost(tx: Tx, postId: number, viewerId: number): Promise<{ 
 
 /** Moves a post's likes_count by `delta` (a like row came or went); answers the new count and the author. */
 async function countLike(tx: Tx, postId: number, delta: 1 | -1): Promise<{ authorId: number; likesCount: number }> {
-  const [row] = await tx.values<[number, number]>(sql`update posts set likes_count = likes_count + ${delta} where id = ${postId} returning user_id, likes_count`)
+  const [row] = await tx.values<[number, number]>(likesCountBy({ post: postId, delta }))
   return { authorId: row[0], likesCount: row[1] }
 }
+
+const likesCountBy = leanStatement(['post', 'delta'], (v) => sql`update ${posts} set likes_count = likes_count + ${v.delta} where id = ${v.post} returning user_id, likes_count`)
+
+/** A like of a post `user` may see (the visibility rule inside the insert); nothing for a repeat. Rendered once (leanStatement). */
+const insertLike = leanStatement(
+  ['user', 'post', 'at'],
+  (v) => sql`
+    insert into ${likes} (post_id, user_id, created_at)
+    select id, ${v.user}, ${v.at} from ${posts} where id = ${v.post} and ${visibleToKey(v.user)}
+    on conflict do nothing`,
+)
 
 /** The post's author, for a warming read: its notification goes into the author's ranges. */
 const authorOf = (postId: Placeholder) => sql`(select user_id from ${posts} where id = ${postId})`
@@ -67,10 +79,7 @@ const unlikePagesRead = pagesQuery(['user', 'post'], ({ user, post }) => [...lik
 export async function likePost(db: Db, warm: Warm, userId: number, postId: number, now: Date): Promise<LikeState> {
   await warm(likePages(userId, postId))
   return writeTransaction(db, async (tx) => {
-    const inserted = await tx.run(sql`
-      insert into likes (post_id, user_id, created_at)
-      select id, ${userId}, ${now.getTime()} from posts where id = ${postId} and ${visibleTo(userId)}
-      on conflict do nothing`)
+    const inserted = await tx.run(insertLike({ user: userId, post: postId, at: now.getTime() }))
     if (inserted.rowsAffected === 0) {
       // Already liked, or not visible (then a 404).
       const post = await visiblePost(tx, postId, userId)

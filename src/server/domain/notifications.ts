@@ -3,7 +3,7 @@ import { and, asc, count, desc, eq, gt, sql, type Placeholder, type SQL } from '
 import { QueryBuilder } from 'drizzle-orm/sqlite-core'
 import type { Notification, NotificationType } from '../../shared/types.js'
 import { writeTransaction, type Db, type ReadDb, type Tx } from '../db/client.js'
-import { prepared } from '../db/prepared.js'
+import { leanStatement, prepared } from '../db/prepared.js'
 import { notifications, posts, users } from '../db/schema.js'
 import { mediaInfo } from './media.js'
 import { readerForPage } from './page-depth.js'
@@ -23,16 +23,23 @@ export interface NotificationEvent {
 /**
  * Records a notification in the caller's transaction; nobody is notified of their own actions, nor
  * by someone they blocked or who blocked them (the actions that notify already refuse a blocked
- * pair; this keeps it so for any new one). A lean `sql` insert: it runs under the write lock of
- * every like, comment and follow.
+ * pair; this keeps it so for any new one). A lean statement rendered once (leanStatement): it
+ * runs under the write lock of every like, comment and follow.
  */
 export async function notify(db: Db | Tx, event: NotificationEvent, now: Date): Promise<void> {
   if (event.userId === event.actorId) return
-  await db.run(sql`
-    insert into notifications (user_id, actor_id, type, post_id, story_id, created_at)
-    select ${event.userId}, ${event.actorId}, ${event.type}, ${event.postId ?? null}, ${event.storyId ?? null}, ${now.getTime()}
-    where ${unblocked(event.userId, event.actorId)}`)
+  await db.run(
+    notifyStatement({ user: event.userId, actor: event.actorId, type: event.type, post: event.postId ?? null, story: event.storyId ?? null, at: now.getTime() }),
+  )
 }
+
+const notifyStatement = leanStatement(
+  ['user', 'actor', 'type', 'post', 'story', 'at'],
+  (v) => sql`
+    insert into notifications (user_id, actor_id, type, post_id, story_id, created_at)
+    select ${v.user}, ${v.actor}, ${v.type}, ${v.post}, ${v.story}, ${v.at}
+    where ${unblocked(v.user, v.actor)}`,
+)
 
 /**
  * The leaves a notification of `userId` by `actorId` (about `postId`) goes into, as lookups for a

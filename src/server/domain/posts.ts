@@ -175,7 +175,7 @@ export function visibleTo(viewerId: number | null): SQL {
 }
 
 /** visibleTo for a viewer given as a key (0: anonymous) or a placeholder. */
-function visibleToKey(viewer: number | Placeholder): SQL {
+export function visibleToKey(viewer: number | Placeholder): SQL {
   const allowed = or(
     eq(posts.isPublic, true),
     eq(posts.userId, viewer),

@@ -28,7 +28,7 @@
 import { sql, type Placeholder, type SQL } from 'drizzle-orm'
 import { DEFAULTS } from '../config.js'
 import type { ReadDb, Tx } from '../db/client.js'
-import { prepared } from '../db/prepared.js'
+import { leanStatement, prepared } from '../db/prepared.js'
 import { follows, mutes, posts, timelineFanout, timelineFloors, timelinePulledAuthors, timelines, users } from '../db/schema.js'
 import { notSuspended } from './relations.js'
 
@@ -60,21 +60,42 @@ const NO_FLOOR = Number.MIN_SAFE_INTEGER
  * that millisecond is then "may be missing").
  */
 async function trim(tx: Tx, userIds: SQL): Promise<void> {
-  await tx.run(sql`
+  await tx.run(trimFloor(userIds))
+  await tx.run(trimBelowFloor(userIds))
+}
+
+/** `trim` of one user's timeline, its two statements rendered once (leanStatement): a follow's backfill runs it under the write lock. */
+async function trimOne(tx: Tx, userId: number): Promise<void> {
+  await tx.run(trimOneFloor({ user: userId }))
+  await tx.run(trimOneBelowFloor({ user: userId }))
+}
+
+const trimOneFloor = leanStatement(['user'], (v) => trimFloor(sql`select ${v.user} as uid`))
+const trimOneBelowFloor = leanStatement(['user'], (v) => trimBelowFloor(sql`select ${v.user} as uid`))
+
+/** Raises the floors of the timelines `userIds` selects to their first entry past the cap. */
+function trimFloor(userIds: SQL): SQL {
+  return sql`
     insert into ${timelineFloors} (user_id, created_at)
     select uid, cut from (
       select uid, (select t.created_at from ${timelines} t where t.user_id = uid
                    order by t.created_at desc, t.post_id desc limit 1 offset ${TIMELINE_CAP}) as cut
       from (${userIds})
     ) where cut is not null
-    on conflict (user_id) do update set created_at = max(created_at, excluded.created_at)`)
-  // Each timeline's entries at or below its floor, found as one range of its primary key (a
-  // correlated floor lookup in the WHERE would be evaluated for every entry of the timeline).
-  await tx.run(sql`
+    on conflict (user_id) do update set created_at = max(created_at, excluded.created_at)`
+}
+
+/**
+ * Deletes the entries at or below their floor of the timelines `userIds` selects, each timeline's
+ * as one range of its primary key (a correlated floor lookup in the WHERE would be evaluated for
+ * every entry of the timeline).
+ */
+function trimBelowFloor(userIds: SQL): SQL {
+  return sql`
     delete from ${timelines} where (user_id, created_at) in (
       select t.user_id, t.created_at from (${userIds}) u
       join ${timelineFloors} f on f.user_id = u.uid
-      join ${timelines} t on t.user_id = u.uid and t.created_at <= f.created_at)`)
+      join ${timelines} t on t.user_id = u.uid and t.created_at <= f.created_at)`
 }
 
 /**
@@ -116,24 +137,39 @@ export function fanOutRecipients(authorId: number, pulled: boolean): SQL {
  * check and the floor are subqueries of the insert, and the trim runs only when the timeline grew.
  */
 export async function backfillTimeline(tx: Tx, followerId: number, followeeId: number): Promise<void> {
-  const floor = sql`coalesce((select created_at from ${timelineFloors} where user_id = ${followerId}), ${NO_FLOOR})`
-  const newest = sql`
-    select created_at, id from ${posts}
-    where user_id = ${followeeId} and created_at > ${floor}
-      and not exists (select 1 from ${timelinePulledAuthors} where user_id = ${followeeId})
-      and not exists (select 1 from ${mutes} where muter_id = ${followerId} and muted_id = ${followeeId})
-    order by created_at desc, id desc`
-  const inserted = await tx.run(sql`
-    insert into ${timelines} (user_id, created_at, post_id)
-    select ${followerId}, created_at, id from (${newest} limit ${TIMELINE_CAP}) where true
-    on conflict do nothing`)
-  // The followee's first post past the cap, if any: the timeline is complete only above it.
-  await tx.run(sql`
-    insert into ${timelineFloors} (user_id, created_at)
-    select ${followerId}, created_at from (${newest} limit 1 offset ${TIMELINE_CAP}) where true
-    on conflict (user_id) do update set created_at = max(created_at, excluded.created_at)`)
-  if (inserted.rowsAffected > 0) await trim(tx, sql`select ${followerId} as uid`)
+  const pair = { follower: followerId, followee: followeeId }
+  const inserted = await tx.run(backfillInsert(pair))
+  await tx.run(backfillFloor(pair))
+  if (inserted.rowsAffected > 0) await trimOne(tx, followerId)
 }
+
+/** The followee's posts above the follower's floor, newest first (unless the followee is pulled or muted). */
+function followeeNewest(follower: Placeholder, followee: Placeholder): SQL {
+  const floor = sql`coalesce((select created_at from ${timelineFloors} where user_id = ${follower}), ${NO_FLOOR})`
+  return sql`
+    select created_at, id from ${posts}
+    where user_id = ${followee} and created_at > ${floor}
+      and not exists (select 1 from ${timelinePulledAuthors} where user_id = ${followee})
+      and not exists (select 1 from ${mutes} where muter_id = ${follower} and muted_id = ${followee})
+    order by created_at desc, id desc`
+}
+
+const backfillInsert = leanStatement(
+  ['follower', 'followee'],
+  (v) => sql`
+    insert into ${timelines} (user_id, created_at, post_id)
+    select ${v.follower}, created_at, id from (${followeeNewest(v.follower, v.followee)} limit ${TIMELINE_CAP}) where true
+    on conflict do nothing`,
+)
+
+/** The followee's first post past the cap, if any: the timeline is complete only above it. */
+const backfillFloor = leanStatement(
+  ['follower', 'followee'],
+  (v) => sql`
+    insert into ${timelineFloors} (user_id, created_at)
+    select ${v.follower}, created_at from (${followeeNewest(v.follower, v.followee)} limit 1 offset ${TIMELINE_CAP}) where true
+    on conflict (user_id) do update set created_at = max(created_at, excluded.created_at)`,
+)
 
 /**
  * What a follow's backfill or an unfollow's prune reads and writes, as lookups for a warming read
