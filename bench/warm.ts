@@ -39,7 +39,7 @@ async function round(warmed: boolean): Promise<{ follow: number; warm: number; m
     if (follower === followee) continue
     if (warmed) {
       const started = performance.now()
-      await warm(followPages(follower, followee))
+      await warm(followPages({ follower, followee }))
       warmMs += performance.now() - started
     }
     const started = performance.now()

@@ -56,8 +56,8 @@ async function assertWarmsAll(what: string, query: Pages, tables: string[], exem
 const noStory = { notifications_story_idx: 'a notification about a story only' }
 
 test('a follow warms the three b-trees of follows, the notification indexes and the follower timeline', async () => {
-  const plan = await planOf(followPages(1, 2))
-  await assertWarmsAll('follow', followPages(1, 2), ['follows', 'notifications', 'timelines'], {
+  const plan = await planOf(followPages({ follower: 1, followee: 2 }))
+  await assertWarmsAll('follow', followPages({ follower: 1, followee: 2 }), ['follows', 'notifications', 'timelines'], {
     ...noStory,
     notifications_post_idx: 'a follow notification names no post',
   })
@@ -66,15 +66,15 @@ test('a follow warms the three b-trees of follows, the notification indexes and 
 })
 
 test('an unfollow and an unlike warm the entries they delete', async () => {
-  await assertWarmsAll('unfollow', unfollowPages(1, 2), ['follows', 'timelines'], {})
-  assert.match(await planOf(unfollowPages(1, 2)), /follows_following_created_idx \(following_id=\? AND created_at=\? AND follower_id=\?\)/, 'one exact index entry')
-  assert.match(await planOf(unfollowPages(1, 2)), /INDEX posts_user_created_idx/, 'the followee posts the prune reads')
-  await assertWarmsAll('unlike', unlikePages(1, 2), ['likes'], {})
+  await assertWarmsAll('unfollow', unfollowPages({ follower: 1, followee: 2 }), ['follows', 'timelines'], {})
+  assert.match(await planOf(unfollowPages({ follower: 1, followee: 2 })), /follows_following_created_idx \(following_id=\? AND created_at=\? AND follower_id=\?\)/, 'one exact index entry')
+  assert.match(await planOf(unfollowPages({ follower: 1, followee: 2 })), /INDEX posts_user_created_idx/, 'the followee posts the prune reads')
+  await assertWarmsAll('unlike', unlikePages({ user: 1, post: 2 }), ['likes'], {})
 })
 
 test('a like and a comment warm their own b-trees and the post author notification indexes', async () => {
-  await assertWarmsAll('like', likePages(1, 2), ['likes', 'notifications'], noStory)
-  await assertWarmsAll('comment', commentPages(1, 2), ['comments', 'notifications'], noStory)
+  await assertWarmsAll('like', likePages({ user: 1, post: 2 }), ['likes', 'notifications'], noStory)
+  await assertWarmsAll('comment', commentPages({ user: 1, post: 2 }), ['comments', 'notifications'], noStory)
 })
 
 test('a warming read is a read: it answers on the same database and changes nothing', async () => {
@@ -82,7 +82,7 @@ test('a warming read is a read: it answers on the same database and changes noth
   const bob = await registerUser(server)
   const count = async () => Number((await rawClient(server).execute('select (select count(*) from follows) + (select count(*) from notifications) + (select count(*) from timelines) as n')).rows[0].n)
   const before = await count()
-  for (const query of [followPages(alice.id, bob.id), unfollowPages(alice.id, bob.id), likePages(alice.id, 1), unlikePages(alice.id, 1), commentPages(alice.id, 1)]) {
+  for (const query of [followPages({ follower: alice.id, followee: bob.id }), unfollowPages({ follower: alice.id, followee: bob.id }), likePages({ user: alice.id, post: 1 }), unlikePages({ user: alice.id, post: 1 }), commentPages({ user: alice.id, post: 1 })]) {
     await server.services.warm(query)
     await rawClient(server).execute({ sql: query.sql, args: query.params as never })
   }
@@ -108,11 +108,11 @@ test('a warming read is rendered once and takes each call its values', async () 
   const alice = await registerUser(server)
   const bob = await registerUser(server)
   assert.ok(await server.request('POST', `/api/mobile/user/follow/${bob.id}`, { token: alice.token }).then((res) => res.status === 200))
-  assert.is(followPages(alice.id, bob.id).sql, followPages(bob.id, alice.id).sql, 'one text for every pair')
+  assert.is(followPages({ follower: alice.id, followee: bob.id }).sql, followPages({ follower: bob.id, followee: alice.id }).sql, 'one text for every pair')
   const firstColumn = async (pages: Pages) => (await rawClient(server).execute({ sql: pages.sql, args: pages.params as never })).rows[0][0]
-  assert.is(Number(await firstColumn(followPages(alice.id, bob.id))), 1, 'alice follows bob: the pair is in the key')
-  assert.is(await firstColumn(followPages(bob.id, alice.id)), null, 'bob does not follow alice')
-  assert.is(Number(await firstColumn(unfollowPages(alice.id, bob.id))) > 0, true, "the follow's created_at")
+  assert.is(Number(await firstColumn(followPages({ follower: alice.id, followee: bob.id }))), 1, 'alice follows bob: the pair is in the key')
+  assert.is(await firstColumn(followPages({ follower: bob.id, followee: alice.id })), null, 'bob does not follow alice')
+  assert.is(Number(await firstColumn(unfollowPages({ follower: alice.id, followee: bob.id }))) > 0, true, "the follow's created_at")
 })
 
 test('poolWarm resolves when its read fails, and skips the read when WARM_QUEUE reads already wait', async () => {

@@ -6,10 +6,10 @@
  * `notifications`, its backfill into the follower's range of `timelines`. Those leaves are at
  * places no recent request touched, so they are seldom in memory: SQLite's page cache of the
  * writing connection is small and is dropped whenever another process commits, and the operating
- * system keeps only part of a large file cached (on the 2.4 GB benchmark network, 1.3-1.7 GB of it,
+ * system keeps only part of a large file cached (of the 2.4-2.6 GB benchmark network, 1.3-1.7 GB,
  * and it lets go of a page read a minute ago). A new follow then reads about ten pages from disk,
  * one after the other, **while it holds SQLite's write lock**, which only one transaction of the
- * whole database can hold: every other write waits for those reads (docs/performance.md).
+ * whole database can hold: every other write waits for those reads (docs/social.md, Data layer).
  *
  * `warm(query)` runs, before the write transaction begins, a read that visits the same leaves
  * (each write keeps its warming query beside it, e.g. `followPages`), on worker threads of its

@@ -4,7 +4,7 @@ import type { UserProfile, UserSummary } from '../../shared/types.js'
 import { writeTransaction, type Db, type ReadDb, type Tx } from '../db/client.js'
 import { leanStatement, prepared } from '../db/prepared.js'
 import { follows, users } from '../db/schema.js'
-import { pagesQuery, type Pages, type Warm } from '../db/warm.js'
+import { pagesQuery, type Warm } from '../db/warm.js'
 import { notificationPages, notify } from './notifications.js'
 import { readerForPage } from './page-depth.js'
 import type { Paging } from './posts.js'
@@ -52,9 +52,7 @@ const insertFollow = leanStatement(
  * follows_follower_created_idx (a new follow is the newest), the notification's and the
  * backfill's. The two users' rows were just read (the session, the target).
  */
-export const followPages = (followerId: number, followeeId: number): Pages => followPagesRead({ follower: followerId, followee: followeeId })
-
-const followPagesRead = pagesQuery(['follower', 'followee'], ({ follower, followee }) => [
+export const followPages = pagesQuery(['follower', 'followee'], ({ follower, followee }) => [
   sql`select 1 from ${follows} where follower_id = ${follower} and following_id = ${followee}`,
   sql`select max(created_at) from ${follows} indexed by follows_following_created_idx where following_id = ${followee}`,
   sql`select max(created_at) from ${follows} indexed by follows_follower_created_idx where follower_id = ${follower}`,
@@ -67,9 +65,7 @@ const followPagesRead = pagesQuery(['follower', 'followee'], ({ follower, follow
  * indexes (found by its created_at; the indexes carry the primary key, so each is one exact key)
  * and the follower's timeline the prune deletes from.
  */
-export const unfollowPages = (followerId: number, followeeId: number): Pages => unfollowPagesRead({ follower: followerId, followee: followeeId })
-
-const unfollowPagesRead = pagesQuery(['follower', 'followee'], ({ follower, followee }) => {
+export const unfollowPages = pagesQuery(['follower', 'followee'], ({ follower, followee }) => {
   const since = sql`(select created_at from ${follows} where follower_id = ${follower} and following_id = ${followee})`
   return [
     since,
@@ -89,7 +85,7 @@ const unfollowPagesRead = pagesQuery(['follower', 'followee'], ({ follower, foll
  */
 export async function follow(db: Db, reads: ReadDb, warm: Warm, followerId: number, ref: number | string, now: Date): Promise<UserProfile> {
   const followee = await target(reads, followerId, ref)
-  await warm(followPages(followerId, followee.id))
+  await warm(followPages({ follower: followerId, followee: followee.id }))
   await writeTransaction(db, async (tx) => {
     // The block test is repeated under the write lock: a block committed since `target` looked wins.
     const inserted = await tx.run(insertFollow({ follower: followerId, followee: followee.id, at: now.getTime() }))
@@ -107,7 +103,7 @@ export async function follow(db: Db, reads: ReadDb, warm: Warm, followerId: numb
  */
 export async function unfollow(db: Db, reads: ReadDb, warm: Warm, followerId: number, ref: number | string, now: Date): Promise<UserProfile> {
   const followee = await target(reads, followerId, ref)
-  await warm(unfollowPages(followerId, followee.id))
+  await warm(unfollowPages({ follower: followerId, followee: followee.id }))
   await writeTransaction(db, (tx) => removeFollow(tx, followerId, followee.id))
   return loadProfile(reads, followee.id, followerId, now)
 }

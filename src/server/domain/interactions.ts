@@ -4,7 +4,7 @@ import type { Comment } from '../../shared/types.js'
 import { writeTransaction, type Db, type Tx } from '../db/client.js'
 import { leanStatement } from '../db/prepared.js'
 import { comments, likes, posts } from '../db/schema.js'
-import { pagesQuery, type Pages, type Warm } from '../db/warm.js'
+import { pagesQuery, type Warm } from '../db/warm.js'
 import { assertOwnUpload } from '../uploads/references.js'
 import { withMediaOne } from './media.js'
 import { notificationPages, notify } from './notifications.js'
@@ -61,14 +61,10 @@ function likeRowPages(user: Placeholder, post: Placeholder): SQL[] {
  * The leaves a new like writes, for `warm` (db/warm.ts): the pair's place in the primary key and
  * in likes_user_idx, the post's row (its likes_count) and the author's notification.
  */
-export const likePages = (userId: number, postId: number): Pages => likePagesRead({ user: userId, post: postId })
-
-const likePagesRead = pagesQuery(['user', 'post'], ({ user, post }) => [...likeRowPages(user, post), ...notificationPages(authorOf(post), user, post)])
+export const likePages = pagesQuery(['user', 'post'], ({ user, post }) => [...likeRowPages(user, post), ...notificationPages(authorOf(post), user, post)])
 
 /** The leaves an unlike changes, for `warm`: the like's entries and the post's row (its likes_count). */
-export const unlikePages = (userId: number, postId: number): Pages => unlikePagesRead({ user: userId, post: postId })
-
-const unlikePagesRead = pagesQuery(['user', 'post'], ({ user, post }) => [...likeRowPages(user, post), authorOf(post)])
+export const unlikePages = pagesQuery(['user', 'post'], ({ user, post }) => [...likeRowPages(user, post), authorOf(post)])
 
 /**
  * Likes a post the caller can see (else 404). Idempotent: the counter and the author's notification
@@ -77,7 +73,7 @@ const unlikePagesRead = pagesQuery(['user', 'post'], ({ user, post }) => [...lik
  * (`warm`) before, outside the write lock.
  */
 export async function likePost(db: Db, warm: Warm, userId: number, postId: number, now: Date): Promise<LikeState> {
-  await warm(likePages(userId, postId))
+  await warm(likePages({ user: userId, post: postId }))
   return writeTransaction(db, async (tx) => {
     const inserted = await tx.run(insertLike({ user: userId, post: postId, at: now.getTime() }))
     if (inserted.rowsAffected === 0) {
@@ -96,7 +92,7 @@ export async function likePost(db: Db, warm: Warm, userId: number, postId: numbe
  * when they could) stays. The visibility test is part of the delete; warmed like `likePost`.
  */
 export async function unlikePost(db: Db, warm: Warm, userId: number, postId: number): Promise<LikeState> {
-  await warm(unlikePages(userId, postId))
+  await warm(unlikePages({ user: userId, post: postId }))
   return writeTransaction(db, async (tx) => {
     const deleted = await tx.run(sql`
       delete from likes where post_id = ${postId} and user_id = ${userId}
@@ -115,9 +111,7 @@ export async function unlikePost(db: Db, warm: Warm, userId: number, postId: num
  * comments_post_created_idx and of the commenter's in comments_user_idx (the row itself goes at
  * the table's end), the post's row and the author's notification.
  */
-export const commentPages = (userId: number, postId: number): Pages => commentPagesRead({ user: userId, post: postId })
-
-const commentPagesRead = pagesQuery(['user', 'post'], ({ user, post }) => [
+export const commentPages = pagesQuery(['user', 'post'], ({ user, post }) => [
   sql`select max(created_at) from ${comments} indexed by comments_post_created_idx where post_id = ${post}`,
   sql`select max(id) from ${comments} indexed by comments_user_idx where user_id = ${user}`,
   ...notificationPages(authorOf(post), user, post),
@@ -134,7 +128,7 @@ export async function commentOnPost(
   input: { post_id: number; content: string; image?: string },
   now: Date,
 ): Promise<Comment> {
-  await warm(commentPages(userId, input.post_id))
+  await warm(commentPages({ user: userId, post: input.post_id }))
   const created = await writeTransaction(db, async (tx) => {
     const post = await visiblePost(tx, input.post_id, userId)
     if (input.image) await assertOwnUpload(tx, userId, input.image)
