@@ -118,6 +118,11 @@ export interface ServiceOptions {
    * embedded CLI command: one request, nothing to run beside it, and start-up time matters.
    */
   readers?: boolean
+  /**
+   * Processes of this server sharing the database (`plaza serve --workers N`; default 1): their
+   * fan-out runners share one runner's part of the write lock (domain/fanout.ts).
+   */
+  processes?: number
 }
 
 /** `PLAZA_DB_READERS`: how many reader workers (0 turns them off). */
@@ -218,7 +223,7 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
   let access: Promise<GatewayAccess> | undefined
   const fanout = startFanout(
     { db: database.db, reads: database.reads, logger, maxFollowers: config.fanoutMaxFollowers },
-    { background: options.maintenance !== false },
+    { background: options.maintenance !== false, processes: options.processes },
   )
   const services: Services = {
     config,

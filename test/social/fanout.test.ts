@@ -226,6 +226,23 @@ test('the runner takes at most an eighth of a busy loop, and all of an idle one'
   assert.is(standBackMs(2, 20, true), 0)
   // Idle (nothing arrived, the loop's turn was empty): no stand-back at all.
   assert.is(standBackMs(5, 0.5, false), 0)
+  // A sixteenth (each of two processes' runners): a 4 ms slice is followed by 60 ms.
+  assert.is(standBackMs(4, 0, true, 1 / 16), 60)
+})
+
+test("the runners of a server's processes share one runner's eighth between them", async () => {
+  assert.is(server.services.fanout.share, 1 / 8, 'one process')
+  const dataDir = tempDir()
+  try {
+    const services = await createServices(loadConfig({ dataDir, rateLimits: false }, {}), { logger: silentLogger, readers: false, processes: 2 })
+    try {
+      assert.is(services.fanout.share, 1 / 16, 'each of plaza serve --workers 2')
+    } finally {
+      await services.close()
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true })
+  }
 })
 
 test.run()

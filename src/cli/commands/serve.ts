@@ -55,14 +55,14 @@ export default class Serve extends CliCommand {
     }
     const workers = flags.workers ?? availableParallelism()
     if (cluster.isPrimary && workers > 1) return this.runPrimary(workers, overrides)
-    return this.runServer(overrides)
+    return this.runServer(overrides, cluster.isWorker ? workers : 1)
   }
 
-  /** Serves from this process: the only one, or one worker of a cluster. */
-  private async runServer(overrides: ConfigOverrides): Promise<void> {
+  /** Serves from this process: the only one, or one of a cluster's `processes` workers. */
+  private async runServer(overrides: ConfigOverrides, processes: number): Promise<void> {
     let started
     try {
-      started = await startServer(overrides)
+      started = await startServer(overrides, { processes })
     } catch (error) {
       this.failStart(error)
     }

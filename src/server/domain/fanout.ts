@@ -44,13 +44,19 @@ function describe(error: unknown): string {
 }
 
 /**
- * The most of a busy event loop the runner takes: after a slice of t ms it stands back for
- * (1 / BUSY_SHARE - 1) · t. A slice holds the loop (the write client is synchronous) and the one
- * write lock of every process, while requests are what someone waits for; the feed is exact
+ * The most of a busy event loop the server's fan-out takes: after a slice of t ms a runner stands
+ * back for (1 / share - 1) · t. A slice holds the loop (the write client is synchronous) and the
+ * one write lock of every process, while requests are what someone waits for; the feed is exact
  * whatever the backlog, at the cost of at most one index range per followed account (timelines.ts
  * pendingIdsQuery). On the 1M-post network (bench/social.ts, post create, 2 processes), a share of
  * 1/2 answered 1,282-1,434 posts a second, 1/5 2,151, 1/8 2,811-3,111, and none 3,239; the backlog
  * a 5 s burst leaves grew from about 7,000 posts to 15,000, fanned out at full speed once it ends.
+ *
+ * It is the server's share, not each process's: the runners of `plaza serve --workers N` take
+ * BUSY_SHARE / N each (FanoutOptions.processes), as they all take turns at the one write lock.
+ * With each of 2 processes at 1/8, the fan-out held the lock up to a quarter of the time: alternated
+ * A/B on 2026-11-24, post create 3,002 / 3,380 / 3,037 / 2,442 req/s that way, 3,258 / 3,260 /
+ * 3,335 / 3,150 with each at 1/16, the backlogs left alike (12,753-17,925 posts).
  */
 const BUSY_SHARE = 1 / 8
 
@@ -141,6 +147,8 @@ export async function hasPendingPosts(db: ReadDb): Promise<boolean> {
 
 /** The process's fan-out runner (`services.fanout`). */
 export interface Fanout {
+  /** The most of a busy event loop this runner takes: BUSY_SHARE divided among the server's processes (FanoutOptions.processes). */
+  readonly share: number
   /** A post was stored by this process: fan it out soon. */
   notify(): void
   /** Runs slices until nothing is pending; rejects with a slice's error. For tests and tools. */
@@ -167,6 +175,12 @@ export interface FanoutOptions {
    * FANOUT_POLL_MS (for posts of other processes). Off for a one-command process.
    */
   background: boolean
+  /**
+   * Processes of one server that each run a runner on this database (`plaza serve --workers N`;
+   * default 1): each takes BUSY_SHARE / processes of its loop, so the server's fan-out takes the
+   * same share of the write lock however many there are.
+   */
+  processes?: number
 }
 
 /**
@@ -178,25 +192,26 @@ export interface FanoutOptions {
  * of them then behind a slice: on the 1M-post network the runner then kept pace with the posts and
  * they were answered no faster than with the fan-out in their own transactions.
  */
-async function standBack(sliceMs: number, postsArriving: boolean): Promise<void> {
+async function standBack(sliceMs: number, postsArriving: boolean, share: number): Promise<void> {
   const started = performance.now()
   await new Promise((resolve) => setImmediate(resolve))
-  const rest = standBackMs(sliceMs, performance.now() - started, postsArriving)
+  const rest = standBackMs(sliceMs, performance.now() - started, postsArriving, share)
   if (rest > 0) await new Promise((resolve) => setTimeout(resolve, rest))
 }
 
 /**
  * How long the runner waits after a slice of `sliceMs`, once the rest of the loop has had a turn
- * that took `othersMs`: nothing on an idle loop, else enough for the slice to be BUSY_SHARE of it.
+ * that took `othersMs`: nothing on an idle loop, else enough for the slice to be `share` of it.
  */
-export function standBackMs(sliceMs: number, othersMs: number, postsArriving: boolean): number {
+export function standBackMs(sliceMs: number, othersMs: number, postsArriving: boolean, share = BUSY_SHARE): number {
   if (!postsArriving && othersMs <= BUSY_MS) return 0
-  return Math.max(0, Math.min(sliceMs * (1 / BUSY_SHARE - 1), YIELD_MAX_MS) - othersMs)
+  return Math.max(0, Math.min(sliceMs * (1 / share - 1), YIELD_MAX_MS) - othersMs)
 }
 
 class FanoutRunner implements Fanout {
   readonly #deps: FanoutDeps
   readonly #background: boolean
+  readonly share: number
   readonly #timer: NodeJS.Timeout | undefined
   /** The background loop while it runs. */
   #loop: Promise<void> | null = null
@@ -214,6 +229,7 @@ class FanoutRunner implements Fanout {
   constructor(deps: FanoutDeps, options: FanoutOptions) {
     this.#deps = deps
     this.#background = options.background
+    this.share = BUSY_SHARE / Math.max(1, options.processes ?? 1)
     if (this.#background) {
       this.#timer = setInterval(() => void this.#poll(), FANOUT_POLL_MS).unref()
       // What a previous process left pending is fanned out now, not at the first tick.
@@ -269,7 +285,7 @@ class FanoutRunner implements Fanout {
     do {
       const postsArriving = this.#arrived > 0
       this.#arrived = 0
-      await standBack(this.#lastSliceMs, postsArriving)
+      await standBack(this.#lastSliceMs, postsArriving, this.share)
       if (this.#closed) break
       this.#wanted = false
       const started = performance.now()
