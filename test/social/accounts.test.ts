@@ -1,6 +1,8 @@
 /** The account lifecycle: changing the password, listing and revoking sessions, deleting the account. */
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { createSessionTouches } from '../../src/server/auth/sessions.js'
+import type { Db } from '../../src/server/db/client.js'
 import { manualClock, registerUser, startTestServer, type RegisteredUser, type TestServer } from '../helpers/server.js'
 import { filesOnDisk, solidImage, upload } from '../uploads/fixtures.js'
 import { counterDrift } from './counters.js'
@@ -73,6 +75,37 @@ test('last_used_at follows use at most once a minute', async () => {
     assert.is(await stored(), start + 61_000)
     const listed = await server.request('GET', `${API}/auth/sessions`, { token: user.token })
     assert.is(listed.body.data.sessions[0].last_used_at, '2026-06-01 08:01:01')
+  } finally {
+    await server.close()
+  }
+})
+
+test('a flush writes every noted last use, a chunk of sessions per statement', async () => {
+  const server = await startTestServer()
+  try {
+    const users = []
+    for (let i = 0; i < 5; i++) users.push(await registerUser(server))
+    const ids = (await rawClient(server).execute({ sql: `select id from sessions where user_id in (${users.map((u) => u.id).join(', ')}) order by id`, args: [] })).rows.map((row) => Number(row.id))
+    assert.is(ids.length, 5)
+    let statements = 0
+    const db = server.services.db
+    const counting = {
+      run(query: Parameters<Db['run']>[0]) {
+        statements++
+        return db.run(query)
+      },
+    } as unknown as Db
+    const errors: unknown[] = []
+    const touches = createSessionTouches(counting, { background: false, chunk: 2, onError: (error) => errors.push(error) })
+    const at = new Date('2030-01-01T00:00:00Z')
+    for (const sessionId of ids) touches.note({ sessionId, lastUsedAt: null }, at)
+    await touches.flush()
+    assert.is(statements, 3, '5 sessions, 2 per statement')
+    const stored = await rawClient(server).execute({ sql: `select last_used_at from sessions where id in (${ids.join(', ')})`, args: [] })
+    assert.equal(stored.rows.map((row) => Number(row.last_used_at)), ids.map(() => at.getTime()))
+    await touches.flush()
+    assert.is(statements, 3, 'nothing left to write')
+    assert.equal(errors, [])
   } finally {
     await server.close()
   }

@@ -75,16 +75,26 @@ export async function resolveSession(
 /** `last_used_at` is kept to about this precision, so a busy session costs one write a minute, not one a request. */
 const LAST_USED_PRECISION_MS = 60_000
 
-/** How often a serving process writes the last uses it noted: one statement for all of them. */
+/** How often a serving process writes the last uses it noted. */
 export const SESSION_TOUCH_FLUSH_MS = 10_000
+
+/**
+ * Last uses written per statement. Each statement runs on the event loop and holds the write lock:
+ * on the 1M-post network a flush of every session a benchmark round touched, in one statement,
+ * took 61-70 ms, during which the process answered nothing and no process wrote. A few hundred
+ * take a few milliseconds, and requests are served between them.
+ */
+export const SESSION_TOUCH_CHUNK = 256
 
 /**
  * Sessions' last uses, written in batches. The request path only notes a session whose stored
  * time is older than LAST_USED_PRECISION_MS (the resolved row says so without another read);
- * `flush` writes every noted one in one statement, every SESSION_TOUCH_FLUSH_MS while serving and
- * on close. A write per request that needs one would take the write lock on the read path (with
- * `--workers N`, across processes); this is one write per process per interval, whatever the
- * traffic. A stored time never moves back, so processes sharing the database can flush in any order.
+ * `flush` writes every noted one, SESSION_TOUCH_CHUNK per statement in session id order (the
+ * table's order) with a turn of the event loop between statements, every SESSION_TOUCH_FLUSH_MS
+ * while serving and on close. A write per request that needs one would take the write lock on the
+ * read path (with `--workers N`, across processes); this is a few writes per process per interval,
+ * whatever the traffic. A stored time never moves back, so processes sharing the database can
+ * flush in any order.
  */
 export interface SessionTouches {
   note(session: { sessionId: number; lastUsedAt: number | null }, now: Date): void
@@ -92,16 +102,25 @@ export interface SessionTouches {
   close(): Promise<void>
 }
 
-export function createSessionTouches(db: Db, options: { background: boolean; onError: (error: unknown) => void }): SessionTouches {
+export function createSessionTouches(
+  db: Db,
+  options: { background: boolean; onError: (error: unknown) => void; chunk?: number },
+): SessionTouches {
+  const chunk = options.chunk ?? SESSION_TOUCH_CHUNK
   let pending = new Map<number, number>()
+  const write = (touches: Array<[number, number]>) =>
+    db.run(sql`
+      update ${sessions} set last_used_at = t.at
+      from (select value ->> 0 as id, value ->> 1 as at from json_each(${JSON.stringify(touches)})) as t
+      where ${sessions.id} = t.id and (${sessions.lastUsedAt} is null or ${sessions.lastUsedAt} < t.at)`)
   const flush = async () => {
     if (pending.size === 0) return
-    const batch = JSON.stringify([...pending])
+    const touches = [...pending].sort((a, b) => a[0] - b[0])
     pending = new Map()
-    await db.run(sql`
-      update ${sessions} set last_used_at = t.at
-      from (select value ->> 0 as id, value ->> 1 as at from json_each(${batch})) as t
-      where ${sessions.id} = t.id and (${sessions.lastUsedAt} is null or ${sessions.lastUsedAt} < t.at)`)
+    for (let start = 0; start < touches.length; start += chunk) {
+      if (start > 0) await new Promise((resolve) => setImmediate(resolve))
+      await write(touches.slice(start, start + chunk))
+    }
   }
   const timer = options.background ? setInterval(() => void flush().catch(options.onError), SESSION_TOUCH_FLUSH_MS).unref() : null
   return {
