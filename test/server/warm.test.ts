@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert'
 import type { ReaderPool } from '../../src/server/db/readers.js'
 import { noWarm, poolWarm, WARM_QUEUE, type Pages, type Warm } from '../../src/server/db/warm.js'
 import { follow, followPages, unfollowPages } from '../../src/server/domain/follows.js'
-import { commentPages } from '../../src/server/domain/interactions.js'
+import { commentPages, likePages, unlikePages } from '../../src/server/domain/interactions.js'
 import { registerUser, startTestServer, type TestServer } from '../helpers/server.js'
 import { rawClient } from '../social/helpers.js'
 
@@ -52,7 +52,7 @@ async function assertWarmsAll(what: string, query: Pages, tables: string[], exem
   assert.ok(names.length > Object.keys(exempt).length, `${what}: no b-tree checked`)
 }
 
-/** A follow or comment notification has no story; a follow's has no post either (partial indexes of non-null keys). */
+/** A follow, like or comment notification has no story; a follow's has no post either (partial indexes of non-null keys). */
 const noStory = { notifications_story_idx: 'a notification about a story only' }
 
 test('a follow warms the three b-trees of follows, the notification indexes and the follower timeline', async () => {
@@ -65,13 +65,15 @@ test('a follow warms the three b-trees of follows, the notification indexes and 
   assert.match(plan, /SEARCH timeline_floors/, 'the follower floor')
 })
 
-test('an unfollow warms the entries it deletes', async () => {
+test('an unfollow and an unlike warm the entries they delete', async () => {
   await assertWarmsAll('unfollow', unfollowPages({ follower: 1, followee: 2 }), ['follows', 'timelines'], {})
   assert.match(await planOf(unfollowPages({ follower: 1, followee: 2 })), /follows_following_created_idx \(following_id=\? AND created_at=\? AND follower_id=\?\)/, 'one exact index entry')
   assert.match(await planOf(unfollowPages({ follower: 1, followee: 2 })), /INDEX posts_user_created_idx/, 'the followee posts the prune reads')
+  await assertWarmsAll('unlike', unlikePages({ user: 1, post: 2 }), ['likes'], {})
 })
 
-test('a comment warms its own b-trees and the post author notification indexes', async () => {
+test('a like and a comment warm their own b-trees and the post author notification indexes', async () => {
+  await assertWarmsAll('like', likePages({ user: 1, post: 2 }), ['likes', 'notifications'], noStory)
   await assertWarmsAll('comment', commentPages({ user: 1, post: 2 }), ['comments', 'notifications'], noStory)
 })
 
@@ -80,7 +82,7 @@ test('a warming read is a read: it answers on the same database and changes noth
   const bob = await registerUser(server)
   const count = async () => Number((await rawClient(server).execute('select (select count(*) from follows) + (select count(*) from notifications) + (select count(*) from timelines) as n')).rows[0].n)
   const before = await count()
-  for (const query of [followPages({ follower: alice.id, followee: bob.id }), unfollowPages({ follower: alice.id, followee: bob.id }), commentPages({ user: alice.id, post: 1 })]) {
+  for (const query of [followPages({ follower: alice.id, followee: bob.id }), unfollowPages({ follower: alice.id, followee: bob.id }), likePages({ user: alice.id, post: 1 }), unlikePages({ user: alice.id, post: 1 }), commentPages({ user: alice.id, post: 1 })]) {
     await server.services.warm(query)
     await rawClient(server).execute({ sql: query.sql, args: query.params as never })
   }

@@ -17,11 +17,6 @@
  * write finds its pages in the system's cache. It is only a hint. It never fails (a failed read
  * is dropped), and it is skipped when WARM_QUEUE reads are already waiting, so a saturated disk
  * makes writes run cold rather than queue twice.
- *
- * The read is not free: its connection's cache is dropped by every commit too, so it reads its
- * pages again, about 100 µs of CPU for a like's. A follow and an unfollow warm (measured: a
- * follow is faster warmed), and a comment (the benchmark has none); a like, whose b-trees are
- * smaller, runs faster cold (interactions.ts).
  */
 import { sql, type Placeholder, type SQL } from 'drizzle-orm'
 import { renderOnce, type Rendered } from './prepared.js'
@@ -57,7 +52,7 @@ export function poolWarm(pool: ReaderPool, maxQueued = WARM_QUEUE): Warm {
  * A warming read of several lookups, each a scalar subquery that ends on one of the leaves
  * (`select max(...) from t indexed by i where ...` reads the leaf where a new entry of that range
  * goes), written with placeholders for the values `names` and rendered once (renderOnce):
- * rendering a like's (likes were warmed then) with drizzle on every call took about 50 µs, more than the read itself when
+ * rendering a like's with drizzle on every call took about 50 µs, more than the read itself when
  * its pages are cached.
  */
 export function pagesQuery<K extends string>(names: readonly K[], lookups: (values: Record<K, Placeholder>) => SQL[]): (values: Record<K, number>) => Pages {

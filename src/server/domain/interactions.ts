@@ -1,5 +1,5 @@
 import { TRPCError } from '@trpc/server'
-import { sql, type Placeholder } from 'drizzle-orm'
+import { sql, type Placeholder, type SQL } from 'drizzle-orm'
 import type { Comment } from '../../shared/types.js'
 import { writeTransaction, type Db, type Tx } from '../db/client.js'
 import { leanStatement } from '../db/prepared.js'
@@ -49,18 +49,31 @@ const insertLike = leanStatement(
 /** The post's author, for a warming read: its notification goes into the author's ranges. */
 const authorOf = (postId: Placeholder) => sql`(select user_id from ${posts} where id = ${postId})`
 
+/** The like's place in the primary key and in likes_user_idx (which carries the key: one exact entry). */
+function likeRowPages(user: Placeholder, post: Placeholder): SQL[] {
+  return [
+    sql`select 1 from ${likes} where post_id = ${post} and user_id = ${user}`,
+    sql`select 1 from ${likes} indexed by likes_user_idx where user_id = ${user} and post_id = ${post}`,
+  ]
+}
+
+/**
+ * The leaves a new like writes, for `warm` (db/warm.ts): the pair's place in the primary key and
+ * in likes_user_idx, the post's row (its likes_count) and the author's notification.
+ */
+export const likePages = pagesQuery(['user', 'post'], ({ user, post }) => [...likeRowPages(user, post), ...notificationPages(authorOf(post), user, post)])
+
+/** The leaves an unlike changes, for `warm`: the like's entries and the post's row (its likes_count). */
+export const unlikePages = pagesQuery(['user', 'post'], ({ user, post }) => [...likeRowPages(user, post), authorOf(post)])
+
 /**
  * Likes a post the caller can see (else 404). Idempotent: the counter and the author's notification
  * change only when the like row was really inserted, in the same transaction. The visibility test
- * is part of the insert, so a new like costs three statements.
- *
- * Not warmed (db/warm.ts), unlike a follow: on the 1M-post network (bench/social.ts, two
- * processes) a like's warming read cost about 100 µs of CPU on the warming threads (perf), more
- * than it saved under the lock on this CPU-bound machine; alternated A/B on 2026-11-24, dropping it
- * took likes from 2,528-2,816 to 2,980-3,253 req/s, while a follow without it fell from
- * 1,293-1,670 to 940-1,295.
+ * is part of the insert, so a new like costs three statements; the pages they change are read
+ * (`warm`) before, outside the write lock.
  */
-export async function likePost(db: Db, userId: number, postId: number, now: Date): Promise<LikeState> {
+export async function likePost(db: Db, warm: Warm, userId: number, postId: number, now: Date): Promise<LikeState> {
+  await warm(likePages({ user: userId, post: postId }))
   return writeTransaction(db, async (tx) => {
     const inserted = await tx.run(insertLike({ user: userId, post: postId, at: now.getTime() }))
     if (inserted.rowsAffected === 0) {
@@ -76,9 +89,10 @@ export async function likePost(db: Db, userId: number, postId: number, now: Date
 
 /**
  * Removes the caller's like (idempotent); 404 for a post the caller cannot see, whose like (from
- * when they could) stays. The visibility test is part of the delete; not warmed, as `likePost`.
+ * when they could) stays. The visibility test is part of the delete; warmed like `likePost`.
  */
-export async function unlikePost(db: Db, userId: number, postId: number): Promise<LikeState> {
+export async function unlikePost(db: Db, warm: Warm, userId: number, postId: number): Promise<LikeState> {
+  await warm(unlikePages({ user: userId, post: postId }))
   return writeTransaction(db, async (tx) => {
     const deleted = await tx.run(sql`
       delete from likes where post_id = ${postId} and user_id = ${userId}

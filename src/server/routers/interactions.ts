@@ -6,9 +6,9 @@ import { authedProcedure, router } from '../trpc.js'
 export const interactionsRouter = router({
   like: authedProcedure
     .input(likeInput)
-    .mutation(({ ctx, input }) => likePost(ctx.services.db, ctx.user.id, input.post_id, ctx.services.clock())),
+    .mutation(({ ctx, input }) => likePost(ctx.services.db, ctx.services.warm, ctx.user.id, input.post_id, ctx.services.clock())),
 
-  unlike: authedProcedure.input(likeInput).mutation(({ ctx, input }) => unlikePost(ctx.services.db, ctx.user.id, input.post_id)),
+  unlike: authedProcedure.input(likeInput).mutation(({ ctx, input }) => unlikePost(ctx.services.db, ctx.services.warm, ctx.user.id, input.post_id)),
 
   comment: authedProcedure
     .input(commentInput)
