@@ -185,7 +185,7 @@ export interface FanoutOptions {
 
 /**
  * Between two slices: while the process is taking posts (`postsArriving`) or the rest of the event
- * loop has other work, the runner stands back so that it takes at most BUSY_SHARE of the loop (up
+ * loop has other work, the runner stands back so that it takes at most `share` of the loop (up
  * to YIELD_MAX_MS at a time), so a burst of posts is answered first; an idle loop goes straight on
  * to the next slice. A bare setImmediate would let in only what is ready at that moment, and a
  * request takes a few turns of the loop (body, session, transaction, answer), each
