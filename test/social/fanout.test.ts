@@ -12,7 +12,7 @@ import { rmSync } from 'node:fs'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { loadConfig } from '../../src/server/config.js'
-import { standBackMs } from '../../src/server/domain/fanout.js'
+import { LOCK_DOOR_MS, standBackMs } from '../../src/server/domain/fanout.js'
 import { createPost, directFeedQuery, pageOf, postsWithMedia } from '../../src/server/domain/posts.js'
 import { silentLogger, type Logger } from '../../src/server/logger.js'
 import { createServices } from '../../src/server/services.js'
@@ -228,6 +228,17 @@ test('the runner takes at most an eighth of a busy loop, and all of an idle one'
   assert.is(standBackMs(5, 0.5, false), 0)
   // A sixteenth (each of two processes' runners): a 4 ms slice is followed by 60 ms.
   assert.is(standBackMs(4, 0, true, 1 / 16), 60)
+})
+
+test('with other processes on the database, an idle runner still leaves the write lock free between slices', () => {
+  // Idle: alone it goes straight on; with others it waits LOCK_DOOR_MS (less what the loop's turn took),
+  // longer than their millisecond between tries for the lock.
+  assert.is(standBackMs(5, 0.5, false, 1 / 16), 0)
+  assert.is(standBackMs(5, 0.5, false, 1 / 16, true), LOCK_DOOR_MS - 0.5)
+  assert.ok(LOCK_DOOR_MS > 1)
+  // A busy loop's stand-back is longer anyway; a turn that took the door's time already left it open.
+  assert.is(standBackMs(4, 0, true, 1 / 16, true), 60)
+  assert.is(standBackMs(2, 20, true, 1 / 8, true), 0)
 })
 
 test("the runners of a server's processes share one runner's eighth between them", async () => {

@@ -66,6 +66,15 @@ const YIELD_MAX_MS = 100
 /** Work of the rest of the event loop shorter than this between two slices counts as none. */
 const BUSY_MS = 1
 
+/**
+ * With other processes on the database (`plaza serve --workers N`), even an idle loop leaves the
+ * write lock free this long between two slices. A process waiting for the lock retries it every
+ * millisecond (db/local-client.ts, whenUnlocked), and slices run back to back leave a gap of a few
+ * microseconds: an idle process draining the backlog of a busy one would hold the lock nearly all
+ * the time, and the busy one's requests would wait for it.
+ */
+export const LOCK_DOOR_MS = 2
+
 /** Pending posts read per statement while a slice fills up. */
 const READ_BATCH = 32
 
@@ -192,26 +201,30 @@ export interface FanoutOptions {
  * of them then behind a slice: on the 1M-post network the runner then kept pace with the posts and
  * they were answered no faster than with the fan-out in their own transactions.
  */
-async function standBack(sliceMs: number, postsArriving: boolean, share: number): Promise<void> {
+async function standBack(sliceMs: number, postsArriving: boolean, share: number, shared: boolean): Promise<void> {
   const started = performance.now()
   await new Promise((resolve) => setImmediate(resolve))
-  const rest = standBackMs(sliceMs, performance.now() - started, postsArriving, share)
+  const rest = standBackMs(sliceMs, performance.now() - started, postsArriving, share, shared)
   if (rest > 0) await new Promise((resolve) => setTimeout(resolve, rest))
 }
 
 /**
  * How long the runner waits after a slice of `sliceMs`, once the rest of the loop has had a turn
- * that took `othersMs`: nothing on an idle loop, else enough for the slice to be `share` of it.
+ * that took `othersMs`: nothing on an idle loop, else enough for the slice to be `share` of it;
+ * `shared` (other processes write to the database): at least LOCK_DOOR_MS in all, idle or not.
  */
-export function standBackMs(sliceMs: number, othersMs: number, postsArriving: boolean, share = BUSY_SHARE): number {
-  if (!postsArriving && othersMs <= BUSY_MS) return 0
-  return Math.max(0, Math.min(sliceMs * (1 / share - 1), YIELD_MAX_MS) - othersMs)
+export function standBackMs(sliceMs: number, othersMs: number, postsArriving: boolean, share = BUSY_SHARE, shared = false): number {
+  const door = shared ? LOCK_DOOR_MS - othersMs : 0
+  if (!postsArriving && othersMs <= BUSY_MS) return Math.max(0, door)
+  return Math.max(0, door, Math.min(sliceMs * (1 / share - 1), YIELD_MAX_MS) - othersMs)
 }
 
 class FanoutRunner implements Fanout {
   readonly #deps: FanoutDeps
   readonly #background: boolean
   readonly share: number
+  /** Other processes of the server write to the database: leave the lock a door between slices (LOCK_DOOR_MS). */
+  readonly #shared: boolean
   readonly #timer: NodeJS.Timeout | undefined
   /** The background loop while it runs. */
   #loop: Promise<void> | null = null
@@ -229,7 +242,9 @@ class FanoutRunner implements Fanout {
   constructor(deps: FanoutDeps, options: FanoutOptions) {
     this.#deps = deps
     this.#background = options.background
-    this.share = BUSY_SHARE / Math.max(1, options.processes ?? 1)
+    const processes = Math.max(1, options.processes ?? 1)
+    this.share = BUSY_SHARE / processes
+    this.#shared = processes > 1
     if (this.#background) {
       this.#timer = setInterval(() => void this.#poll(), FANOUT_POLL_MS).unref()
       // What a previous process left pending is fanned out now, not at the first tick.
@@ -285,7 +300,7 @@ class FanoutRunner implements Fanout {
     do {
       const postsArriving = this.#arrived > 0
       this.#arrived = 0
-      await standBack(this.#lastSliceMs, postsArriving, this.share)
+      await standBack(this.#lastSliceMs, postsArriving, this.share, this.#shared)
       if (this.#closed) break
       this.#wanted = false
       const started = performance.now()
