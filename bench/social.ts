@@ -167,8 +167,8 @@ async function measure(endpoint: Endpoint, fixtures: Fixtures, plaza: Server, ba
   // The bare baseline never runs beside Plaza's deferred work: the fan-out of the posts a round
   // created is waited for (and reported) before it, so the next endpoint starts idle too.
   const fannedOut = async () => {
-    const { posts, ms } = await waitForFanout(fixtures.network.dbFile)
-    if (posts > 0) log(`  ${endpoint.name}: fan-out backlog of ${posts} posts drained in ${(ms / 1000).toFixed(1)} s`)
+    const { posts, backfills, ms } = await waitForFanout(fixtures.network.dbFile)
+    if (posts > 0 || backfills > 0) log(`  ${endpoint.name}: fan-out backlog of ${posts} posts and ${backfills} follows' backfills drained in ${(ms / 1000).toFixed(1)} s`)
   }
   const plazaRounds = []
   const bareRounds = []
@@ -250,7 +250,7 @@ async function main() {
     log(`plaza ${plaza.url} (pid ${plaza.pid}, ${WORKERS} worker${WORKERS > 1 ? 's' : ''}), bare ${bare.url} (pid ${bare.pid}); ${ROUNDS} rounds of ${SECONDS} s each, interleaved, ${CONNECTIONS} connections`)
     // Posts an interrupted run left pending are fanned out before the first round, not during it.
     const left = await waitForFanout(network.dbFile)
-    if (left.posts > 0) log(`fan-out backlog of ${left.posts} posts left by an earlier run drained in ${(left.ms / 1000).toFixed(1)} s`)
+    if (left.posts > 0 || left.backfills > 0) log(`fan-out backlog of ${left.posts} posts and ${left.backfills} follows' backfills left by an earlier run drained in ${(left.ms / 1000).toFixed(1)} s`)
     for (const endpoint of endpoints) rows.push(await measure(endpoint, fixtures, plaza, bare))
   } finally {
     await stopAll()

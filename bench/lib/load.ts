@@ -167,25 +167,37 @@ export async function settle(baseUrl: string, probe: RequestSpec, options: { fas
  * Posts stored but not yet fanned out into timelines (domain/fanout.ts): the id span between the
  * fan-out's cursor and the newest post, two O(1) lookups in the database file.
  */
-function fanoutBacklog(db: InstanceType<typeof Database>): number {
-  const row = db.prepare('SELECT max((SELECT max(id) FROM posts) - (SELECT post_id FROM timeline_fanout), 0) AS n').get() as { n: number }
-  return row.n
+interface Backlog {
+  /** Posts past the fan-out cursor. */
+  posts: number
+  /** Follows whose timeline backfill is pending (`timeline_backfills`; none on a database older than migration 0014). */
+  backfills: number
+}
+
+function fanoutBacklog(db: InstanceType<typeof Database>): Backlog {
+  const posts = (db.prepare('SELECT max((SELECT max(id) FROM posts) - (SELECT post_id FROM timeline_fanout), 0) AS n').get() as { n: number }).n
+  const hasBackfills = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'timeline_backfills'").get() !== undefined
+  const backfills = hasBackfills ? (db.prepare('SELECT count(*) AS n FROM timeline_backfills').get() as { n: number }).n : 0
+  return { posts, backfills }
 }
 
 /**
- * Waits until Plaza has fanned out every post it stored (its runner works after the answers,
- * in the background), polling the database file on a read-only connection, so that nothing
- * measured next (the bare baseline, another endpoint) runs beside Plaza's deferred work. Returns
- * the backlog found and the milliseconds its drain took (at most `maxMs`).
+ * Waits until Plaza has fanned out every post it stored and backfilled every follow it made (its
+ * runner does both after the answers, in the background), polling the database file on a
+ * read-only connection, so that nothing measured next (the bare baseline, another endpoint) runs
+ * beside Plaza's deferred work. Returns the backlog found and the milliseconds its drain took (at
+ * most `maxMs`).
  */
-export async function waitForFanout(dbFile: string, options: { maxMs?: number } = {}): Promise<{ posts: number; ms: number }> {
+export async function waitForFanout(dbFile: string, options: { maxMs?: number } = {}): Promise<Backlog & { ms: number }> {
   const maxMs = options.maxMs ?? 600_000
   const db = new Database(dbFile, { readonly: true })
   try {
     const started = performance.now()
-    const posts = fanoutBacklog(db)
-    while (fanoutBacklog(db) > 0 && performance.now() - started < maxMs) await new Promise((resolve) => setTimeout(resolve, 50))
-    return { posts, ms: performance.now() - started }
+    const found = fanoutBacklog(db)
+    for (let left = found; (left.posts > 0 || left.backfills > 0) && performance.now() - started < maxMs; left = fanoutBacklog(db)) {
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    return { ...found, ms: performance.now() - started }
   } finally {
     db.close()
   }

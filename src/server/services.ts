@@ -222,7 +222,7 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
   if (config.metrics.enabled && options.maintenance !== false) metrics = (await import('./metrics/recorder.js')).createMetrics({ config, db: database.db, logger })
   let access: Promise<GatewayAccess> | undefined
   const fanout = startFanout(
-    { db: database.db, reads: database.reads, logger, maxFollowers: config.fanoutMaxFollowers },
+    { db: database.db, reads: database.reads, warm: database.warm, logger, maxFollowers: config.fanoutMaxFollowers },
     { background: options.maintenance !== false, processes: options.processes },
   )
   const services: Services = {

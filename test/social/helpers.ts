@@ -40,6 +40,12 @@ export async function timelineIdsOf(server: TestServer, userId: number): Promise
   return rows.rows.map((row) => Number(row.post_id))
 }
 
+/** The followees whose posts `userId`'s timeline is still owed (pending backfills), read straight from the table. */
+export async function pendingBackfills(server: TestServer, userId: number): Promise<number[]> {
+  const rows = await rawClient(server).execute({ sql: 'select followee_id from timeline_backfills where follower_id = ? order by followee_id', args: [userId] })
+  return rows.rows.map((row) => Number(row.followee_id))
+}
+
 /** The libsql client under drizzle, for raw SQL in tests (EXPLAIN QUERY PLAN, table reads). */
 export function rawClient(server: TestServer): Client {
   return (server.services.db as unknown as { $client: Client }).$client

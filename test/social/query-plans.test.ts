@@ -62,7 +62,7 @@ function fullScans(plan: string[]): string[] {
 
 const paging = { page: 3, limit: 20 }
 const cases: Array<[string, () => { toSQL(): { sql: string; params: unknown[] } }, string[]]> = [
-  ['feed ids (timeline)', () => timelineIdsQuery(server.services.db, 1, 61), ['SEARCH timelines USING PRIMARY KEY (user_id=?)', 'SCAN pa', 'SEARCH f USING PRIMARY KEY (follower_id=? AND following_id=?)', 'SEARCH p2 USING COVERING INDEX posts_user_created_idx (user_id=? AND created_at>?)', 'SEARCH p USING COVERING INDEX posts_user_created_idx (user_id=? AND created_at>?)']],
+  ['feed ids (timeline)', () => timelineIdsQuery(server.services.db, 1, 61), ['SEARCH timelines USING PRIMARY KEY (user_id=?)', 'SCAN pa', 'SEARCH f USING PRIMARY KEY (follower_id=? AND following_id=?)', 'SEARCH p2 USING COVERING INDEX posts_user_created_idx (user_id=? AND created_at>?)', 'SEARCH b USING PRIMARY KEY (follower_id=?)', 'SEARCH p3 USING COVERING INDEX posts_user_created_idx (user_id=? AND created_at>?)', 'SEARCH p USING COVERING INDEX posts_user_created_idx (user_id=? AND created_at>?)']],
   // Per followed account one range of posts_user_created_idx past the page bound: the cost follows the viewer's follows, not the backlog.
   ['feed ids (pending posts)', () => raw(pendingIdsQuery(1, 61)), ['SEARCH f USING COVERING INDEX', 'SEARCH p USING COVERING INDEX posts_user_created_idx (user_id=? AND created_at>?)', 'SEARCH c USING INTEGER PRIMARY KEY']],
   ['feed (direct)', () => directFeedQuery(server.services.db, 1, paging), ['follows', 'posts_user_created_idx', 'likes']],

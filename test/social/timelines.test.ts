@@ -68,6 +68,9 @@ test('backfill on follow (non-public posts included), prune on unfollow (public 
   clock.advance(1)
   assert.equal(await timelineIds(reader.id), [])
   await followUser(server, reader.token, author.id)
+  // The feed has them at once (merged while the backfill is pending), the timeline once the runner has run.
+  assert.equal((await feed(reader, 1, 20)).posts.map((p: any) => p.id), [closed.id, open.id])
+  await server.services.fanout.drain()
   assert.equal(await timelineIds(reader.id), [closed.id, open.id])
   assert.equal((await feed(reader, 1, 20)).posts.map((p: any) => p.id), [closed.id, open.id])
   const mine = await post(server, reader.token, { content: 'mine' })
@@ -194,6 +197,8 @@ test('a trimmed timeline keeps a floor; pages below it, and a timeline thinned b
   // A new follower is backfilled with the newest TIMELINE_CAP posts and a floor where they stop.
   const late = await registerUser(server)
   await followUser(server, late.token, prolific.id)
+  await assertFeedsExact([late], [[1, 50], [16, 50], [17, 50]], 'backfill pending')
+  await server.services.fanout.drain()
   assert.is((await timelineIds(late.id)).length, TIMELINE_CAP)
   await assertFeedsExact([late], [[1, 50], [16, 50], [17, 50]], 'backfilled')
 

@@ -297,6 +297,22 @@ export const timelinePulledAuthors = sqliteTable('timeline_pulled_authors', {
 })
 
 /**
+ * Follows whose timeline backfill is pending (migration 0014, domain/fanout.ts): a follow's
+ * transaction records the pair here, and the fan-out runner writes the followee's newest posts
+ * into the follower's timeline later, as Mastodon's MergeWorker does. Meanwhile the feed reads
+ * those followees' newest posts from `posts` (timelines.ts), so it is exact whatever is pending.
+ * A pair whose follow is gone (unfollow, block, a deleted account) is dropped by the runner.
+ */
+export const timelineBackfills = sqliteTable(
+  'timeline_backfills',
+  {
+    followerId: integer('follower_id').notNull(),
+    followeeId: integer('followee_id').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.followerId, t.followeeId] })],
+)
+
+/**
  * How far the deferred fan-out has got (migration 0006, domain/fanout.ts): every post with
  * `id <= post_id` has been written into its timelines; later ones are *pending* and the feed reads
  * them from `posts`. One row: post ids commit in order, so one number says which posts are pending.

@@ -14,10 +14,11 @@
  */
 import { eq, sql } from 'drizzle-orm'
 import { writeTransaction, type Db, type ReadDb, type Tx } from '../db/client.js'
+import { noWarm, type Warm } from '../db/warm.js'
 import { prepared } from '../db/prepared.js'
-import { posts, timelineFanout, users } from '../db/schema.js'
+import { posts, timelineBackfills, timelineFanout, users } from '../db/schema.js'
 import type { Logger } from '../logger.js'
-import { fanOutPost } from './timelines.js'
+import { backfillPages, backfillPending, fanOutPost, nextBackfills } from './timelines.js'
 
 /** How much one slice may do: it holds the write lock and (the write client is synchronous) the event loop. */
 export interface SliceBudget {
@@ -103,28 +104,39 @@ function rowsOf(post: PendingPost, maxFollowers: number): number {
 }
 
 /**
- * One slice: fans out the next pending posts in id order, at least one and within `budget` (about
- * its rows, at most its time, give or take one post), and moves the cursor past them, in one write
- * transaction. Resolves to the number of posts still pending (at most; 0 exactly when none is).
+ * One slice, in one write transaction: fans out the next pending posts in id order (at least one,
+ * within `budget`: about its rows, at most its time, give or take one post) and moves the cursor
+ * past them, then runs pending follow backfills (timelines.ts backfillPending; at least one) while
+ * within `budget`'s time. Resolves to the number of posts still pending, plus one if backfills are
+ * (at most; 0 exactly when nothing is).
  */
 export async function fanOutPending(db: Db, maxFollowers: number, budget: SliceBudget): Promise<number> {
   return writeTransaction(db, async (tx) => {
     const started = performance.now()
-    const start = await cursorOf(tx)
-    let cursor = start
-    let rows = 0
-    for (let batch = await nextPending(tx, cursor); batch.length > 0; batch = await nextPending(tx, cursor)) {
-      for (const post of batch) {
-        const cost = rowsOf(post, maxFollowers)
-        const spent = rows > 0 && (rows + cost > budget.rows || performance.now() - started >= budget.ms)
-        if (spent) return finish(tx, start, cursor)
-        await fanOutPost(tx, { id: post.id, userId: post.user_id, createdAt: post.created_at }, post.followers_count, maxFollowers)
-        rows += cost
-        cursor = post.id
-      }
-    }
-    return finish(tx, start, cursor)
+    // Posts first (at least one), then pending backfills (at least one), so neither starves the
+    // other and a backfill sees the pulled authors as the posts before it left them.
+    const postsLeft = await fanOutPosts(tx, maxFollowers, budget, started)
+    const backfillsLeft = await backfillPending(tx, () => performance.now() - started < budget.ms)
+    return postsLeft + (backfillsLeft ? 1 : 0)
   })
+}
+
+/** The posts part of a slice (fanOutPending), within what is left of `budget` since `started`. */
+async function fanOutPosts(tx: Tx, maxFollowers: number, budget: SliceBudget, started: number): Promise<number> {
+  const start = await cursorOf(tx)
+  let cursor = start
+  let rows = 0
+  for (let batch = await nextPending(tx, cursor); batch.length > 0; batch = await nextPending(tx, cursor)) {
+    for (const post of batch) {
+      const cost = rowsOf(post, maxFollowers)
+      const spent = rows > 0 && (rows + cost > budget.rows || performance.now() - started >= budget.ms)
+      if (spent) return finish(tx, start, cursor)
+      await fanOutPost(tx, { id: post.id, userId: post.user_id, createdAt: post.created_at }, post.followers_count, maxFollowers)
+      rows += cost
+      cursor = post.id
+    }
+  }
+  return finish(tx, start, cursor)
 }
 
 /**
@@ -139,33 +151,37 @@ async function finish(tx: Tx, start: number, cursor: number): Promise<number> {
   return left!.n
 }
 
-/** The cursor and the newest post id: two O(1) lookups, no write lock. */
+/** The cursor, the newest post id and whether a backfill is pending: three O(1) lookups, no write lock. */
 const progress = prepared((db) =>
   db
-    .select({ cursor: timelineFanout.postId, newest: sql<number | null>`(select max(m.id) from ${posts} m)` })
+    .select({
+      cursor: timelineFanout.postId,
+      newest: sql<number | null>`(select max(m.id) from ${posts} m)`,
+      backfills: sql<number>`exists (select 1 from ${timelineBackfills})`,
+    })
     .from(timelineFanout)
     .where(eq(timelineFanout.id, 1))
     .prepare(),
 )
 
-/** Whether any post waits to be fanned out, read without taking the write lock. */
-export async function hasPendingPosts(db: ReadDb): Promise<boolean> {
+/** Whether any post waits to be fanned out or any follow to be backfilled, read without taking the write lock. */
+export async function hasPendingWork(db: ReadDb): Promise<boolean> {
   const row = await progress(db).get()
-  return row !== undefined && (row.newest ?? 0) > row.cursor
+  return row !== undefined && ((row.newest ?? 0) > row.cursor || Boolean(row.backfills))
 }
 
 /** The process's fan-out runner (`services.fanout`). */
 export interface Fanout {
   /** The most of a busy event loop this runner takes: BUSY_SHARE divided among the server's processes (FanoutOptions.processes). */
   readonly share: number
-  /** A post was stored by this process: fan it out soon. */
+  /** A post was stored, or a follow made, by this process: fan it out (backfill it) soon. */
   notify(): void
   /** Runs slices until nothing is pending; rejects with a slice's error. For tests and tools. */
   drain(): Promise<void>
   /**
    * Stops the background loop once its current slice is done. A runner without one (the embedded
-   * CLI) first fans out for at most CLOSE_DRAIN_MS if this process stored posts, so they do not
-   * wait for the next server to start.
+   * CLI) first fans out for at most CLOSE_DRAIN_MS if this process stored posts or made follows,
+   * so they do not wait for the next server to start.
    */
   close(): Promise<void>
 }
@@ -174,6 +190,8 @@ export interface FanoutDeps {
   db: Db
   /** For the poll's check, which must not take the write lock. */
   reads: ReadDb
+  /** Reads the pages of a slice's backfills before it takes the write lock (db/warm.ts); none by default. */
+  warm?: Warm
   logger: Logger
   maxFollowers: number
 }
@@ -271,15 +289,32 @@ class FanoutRunner implements Fanout {
     if (!this.#background && this.#stored) await this.#drainFor(CLOSE_DRAIN_MS)
   }
 
-  #slice(): Promise<number> {
+  async #slice(): Promise<number> {
+    await this.#warmBackfills()
     return fanOutPending(this.#deps.db, this.#deps.maxFollowers, FANOUT_BUDGET)
+  }
+
+  /**
+   * Reads the pages of the next slice's backfills (each the follower's timeline and the followee's
+   * newest posts) outside the write lock, as a follow did before it. A hint: a failed read is dropped.
+   */
+  async #warmBackfills(): Promise<void> {
+    const warm = this.#deps.warm ?? noWarm
+    if (warm === noWarm) return
+    let pairs: Array<[number, number]>
+    try {
+      pairs = await this.#deps.reads.values<[number, number]>(nextBackfills)
+    } catch {
+      return
+    }
+    await Promise.all(pairs.map((pair) => warm(backfillPages({ follower: pair[0], followee: pair[1] }))))
   }
 
   async #poll(): Promise<void> {
     this.#backingOff = false
     if (this.#loop || this.#closed) return
     try {
-      if (await hasPendingPosts(this.#deps.reads)) this.#wanted = true
+      if (await hasPendingWork(this.#deps.reads)) this.#wanted = true
     } catch (error) {
       this.#deps.logger.error('timeline fan-out: reading its progress failed', { error: describe(error) })
     }

@@ -5,10 +5,11 @@ import { writeTransaction, type Db, type ReadDb, type Tx } from '../db/client.js
 import { leanStatement, prepared } from '../db/prepared.js'
 import { follows, users } from '../db/schema.js'
 import { pagesQuery, type Warm } from '../db/warm.js'
+import type { Fanout } from './fanout.js'
 import { notificationPages, notify } from './notifications.js'
 import { readerForPage } from './page-depth.js'
 import type { Paging } from './posts.js'
-import { backfillTimeline, followTimelinePages, pruneTimeline } from './timelines.js'
+import { dropBackfill, followTimelinePages, pruneTimeline, queueBackfill } from './timelines.js'
 import { authorVisibleTo, unblocked } from './relations.js'
 import { findVisibleUser, loadProfile, toUserSummary, userSummaryColumns } from './users.js'
 import { withMedia } from './media.js'
@@ -49,15 +50,14 @@ const insertFollow = leanStatement(
 /**
  * The leaves a new follow writes, for `warm` (db/warm.ts): the pair's place in the primary key,
  * the ends of the followee's range in follows_following_created_idx and of the follower's in
- * follows_follower_created_idx (a new follow is the newest), the notification's and the
- * backfill's. The two users' rows were just read (the session, the target).
+ * follows_follower_created_idx (a new follow is the newest), and the notification's. The two
+ * users' rows were just read (the session, the target); the backfill's pages are the runner's to warm.
  */
 export const followPages = pagesQuery(['follower', 'followee'], ({ follower, followee }) => [
   sql`select 1 from ${follows} where follower_id = ${follower} and following_id = ${followee}`,
   sql`select max(created_at) from ${follows} indexed by follows_following_created_idx where following_id = ${followee}`,
   sql`select max(created_at) from ${follows} indexed by follows_follower_created_idx where follower_id = ${follower}`,
   ...notificationPages(followee, follower),
-  ...followTimelinePages(follower, followee),
 ])
 
 /**
@@ -77,23 +77,26 @@ export const unfollowPages = pagesQuery(['follower', 'followee'], ({ follower, f
 
 /**
  * Follows `ref` (idempotent: following again changes nothing). Both counters, the target's
- * notification and the backfill of the follower's timeline are written in the same transaction
- * as the follow row, and only if it was new. The statements are lean `sql` rendered once
+ * notification and the pending backfill of the follower's timeline (timelines.ts queueBackfill;
+ * the fan-out runner does it, and the feed merges the followee's posts until then) are written in
+ * the same transaction as the follow row, and only if it was new. The statements are lean `sql` rendered once
  * (leanStatement: a fraction of what building them costs) as they run under the write lock; the target and
  * the answer are prepared lookups on `reads`, and the pages the write changes are read (`warm`)
  * before it, all outside the lock.
  */
-export async function follow(db: Db, reads: ReadDb, warm: Warm, followerId: number, ref: number | string, now: Date): Promise<UserProfile> {
+export async function follow(db: Db, reads: ReadDb, warm: Warm, fanout: Pick<Fanout, 'notify'>, followerId: number, ref: number | string, now: Date): Promise<UserProfile> {
   const followee = await target(reads, followerId, ref)
   await warm(followPages({ follower: followerId, followee: followee.id }))
-  await writeTransaction(db, async (tx) => {
+  const followed = await writeTransaction(db, async (tx) => {
     // The block test is repeated under the write lock: a block committed since `target` looked wins.
     const inserted = await tx.run(insertFollow({ follower: followerId, followee: followee.id, at: now.getTime() }))
-    if (inserted.rowsAffected === 0) return
+    if (inserted.rowsAffected === 0) return false
     await countFollow(tx, followerId, followee.id, 1)
     await notify(tx, { userId: followee.id, actorId: followerId, type: 'follow' }, now)
-    await backfillTimeline(tx, followerId, followee.id)
+    await tx.run(queueBackfill({ follower: followerId, followee: followee.id }))
+    return true
   })
+  if (followed) fanout.notify()
   return loadProfile(reads, followee.id, followerId, now)
 }
 
@@ -113,6 +116,7 @@ export async function removeFollow(tx: Tx, followerId: number, followeeId: numbe
   const deleted = await tx.run(sql`delete from follows where follower_id = ${followerId} and following_id = ${followeeId}`)
   if (deleted.rowsAffected === 0) return
   await countFollow(tx, followerId, followeeId, -1)
+  await tx.run(dropBackfill({ follower: followerId, followee: followeeId }))
   await pruneTimeline(tx, followerId, followeeId)
 }
 

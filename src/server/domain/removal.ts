@@ -196,10 +196,11 @@ export async function deleteStory(services: Services, storyId: number, by: Remov
  * Erases an account after checking its password (403 when wrong): its posts (with everything
  * that hangs off them), comments, likes, follows both ways, stories, story views, notifications
  * (its own and those it caused), sessions, blocks and mutes both ways, reports by it or about it,
- * uploads, timelines and rate-limit counters, then the user row, which frees the username and
- * email. Every counter on other users' posts, profiles, stories and hashtags is corrected first,
- * in the same transaction; the files go after commit. The moderation record (`moderation_actions`)
- * stays: it is the operator's, and names the account by id only.
+ * uploads, timelines (and their pending backfills both ways) and rate-limit counters, then the
+ * user row, which frees the username and email. Every counter on other users' posts, profiles,
+ * stories and hashtags is corrected first, in the same transaction; the files go after commit.
+ * The moderation record (`moderation_actions`) stays: it is the operator's, and names the account
+ * by id only.
  */
 export async function deleteAccount(services: Services, userId: number, password: string): Promise<void> {
   const [user] = await services.db.values<[string]>(sql`select password_hash from users where id = ${userId}`)
@@ -229,6 +230,9 @@ export async function deleteAccount(services: Services, userId: number, password
     await tx.run(sql`delete from timelines where user_id = ${u}`)
     await tx.run(sql`delete from timeline_floors where user_id = ${u}`)
     await tx.run(sql`delete from timeline_pulled_authors where user_id = ${u}`)
+    // Pending backfills it is owed, and those its followers are owed of it (found through its followers: exact keys, no scan).
+    await tx.run(sql`delete from timeline_backfills where follower_id = ${u}`)
+    await tx.run(sql`delete from timeline_backfills where (follower_id, followee_id) in (select follower_id, following_id from follows where following_id = ${u})`)
 
     await tx.run(sql`delete from notifications where user_id = ${u}`)
     await tx.run(sql`delete from notifications where actor_id = ${u}`)

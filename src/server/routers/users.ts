@@ -19,7 +19,7 @@ export const usersRouter = router({
 
   follow: authedProcedure
     .input(followInput)
-    .mutation(({ ctx, input }) => follow(ctx.services.db, ctx.services.reads, ctx.services.warm, ctx.user.id, input.user_id, ctx.services.clock())),
+    .mutation(({ ctx, input }) => follow(ctx.services.db, ctx.services.reads, ctx.services.warm, ctx.services.fanout, ctx.user.id, input.user_id, ctx.services.clock())),
 
   unfollow: authedProcedure
     .input(followInput)
