@@ -183,7 +183,7 @@ modules('an embedded command on a current database loads nothing it does not use
   const env = { PLAZA_DATA_DIR: path.join(home, 'data'), XDG_CONFIG_HOME: path.join(home, 'config') }
   const first = moduleLog()
   const log = await whoamiModules('light', env, { ...env, ...first.env })
-  assert.ok(first.loaded().some((url) => /\/drizzle-orm\/libsql\/migrator\.js$/.test(url)), 'a new database runs the migrations')
+  assert.ok(first.loaded().some((url) => /\/drizzle-orm\/migrator\.js$/.test(url)), 'a new database runs the migrations')
   const loaded = log.loaded()
   assert.ok(loaded.some((url) => url.endsWith('/dist/server/services.js')), 'the probe saw the embedded server load')
   assert.ok(loaded.some((url) => url.endsWith('/dist/vendor/oclif-core/index.cjs')), 'oclif came from the bundle')

@@ -1,4 +1,4 @@
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs'
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import path from 'node:path'
 import type { Client } from '@libsql/client'
@@ -7,6 +7,7 @@ import type { LibSQLDatabase } from 'drizzle-orm/libsql/driver-core'
 import { startCheckpointer } from './checkpointer.js'
 import { openInlineReads } from './inline.js'
 import { LocalClient } from './local-client.js'
+import { applyMigrations } from './migrate.js'
 import type { MigrationLockOptions } from './remote.js'
 import { ReaderPool, readDatabase, type ReadDb } from './readers.js'
 import * as schema from './schema.js'
@@ -107,7 +108,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   try {
     await client.execute('PRAGMA journal_mode = WAL')
     const db = drizzle(client, { schema })
-    await migrateIfBehind(client, db)
+    await applyMigrations(client, MIGRATIONS_DIR)
     // SQLite gives -wal and -shm the database's mode; a pair left by an older version may still be 0644.
     for (const suffix of ['-wal', '-shm']) {
       const side = `${file}${suffix}`
@@ -143,23 +144,6 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   }
 }
 
-/**
- * Applies the pending migrations, if any. drizzle's `migrate` reads and hashes every migration file
- * on each open; a database whose last applied migration is the journal's last (the usual case for a
- * CLI command) is seen as current from the journal and one query, and `migrate` is skipped. drizzle
- * applies exactly the migrations newer than the last one recorded, so the outcome is the same.
- */
-async function migrateIfBehind(client: Client, db: Db): Promise<void> {
-  const journal = JSON.parse(readFileSync(path.join(MIGRATIONS_DIR, 'meta/_journal.json'), 'utf8')) as { entries: Array<{ when: number }> }
-  const latest = Math.max(...journal.entries.map((entry) => entry.when))
-  const table = await client.execute(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'`)
-  if (table.rows.length) {
-    const applied = await client.execute('SELECT max(created_at) AS last FROM __drizzle_migrations')
-    if (Number(applied.rows[0]?.last) >= latest) return
-  }
-  const { migrate } = await import('drizzle-orm/libsql/migrator')
-  await migrate(db, { migrationsFolder: MIGRATIONS_DIR })
-}
 
 /**
  * The database holds emails and password hashes: the data directory is 0700 and `plaza.db` 0600

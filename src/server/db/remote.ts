@@ -16,7 +16,7 @@
 import { randomUUID } from 'node:crypto'
 import { createClient, type Client } from '@libsql/client'
 import { drizzle, type LibSQLDatabase } from 'drizzle-orm/libsql'
-import { migrate } from 'drizzle-orm/libsql/migrator'
+import { applyMigrations } from './migrate.js'
 import { RemoteDatabaseError } from './remote-error.js'
 import * as schema from './schema.js'
 
@@ -72,7 +72,7 @@ export async function openRemoteDatabase(
     const db = drizzle(client, { schema })
     await withMigrationLock(client, options.migrationLock ?? {}, async () => {
       try {
-        await migrate(db, { migrationsFolder: options.migrationsFolder })
+        await applyMigrations(client, options.migrationsFolder)
       } catch (error) {
         throw new RemoteDatabaseError(`applying the migrations on the libsql server at ${where} failed: ${reason(error)}`)
       }

@@ -1,0 +1,76 @@
+/**
+ * The migrations are applied by what is recorded, not by the last journal time: Plaza's journal
+ * is out of time order (0004-0011 carry round times ahead of 0012-0013's), and drizzle's `migrate`
+ * would skip every migration older than the newest recorded one.
+ */
+import { readFileSync, rmSync } from 'node:fs'
+import path from 'node:path'
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { MIGRATIONS_DIR } from '../../src/server/db/client.js'
+import { LocalClient } from '../../src/server/db/local-client.js'
+import { applyMigrations } from '../../src/server/db/migrate.js'
+import { tempDir } from '../helpers/server.js'
+
+const journal = JSON.parse(readFileSync(path.join(MIGRATIONS_DIR, 'meta/_journal.json'), 'utf8')) as { entries: Array<{ when: number; tag: string }> }
+const when = (prefix: string) => journal.entries.find((entry) => entry.tag.startsWith(prefix))!.when
+
+async function withDatabase(fn: (client: LocalClient) => Promise<void>): Promise<void> {
+  const dir = tempDir()
+  const client = new LocalClient(path.join(dir, 'plaza.db'))
+  try {
+    await fn(client)
+  } finally {
+    client.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+const tables = async (client: LocalClient, names: string[]) =>
+  (await client.execute(`select name from sqlite_master where type = 'table' and name in (${names.map(() => '?').join(', ')}) order by name`, [...names])).rows.map((row) => String(row.name))
+const recorded = async (client: LocalClient) => Number((await client.execute('select count(*) as n from __drizzle_migrations')).rows[0].n)
+
+/** Takes migrations back out, as if the database had never been given them. */
+async function forget(client: LocalClient, prefixes: string[], drops: string[]): Promise<void> {
+  for (const drop of drops) await client.execute(drop)
+  for (const prefix of prefixes) await client.execute('delete from __drizzle_migrations where created_at = ?', [when(prefix)])
+}
+
+test('the journal is out of time order: the case this migrator exists for', () => {
+  assert.ok(when('0011') > when('0012'), '0011 is recorded as newer than 0012')
+})
+
+test('a new database gets every migration, once; a current one gets none', async () => {
+  await withDatabase(async (client) => {
+    assert.is(await applyMigrations(client, MIGRATIONS_DIR), journal.entries.length)
+    assert.is(await recorded(client), journal.entries.length)
+    assert.is(await applyMigrations(client, MIGRATIONS_DIR), 0)
+    assert.is(await recorded(client), journal.entries.length)
+  })
+})
+
+test('a database that had 0011 before 0012 existed is given 0012, 0013 and what follows', async () => {
+  await withDatabase(async (client) => {
+    await applyMigrations(client, MIGRATIONS_DIR)
+    const later = ['chat_conversations', 'chat_messages', 'gateway_key_minutes', 'timeline_backfills']
+    await forget(client, ['0012', '0013', '0014'], later.map((table) => `drop table ${table}`))
+    assert.equal(await tables(client, later), [])
+    // The newest recorded time is 0011's, past 0012's and 0013's: drizzle's rule would give it only 0014.
+    assert.is(await applyMigrations(client, MIGRATIONS_DIR), 3)
+    assert.equal(await tables(client, later), later)
+    assert.is(await recorded(client), journal.entries.length)
+  })
+})
+
+test('a migration recorded under its time but another hash (its file edited since) is not applied again', async () => {
+  await withDatabase(async (client) => {
+    await applyMigrations(client, MIGRATIONS_DIR)
+    await client.execute('update __drizzle_migrations set hash = ? where created_at = ?', ['edited', when('0014')])
+    // 0013 missing too, so the files are read and compared: only 0013 runs.
+    await forget(client, ['0013'], ['drop table gateway_key_minutes'])
+    assert.is(await applyMigrations(client, MIGRATIONS_DIR), 1)
+    assert.equal(await tables(client, ['gateway_key_minutes', 'timeline_backfills']), ['gateway_key_minutes', 'timeline_backfills'])
+  })
+})
+
+test.run()
