@@ -155,10 +155,12 @@ export const dropBackfill = leanStatement(
 const BACKFILL_BATCH = 16
 
 /**
- * Runs pending backfills (the runner's transaction, fanout.ts), oldest pairs first by key, until
- * `more()` says the slice is spent (at least one): each one whose follow still stands is
+ * Runs pending backfills (the runner's transaction, fanout.ts) in key order (follower, followee),
+ * until `more()` says the slice is spent (at least one): each one whose follow still stands is
  * backfilled as the follow's transaction once did, and every one taken is dropped. Resolves to
- * whether any is left.
+ * whether any is left. Key order, not the order the follows came in: under a steady stream of
+ * follows a pair may wait behind newer ones, which costs its follower's feed one more merged index
+ * range meanwhile (timelineIdsQuery), never an answer.
  */
 export async function backfillPending(tx: Tx, more: () => boolean): Promise<boolean> {
   const pairs = await tx.values<[number, number, number]>(sql`
