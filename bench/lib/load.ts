@@ -163,10 +163,7 @@ export async function settle(baseUrl: string, probe: RequestSpec, options: { fas
   return performance.now() - started
 }
 
-/**
- * Posts stored but not yet fanned out into timelines (domain/fanout.ts): the id span between the
- * fan-out's cursor and the newest post, two O(1) lookups in the database file.
- */
+/** Plaza's deferred work left (domain/fanout.ts). */
 interface Backlog {
   /** Posts past the fan-out cursor. */
   posts: number
@@ -174,6 +171,10 @@ interface Backlog {
   backfills: number
 }
 
+/**
+ * The posts stored but not yet fanned out into timelines (the id span between the fan-out's cursor
+ * and the newest post, two O(1) lookups) and the follows not yet backfilled, in the database file.
+ */
 function fanoutBacklog(db: InstanceType<typeof Database>): Backlog {
   const posts = (db.prepare('SELECT max((SELECT max(id) FROM posts) - (SELECT post_id FROM timeline_fanout), 0) AS n').get() as { n: number }).n
   const hasBackfills = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'timeline_backfills'").get() !== undefined

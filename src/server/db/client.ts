@@ -144,7 +144,6 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   }
 }
 
-
 /**
  * The database holds emails and password hashes: the data directory is 0700 and `plaza.db` 0600
  * whatever the umask (which can only narrow a mode, and may be 0), including for a directory or

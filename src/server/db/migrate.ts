@@ -19,7 +19,7 @@ import type { Client } from '@libsql/client'
 const TABLE = '__drizzle_migrations'
 
 interface Journal {
-  entries: Array<{ idx: number; when: number; tag: string }>
+  entries: Array<{ when: number }>
 }
 
 /** Applies every migration of `folder` the database has not recorded; resolves to how many it applied. */

@@ -79,10 +79,10 @@ export const unfollowPages = pagesQuery(['follower', 'followee'], ({ follower, f
  * Follows `ref` (idempotent: following again changes nothing). Both counters, the target's
  * notification and the pending backfill of the follower's timeline (timelines.ts queueBackfill;
  * the fan-out runner does it, and the feed merges the followee's posts until then) are written in
- * the same transaction as the follow row, and only if it was new. The statements are lean `sql` rendered once
- * (leanStatement: a fraction of what building them costs) as they run under the write lock; the target and
- * the answer are prepared lookups on `reads`, and the pages the write changes are read (`warm`)
- * before it, all outside the lock.
+ * the same transaction as the follow row, and only if it was new. The statements are lean `sql`
+ * rendered once (leanStatement: a fraction of what building them costs) as they run under the
+ * write lock; the target and the answer are prepared lookups on `reads`, and the pages the write
+ * changes are read (`warm`) before it, all outside the lock.
  */
 export async function follow(db: Db, reads: ReadDb, warm: Warm, fanout: Pick<Fanout, 'notify'>, followerId: number, ref: number | string, now: Date): Promise<UserProfile> {
   const followee = await target(reads, followerId, ref)

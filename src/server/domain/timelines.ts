@@ -330,6 +330,16 @@ export function pendingIdsQuery(viewerId: number | Placeholder, depth: number | 
 }
 
 /**
+ * The ids of the newest `depth` posts of `author` from the page bound up: one range of
+ * posts_user_created_idx, read as `alias` (each merge names its own, as query plans show them).
+ */
+function authorNewest(author: SQL, alias: 'p2' | 'p3', viewerId: number | Placeholder, depth: number | Placeholder): SQL {
+  const a = sql.raw(alias)
+  return sql`select ${a}.id from ${posts} ${a} where ${a}.user_id = ${author} and ${a}.created_at >= ${pageBound(viewerId, depth)}
+        order by ${a}.created_at desc, ${a}.id desc limit ${depth}`
+}
+
+/**
  * The newest `depth` posts of the feed of `viewerId` as (created_at, post_id), in one statement
  * (one snapshot: a post the fan-out moves from pending into the timeline meanwhile is seen in one
  * place or the other): the timeline (a trim deletes what lies at or below the floor in the same
@@ -350,16 +360,12 @@ export function timelineIdsQuery(db: ReadDb, viewerId: number | Placeholder, dep
     select created_at, post_id from (
       select p.created_at as created_at, p.id as post_id from ${timelinePulledAuthors} pa
       cross join ${follows} f on f.follower_id = ${viewerId} and f.following_id = pa.user_id and ${hiddenFromFeed(viewerId, sql`pa.user_id`)}
-      join ${posts} p on p.id in (
-        select p2.id from ${posts} p2 where p2.user_id = pa.user_id and p2.created_at >= ${pageBound(viewerId, depth)}
-        order by p2.created_at desc, p2.id desc limit ${depth}))
+      join ${posts} p on p.id in (${authorNewest(sql`pa.user_id`, 'p2', viewerId, depth)}))
     union
     select created_at, post_id from (
       select p.created_at as created_at, p.id as post_id from ${timelineBackfills} b
       cross join ${follows} f on f.follower_id = b.follower_id and f.following_id = b.followee_id and ${hiddenFromFeed(viewerId, sql`b.followee_id`)}
-      join ${posts} p on p.id in (
-        select p3.id from ${posts} p3 where p3.user_id = b.followee_id and p3.created_at >= ${pageBound(viewerId, depth)}
-        order by p3.created_at desc, p3.id desc limit ${depth})
+      join ${posts} p on p.id in (${authorNewest(sql`b.followee_id`, 'p3', viewerId, depth)})
       where b.follower_id = ${viewerId})
     union
     select created_at, post_id from (${pendingIdsQuery(viewerId, depth)})
