@@ -7,7 +7,7 @@ import { createSpeechService, type SpeechService } from './catalog/audio/service
 import { openDatabase, type Db, type ReadDb } from './db/client.js'
 import type { Warm } from './db/warm.js'
 import { ConfigError, type ServerConfig } from './config.js'
-import { createSessionTouches, type SessionTouches } from './auth/sessions.js'
+import { createSessionTouches, SessionCache, type SessionTouches } from './auth/sessions.js'
 import { startFanout, type Fanout } from './domain/fanout.js'
 import { createNotificationFeed, type NotificationFeed } from './domain/notification-feed.js'
 import { createLogger, type Logger } from './logger.js'
@@ -84,6 +84,8 @@ export interface Services {
   /** Live notification streams: the process's one poller and its subscribers (domain/notification-feed.ts); idle until one opens. */
   notificationFeed: NotificationFeed
   /** Sessions' last uses, noted by each authenticated request and written in batches (auth/sessions.ts). */
+  /** Resolved sessions, trusted while `auth_epoch` stands still (auth/sessions.ts). */
+  sessions: SessionCache
   sessionTouches: SessionTouches
   /**
    * Metrics and call statistics (metrics/recorder.ts, docs/metrics.md). Null when switched off
@@ -244,6 +246,7 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
     execute,
     fanout,
     notificationFeed: createNotificationFeed({ reads: database.reads, logger, limits: config.streams }),
+    sessions: new SessionCache(database.reads),
     sessionTouches: createSessionTouches(database.db, {
       background: options.maintenance !== false,
       onError: (error) => logger.warn("recording sessions' last use failed", { error: String(error) }),

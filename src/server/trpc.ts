@@ -1,5 +1,5 @@
 import { initTRPC, TRPCError } from '@trpc/server'
-import { assertNotSuspended, resolveSession, type AuthUser } from './auth/sessions.js'
+import { assertNotSuspended, type AuthUser } from './auth/sessions.js'
 import { RateLimitedError, toPublicError } from './errors.js'
 import type { RateLimitClass } from './rate-limit.js'
 import type { Services } from './services.js'
@@ -75,7 +75,7 @@ export const publicProcedure = t.procedure.use(async ({ ctx, meta, next }) => {
 async function authenticate(ctx: Context): Promise<{ user: AuthUser; sessionId: number } | null> {
   if (!ctx.token) return null
   await refuseGuesser(ctx)
-  const session = await resolveSession(ctx.services.reads, ctx.token, ctx.services.clock())
+  const session = await ctx.services.sessions.resolve(ctx.token, ctx.services.clock())
   if (!session) {
     await enforceRateLimit(ctx, 'auth', failedAuthKey(ctx))
     throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Invalid or expired token' })

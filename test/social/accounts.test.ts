@@ -280,6 +280,8 @@ test('DELETE /user/account erases every row and file of the account, corrects ev
       reports: `reporter_id = ${A} or target_user_id = ${A} or (target_type = 'post' and target_id in ${P})`,
       // Neither holds anything of a user: the fan-out's cursor, and the operator's record (kept by design).
       timeline_fanout: '0',
+      // One number (the session cache's generation), moved by the deletion but holding nothing of hers.
+      auth_epoch: '0',
       moderation_actions: '0',
       // Calls per catalog operation, counted for no one in particular.
       operation_stats: '0',

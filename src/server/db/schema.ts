@@ -52,6 +52,23 @@ export const sessions = sqliteTable(
   (t) => [uniqueIndex('sessions_token_hash_idx').on(t.tokenHash), index('sessions_user_idx').on(t.userId)],
 )
 
+/**
+ * One row whose `generation` moves whenever what a session lookup answers may have changed
+ * (migration 0015's triggers: a session revoked, re-timed or deleted; a user suspended, renamed or
+ * deleted, or their email, full name or avatar changed). Each process keeps the sessions it has
+ * resolved (auth/sessions.ts `SessionCache`) and trusts them while this number stands still, so a
+ * request costs one read of this row instead of a probe of `sessions` and `users`. The triggers
+ * make every writer keep it, whatever code path (or process, or host) the change comes from.
+ */
+export const authEpoch = sqliteTable(
+  'auth_epoch',
+  {
+    id: integer('id').primaryKey(),
+    generation: integer('generation').notNull(),
+  },
+  (t) => [check('auth_epoch_one_row', sql`${t.id} = 1`)],
+)
+
 /** A link table, WITHOUT ROWID since migration 0005 (drizzle's schema cannot say so; the migration does). */
 export const follows = sqliteTable(
   'follows',

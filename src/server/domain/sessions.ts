@@ -49,7 +49,11 @@ export async function changePassword(
   input: { current_password: string; new_password: string },
   now: Date,
 ): Promise<{ revoked_sessions: number }> {
-  await assertPassword(user.passwordHash, input.current_password)
+  // Read now, not from the request's session: the session cache keeps no password hash, and a
+  // password changed since the token was resolved must be the one checked.
+  const [stored] = await db.values<[string]>(sql`select password_hash from users where id = ${user.id}`)
+  if (!stored) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Invalid or expired token' })
+  await assertPassword(stored[0], input.current_password)
   // scrypt runs before the write lock is taken, never under it.
   const passwordHash = await hashPassword(input.new_password)
   return writeTransaction(db, async (tx) => {

@@ -27,7 +27,7 @@ async function assertMediaMatches(db: Db | Tx, userId: number, path: string, con
   }
 }
 
-export async function createStory(db: Db, author: UserRow, input: StoryCreate, now: Date): Promise<Story> {
+export async function createStory(db: Db, author: Pick<UserRow, 'id' | 'username' | 'fullName' | 'avatar'>, input: StoryCreate, now: Date): Promise<Story> {
   if (input.content_type !== 'text') await assertMediaMatches(db, author.id, input.media_url!, input.content_type)
   const [story] = await writeTransaction(db, (tx) =>
     tx
@@ -139,7 +139,7 @@ export function storyVisibleTo(viewer: number, now: number): SQL {
  * may not see, or a block or a suspension hides its author from the caller. A viewer other than the author is recorded once (the story_views primary
  * key); only a new view row raises `views_count` and notifies the author, in one transaction.
  */
-export async function viewStory(db: Db, viewer: UserRow, storyId: number, now: Date): Promise<Story> {
+export async function viewStory(db: Db, viewer: Pick<UserRow, 'id'>, storyId: number, now: Date): Promise<Story> {
   const viewed = await writeTransaction(db, async (tx) => {
     const [found] = await tx
       .select({

@@ -8,7 +8,7 @@ import { mediaOf, type Bare, type MediaMap } from './media.js'
 
 type UserRow = typeof users.$inferSelect
 
-export function toSessionUser(user: UserRow): Bare<SessionUser> {
+export function toSessionUser(user: Pick<UserRow, 'id' | 'username' | 'email' | 'fullName' | 'avatar'>): Bare<SessionUser> {
   return { id: user.id, username: user.username, email: user.email, full_name: user.fullName, avatar: user.avatar }
 }
 
