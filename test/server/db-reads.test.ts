@@ -11,6 +11,15 @@ import { silentLogger } from '../../src/server/logger.js'
 import { createServices } from '../../src/server/services.js'
 import { registerUser, startTestServer, tempDir } from '../helpers/server.js'
 
+test("the write database and its transactions build no relational queries (drizzle would, per transaction); reads have them", async () => {
+  const server = await startTestServer()
+  const { db, reads } = server.services
+  assert.equal(Object.keys(db.query), [])
+  await db.transaction(async (tx) => assert.equal(Object.keys(tx.query), []))
+  assert.ok('users' in reads.query)
+  await server.close()
+})
+
 /** A read that keeps a reader worker busy for a while (seconds): a recursive count, no table needed. */
 const slowCount = sql<number>`with recursive c(x) as (select 1 union all select x + 1 from c where x < 10000000) select count(*) from c`
 
