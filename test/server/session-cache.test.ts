@@ -8,7 +8,7 @@
 import { sql } from 'drizzle-orm'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { SUSPENDED_MESSAGE } from '../../src/server/auth/sessions.js'
+import { SessionCache, SUSPENDED_MESSAGE } from '../../src/server/auth/sessions.js'
 import { suspendUser, unsuspendUser } from '../../src/server/domain/moderation.js'
 import { manualClock, registerUser, startTestServer, type RegisteredUser, type TestServer } from '../helpers/server.js'
 
@@ -143,6 +143,19 @@ test('a cached session still expires on time', async () => {
   } finally {
     clock.set(new Date('2026-03-01T12:00:00Z'))
   }
+})
+
+test('a full cache lets go of the session it has kept longest', async () => {
+  const cache = new SessionCache(a.services.reads, 2)
+  const [one, two, three] = [await registerUser(a), await registerUser(a), await registerUser(a)]
+  const now = clock.clock()
+  for (const user of [one, two, one, two]) assert.is((await cache.resolve(user.token, now))?.user.id, user.id)
+  assert.is(cache.misses, 2, 'both kept')
+  assert.is((await cache.resolve(three.token, now))?.user.id, three.id)
+  assert.is((await cache.resolve(two.token, now))?.user.id, two.id)
+  assert.is(cache.misses, 3, 'the second was still kept')
+  assert.is((await cache.resolve(one.token, now))?.user.id, one.id)
+  assert.is(cache.misses, 4, 'the first had gone to make room for the third')
 })
 
 test('the generation moves for what a session lookup answers, and for nothing else', async () => {

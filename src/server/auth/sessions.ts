@@ -139,10 +139,6 @@ export class SessionCache {
     private readonly capacity = SESSION_CACHE_CAPACITY,
   ) {}
 
-  get size(): number {
-    return this.#sessions.size
-  }
-
   async resolve(token: string, now: Date): Promise<ResolvedSession | null> {
     const hash = hashToken(token)
     const cached = this.#sessions.get(hash)
