@@ -14,7 +14,9 @@
  * --follows/--likes/--comments), --seconds per round, --rounds (2), --warmup seconds (1),
  * --connections (50), --max-requests per round, --workers (plaza serve processes; default one per
  * core, as `plaza serve` itself; the bare baseline is one process, as node:http is), --seed,
- * --only feed,explore,... (see ENDPOINTS), --data-dir DIR. The seeded network is cached: by
+ * --only feed,explore,... (see ENDPOINTS), --data-dir DIR, --rate-limits SPEC (Plaza counts requests
+ * as PLAZA_RATE_LIMITS=SPEC says, e.g. `auth=1000000,upload=1000000,default=1000000`: counted, never
+ * refused; without it, `--no-rate-limits`). The seeded network is cached: by
  * default in $TMPDIR/plaza-bench-social-u<users>-p<posts>-s<seed>, reused (not re-seeded) on the
  * next run; writes measured by earlier runs stay in it. Everything stays on loopback.
  */
@@ -41,6 +43,7 @@ const { values } = parseArgs({
     workers: { type: 'string', default: String(availableParallelism()) },
     only: { type: 'string' },
     'data-dir': { type: 'string' },
+    'rate-limits': { type: 'string' },
   },
 })
 const int = (name: keyof typeof values): number | undefined => {
@@ -243,7 +246,7 @@ async function main() {
   process.once('SIGINT', () => void stopAll().then(() => process.exit(130)))
   const rows: Row[] = []
   try {
-    const plaza = await startPlaza(DATA_DIR, { workers: WORKERS })
+    const plaza = await startPlaza(DATA_DIR, { workers: WORKERS, rateLimits: values['rate-limits'] })
     servers.push(plaza)
     const bare = await startBare()
     servers.push(bare)

@@ -83,11 +83,16 @@ function childPids(pid: number): number[] {
  * rate limits, logging warnings only (the access log's stderr line per request is left out).
  * `PLAZA_BENCH_NODE_ARGS` adds node flags to it (for a profile: `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
-export async function startPlaza(dataDir: string, options: { workers?: number; env?: Record<string, string> } = {}): Promise<Server> {
+/**
+ * Starts `plaza serve` on `dataDir`. Rate limits are off unless `rateLimits` gives them
+ * (PLAZA_RATE_LIMITS syntax, e.g. `default=1000000`: counted as in production, never refusing).
+ */
+export async function startPlaza(dataDir: string, options: { workers?: number; env?: Record<string, string>; rateLimits?: string } = {}): Promise<Server> {
   const nodeArgs = process.env.PLAZA_BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []
-  const args = [...nodeArgs, path.join(ROOT, 'bin/run.js'), 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, '--no-rate-limits', '--workers', String(options.workers ?? 1)]
+  const limits = options.rateLimits === undefined ? ['--no-rate-limits'] : []
+  const args = [...nodeArgs, path.join(ROOT, 'bin/run.js'), 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, ...limits, '--workers', String(options.workers ?? 1)]
   const child = spawn(process.execPath, args, {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, PLAZA_LOG_LEVEL: 'warn', ...options.env },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, PLAZA_LOG_LEVEL: 'warn', ...(options.rateLimits === undefined ? {} : { PLAZA_RATE_LIMITS: options.rateLimits }), ...options.env },
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   const url = await waitForListening(child, 'plaza serve')

@@ -1,8 +1,10 @@
 import { rmSync } from 'node:fs'
+import path from 'node:path'
 import { sql } from 'drizzle-orm'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { DEFAULT_RATE_LIMITS, loadConfig, type RateLimits } from '../../src/server/config.js'
+import { openConnection } from '../../src/server/db/connection.js'
 import { silentLogger } from '../../src/server/logger.js'
 import { createServices, type Clock, type Services } from '../../src/server/services.js'
 import { manualClock, registerUser, startTestServer, tempDir } from '../helpers/server.js'
@@ -21,6 +23,25 @@ test('50 concurrent hits against a limit of 10 let exactly 10 through', async ()
   const services = await open(dataDir, manualClock().clock)
   const verdicts = await Promise.all(Array.from({ length: 50 }, () => services.limiter!.hit('default', 'user:1')))
   assert.is(allowedOf(verdicts), 10)
+  await services.close()
+  rmSync(dataDir, { recursive: true, force: true })
+})
+
+test('the counts of concurrent requests commit together (group commit), not each in a transaction of its own', async () => {
+  const dataDir = tempDir()
+  // No checkpointer thread (maintenance off): the WAL keeps every frame the counts write.
+  const services = await createServices(loadConfig({ dataDir, rateLimits: LIMITS }, {}), { clock: manualClock().clock, logger: silentLogger, maintenance: false })
+  const outside = openConnection(path.join(dataDir, 'plaza.db'))
+  outside.exec('PRAGMA wal_checkpoint(TRUNCATE)')
+  const verdicts = await Promise.all(Array.from({ length: 50 }, (_, i) => services.limiter!.hit('default', `user:${i}`)))
+  assert.is(allowedOf(verdicts), 50)
+  // Frames in the WAL: each commit writes every page it changed (the table's leaf, its key index,
+  // the window index), so 50 transactions of their own wrote about 150; a group writes each once.
+  const [, frames] = outside.prepare('PRAGMA wal_checkpoint(PASSIVE)').raw(true).get() as number[]
+  assert.ok(frames > 0 && frames < 30, `${frames} WAL frames for 50 counts`)
+  const counted = outside.prepare("SELECT count(*) FROM rate_limits WHERE key LIKE 'default:user:%'").raw(true).get() as number[]
+  assert.is(counted[0], 50)
+  outside.close()
   await services.close()
   rmSync(dataDir, { recursive: true, force: true })
 })
