@@ -1,4 +1,4 @@
-import { and, lt, sql } from 'drizzle-orm'
+import { and, lt, sql, type SQL } from 'drizzle-orm'
 import type { RateLimits } from './config.js'
 import { writeTransaction, type Db } from './db/client.js'
 import { rateLimits } from './db/schema.js'
@@ -22,11 +22,23 @@ const SWEEP_INTERVAL_MS = 60_000
 export class RateLimiter {
   #lastSweep: number | null = null
 
+  /**
+   * `grouped`: the database is a local file, whose client commits the write transactions of a turn
+   * of the event loop together (group commit, local-client.ts), so each count runs as a write
+   * transaction and joins them instead of taking the write lock alone. On a libsql server a
+   * transaction is several round trips and the server orders the writes itself: there a count is
+   * the one statement.
+   */
   constructor(
     private readonly db: Db,
     private readonly limits: RateLimits,
     private readonly now: () => number,
+    private readonly grouped = false,
   ) {}
+
+  #write<T>(statement: SQL): Promise<T> {
+    return this.grouped ? writeTransaction(this.db, (tx) => tx.get<T>(statement)) : this.db.get<T>(statement)
+  }
 
   /** Counts one request against `key` in class `kind`; not allowed once the window's count passes the class's maximum. */
   async hit(kind: RateLimitClass, key: string): Promise<RateLimitVerdict> {
@@ -34,14 +46,12 @@ export class RateLimiter {
     const now = this.now()
     await this.#sweep(now)
     // SET expressions read the old row, so `count` and `window_start` below are the stored values.
-    // A write transaction like any other, so that the counts of the requests read in one turn of
-    // the event loop share one group commit (local-client.ts) instead of each taking the lock.
-    const row = await writeTransaction(this.db, (tx) => tx.get<{ count: number; window_start: number }>(sql`
+    const row = await this.#write<{ count: number; window_start: number }>(sql`
       INSERT INTO rate_limits (key, window_start, count) VALUES (${`${kind}:${key}`}, ${now}, 1)
       ON CONFLICT (key) DO UPDATE SET
         count = CASE WHEN excluded.window_start - window_start >= ${rule.windowMs} THEN 1 ELSE count + 1 END,
         window_start = CASE WHEN excluded.window_start - window_start >= ${rule.windowMs} THEN excluded.window_start ELSE window_start END
-      RETURNING count, window_start`))
+      RETURNING count, window_start`)
     return this.#verdict(rule.max, rule.windowMs, row.count, row.window_start, now)
   }
 
@@ -74,13 +84,13 @@ export class RateLimiter {
       rules.map(([kind, rule]) => sql`WHEN ${kind} THEN ${rule.windowMs}`),
       sql` `,
     )
-    await writeTransaction(this.db, (tx) => tx
+    await this.db
       .delete(rateLimits)
       .where(
         and(
           lt(rateLimits.windowStart, now - shortest),
           sql`${rateLimits.windowStart} < ${now} - CASE substr(${rateLimits.key}, 1, instr(${rateLimits.key}, ':') - 1) ${windowOfKey} ELSE ${longest} END`,
         ),
-      ))
+      )
   }
 }

@@ -236,7 +236,7 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
     clock,
     startedAt,
     logger,
-    limiter: config.rateLimits ? new RateLimiter(database.db, config.rateLimits, () => clock().getTime()) : null,
+    limiter: config.rateLimits ? new RateLimiter(database.db, config.rateLimits, () => clock().getTime(), database.client.protocol === 'file') : null,
     storage,
     chat,
     inference,
