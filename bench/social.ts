@@ -11,7 +11,8 @@
  *   npx tsx bench/social.ts --users 100000 --posts 1000000 --seconds 5      # reference: 3-19 min to seed, 2.4 GB
  *
  * Flags: --users, --posts (follows = 125 x users, likes = 2 x posts, comments = 0.2 x posts unless
- * --follows/--likes/--comments), --seconds per round, --rounds (2), --warmup seconds (1),
+ * --follows/--likes/--comments), --seconds per round, --rounds (2), --warmup seconds (5: each server
+ * gets that long of the endpoint's load, unmeasured, before its first round),
  * --connections (50), --max-requests per round, --workers (plaza serve processes; default one per
  * core, as `plaza serve` itself; the bare baseline is one process, as node:http is), --seed,
  * --only feed,explore,... (see ENDPOINTS), --data-dir DIR, --rate-limits SPEC (Plaza counts requests
@@ -37,7 +38,7 @@ const { values } = parseArgs({
     seed: { type: 'string', default: '1' },
     seconds: { type: 'string', default: '5' },
     rounds: { type: 'string', default: '2' },
-    warmup: { type: 'string', default: '1' },
+    warmup: { type: 'string', default: '5' },
     connections: { type: 'string', default: '50' },
     'max-requests': { type: 'string', default: '1000000' },
     workers: { type: 'string', default: String(availableParallelism()) },
@@ -163,16 +164,23 @@ async function measure(endpoint: Endpoint, fixtures: Fixtures, plaza: Server, ba
   const probe: RequestSpec = { method: 'GET', path: `${API}/user/profile/1`, headers: bearer(fixtures, 1) }
   let settling = 0
   const idle = async () => (settling += await settle(plaza.url, probe))
+  // The bare baseline never runs beside Plaza's deferred work: the fan-out of the posts a round
+  // created is waited for (and reported) before it, so the next endpoint starts idle too.
+  const fannedOut = async (what = '') => {
+    const { posts, backfills, ms } = await waitForFanout(fixtures.network.dbFile)
+    if (posts > 0 || backfills > 0) log(`  ${endpoint.name}: fan-out backlog${what} of ${posts} posts and ${backfills} follows' backfills drained in ${(ms / 1000).toFixed(1)} s`)
+  }
+  // Both servers get the endpoint's load unmeasured first, as TechEmpower's runs do: the rounds
+  // measure the steady state, after V8 has compiled the endpoint's paths (its compiler threads
+  // took a fifth to a third of the machine for the first seconds of a write endpoint) and the
+  // pages it touches are back in memory.
+  if (WARMUP > 0) await runRound(bare.url, { ...options, seconds: WARMUP })
   await idle()
   if (WARMUP > 0) await runRound(plaza.url, { ...options, seconds: WARMUP })
   await idle()
+  // The first round starts with no backlog of the warm-up's writes, as the others start with none of their predecessor's.
+  await fannedOut(' of the warm-up')
   resetPeakRss(plaza.pids())
-  // The bare baseline never runs beside Plaza's deferred work: the fan-out of the posts a round
-  // created is waited for (and reported) before it, so the next endpoint starts idle too.
-  const fannedOut = async () => {
-    const { posts, backfills, ms } = await waitForFanout(fixtures.network.dbFile)
-    if (posts > 0 || backfills > 0) log(`  ${endpoint.name}: fan-out backlog of ${posts} posts and ${backfills} follows' backfills drained in ${(ms / 1000).toFixed(1)} s`)
-  }
   const plazaRounds = []
   const bareRounds = []
   for (let round = 0; round < ROUNDS; round++) {
