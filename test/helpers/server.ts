@@ -41,8 +41,15 @@ export function manualClock(start = new Date('2026-01-01T00:00:00Z')) {
   return { clock, advance: (ms: number) => void (now += ms), set: (date: Date) => void (now = date.getTime()) }
 }
 
+/** Directories tempDir made in this process (each test file runs in a process of its own, test/run.ts). */
+const madeDirs: string[] = []
+
+/** A fresh directory under the system's temp directory, removed when the test process exits. */
 export function tempDir(prefix = 'plaza-test-'): string {
-  return mkdtempSync(path.join(tmpdir(), prefix))
+  const dir = mkdtempSync(path.join(tmpdir(), prefix))
+  if (madeDirs.length === 0) process.once('exit', () => madeDirs.forEach((made) => rmSync(made, { recursive: true, force: true })))
+  madeDirs.push(dir)
+  return dir
 }
 
 /**
