@@ -174,9 +174,11 @@ async function measure(endpoint: Endpoint, fixtures: Fixtures, plaza: Server, ba
   // measure the steady state, after V8 has compiled the endpoint's paths (its compiler threads
   // took a fifth to a third of the machine for the first seconds of a write endpoint) and the
   // pages it touches are back in memory.
-  if (WARMUP > 0) await runRound(bare.url, { ...options, seconds: WARMUP })
-  await idle()
-  if (WARMUP > 0) await runRound(plaza.url, { ...options, seconds: WARMUP })
+  if (WARMUP > 0) {
+    await runRound(bare.url, { ...options, seconds: WARMUP })
+    await idle()
+    await runRound(plaza.url, { ...options, seconds: WARMUP })
+  }
   await idle()
   // The first round starts with no backlog of the warm-up's writes, as the others start with none of their predecessor's.
   await fannedOut(' of the warm-up')
