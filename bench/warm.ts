@@ -15,7 +15,8 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { sql } from 'drizzle-orm'
 import { openDatabase } from '../src/server/db/client.js'
-import { noWarm } from '../src/server/db/warm.js'
+import { ReaderPool } from '../src/server/db/readers.js'
+import { Coldness, noWarm, poolWarm, WARM_THREADS } from '../src/server/db/warm.js'
 import { follow, followPages } from '../src/server/domain/follows.js'
 import { mulberry32 } from './lib/seed.js'
 
@@ -24,7 +25,10 @@ const ROUNDS = Number(process.argv[3] ?? 3)
 const FOLLOWS = Number(process.argv[4] ?? 2000)
 
 const database = await openDatabase({ dataDir: DIR, readers: 1, checkpoints: true })
-const { db, reads, warm } = database
+const { db, reads } = database
+// The server's warming skips writes while their pages are found cached (warm.ts Coldness); here every warmed follow warms.
+const warmers = new ReaderPool(path.join(DIR, 'plaza.db'), WARM_THREADS)
+const warm = poolWarm(warmers, { coldness: new Coldness(0) })
 const [{ users, newest }] = await db.all<{ users: number; newest: number }>(sql`select (select max(id) from users) as users, (select coalesce(max(id), 0) from notifications) as newest`)
 const random = mulberry32(newest)
 
@@ -59,5 +63,5 @@ for (let i = 1; i <= ROUNDS; i++) {
   const warmed = await round(true)
   console.log(`| ${i} | ${cold.follow.toFixed(0)} | ${warmed.warm.toFixed(0)} | ${warmed.follow.toFixed(0)} |`)
 }
+await warmers.close()
 await database.close()
-if (warm === noWarm) console.log('\n(no reader workers: nothing was warmed)')

@@ -7,7 +7,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { ReaderPool } from '../../src/server/db/readers.js'
-import { noWarm, poolWarm, WARM_QUEUE, type Pages, type Warm } from '../../src/server/db/warm.js'
+import { COLD_READ_MS, COLD_SHARE, Coldness, noWarm, poolWarm, WARM_PROBE_EVERY, WARM_QUEUE, type Pages, type Warm } from '../../src/server/db/warm.js'
 import { follow, followPages, unfollowPages } from '../../src/server/domain/follows.js'
 import { commentPages, likePages, unlikePages } from '../../src/server/domain/interactions.js'
 import { backfillPages } from '../../src/server/domain/timelines.js'
@@ -126,9 +126,9 @@ test('poolWarm resolves when its read fails, and skips the read when WARM_QUEUE 
   const asked: string[] = []
   const pool = {
     waiting: WARM_QUEUE,
-    query: (text: string) => {
+    time: (text: string) => {
       asked.push(text)
-      return Promise.resolve([])
+      return Promise.resolve(0.01)
     },
   } as unknown as ReaderPool
   const warm = poolWarm(pool)
@@ -137,6 +137,74 @@ test('poolWarm resolves when its read fails, and skips the read when WARM_QUEUE 
   ;(pool as { waiting: number }).waiting = WARM_QUEUE - 1
   await warm({ sql: 'select 1', params: [] })
   assert.equal(asked, ['select 1'])
+})
+
+/** How many of `writes` writes a gauge lets warm. */
+function warmed(coldness: Coldness, writes: number): number {
+  let n = 0
+  for (let i = 0; i < writes; i++) if (coldness.shouldWarm()) n++
+  return n
+}
+
+test('Coldness: every write warms while warming reads find pages on disk, one in WARM_PROBE_EVERY while they find them cached', () => {
+  const coldness = new Coldness()
+  assert.is(warmed(coldness, 100), 100, 'a process starts assuming its pages are cold')
+  // Fast reads (pages in the system's cache) bring the share of cold reads down until writes only probe.
+  let reads = 0
+  while (coldness.share >= COLD_SHARE) {
+    coldness.record(COLD_READ_MS / 10)
+    reads++
+  }
+  assert.ok(reads > 50 && reads < 200, `${reads} fast reads to stop warming every write`)
+  assert.is(warmed(coldness, 16 * WARM_PROBE_EVERY), 16, 'one write in WARM_PROBE_EVERY warms')
+  // A few slow reads among fast ones (a core busy elsewhere) do not bring warming back.
+  for (let i = 0; i < 100; i++) coldness.record(i % 10 === 0 ? COLD_READ_MS * 2 : COLD_READ_MS / 10)
+  assert.ok(coldness.share < COLD_SHARE, `share ${coldness.share}`)
+  assert.is(warmed(coldness, 4 * WARM_PROBE_EVERY), 4)
+  // Pages leave the cache (another workload filled it): the probes' reads are slow, and every write warms again.
+  reads = 0
+  while (coldness.share < COLD_SHARE) {
+    coldness.record(COLD_READ_MS * 4)
+    reads++
+  }
+  assert.ok(reads <= 16, `${reads} slow reads to warm every write again`)
+  assert.is(warmed(coldness, 50), 50)
+})
+
+test('poolWarm times its reads in the worker and warms only as often as its Coldness says', async () => {
+  let ms = 0.02
+  const asked: string[] = []
+  const pool = {
+    waiting: 0,
+    time: (text: string) => {
+      asked.push(text)
+      return Promise.resolve(ms)
+    },
+  } as unknown as ReaderPool
+  const coldness = new Coldness()
+  const warm = poolWarm(pool, { coldness })
+  for (let i = 0; i < 200; i++) await warm({ sql: 'select 1', params: [] })
+  assert.ok(coldness.share < COLD_SHARE, 'fast reads recorded')
+  const before = asked.length
+  for (let i = 0; i < 10 * WARM_PROBE_EVERY; i++) await warm({ sql: 'select 1', params: [] })
+  assert.is(asked.length - before, 10, 'probes only')
+  ms = COLD_READ_MS * 3
+  for (let i = 0; i < 20 * WARM_PROBE_EVERY; i++) await warm({ sql: 'select 1', params: [] })
+  assert.ok(coldness.share >= COLD_SHARE, 'slow probes recorded')
+  const cold = asked.length
+  for (let i = 0; i < 10; i++) await warm({ sql: 'select 1', params: [] })
+  assert.is(asked.length - cold, 10, 'every write warms again')
+
+  // The server's own pool: a real read, timed where it ran.
+  if (server.services.warm === noWarm) return // a libsql server (PLAZA_TEST_DATABASE=hrana): nothing to warm
+  const { ReaderPool: Pool } = await import('../../src/server/db/readers.js')
+  const real = new Pool(server.dataDir + '/plaza.db', 1)
+  try {
+    const took = await real.time('select count(*) from users', [])
+    assert.ok(typeof took === 'number' && took >= 0 && took < 5000, `took ${took} ms`)
+  } finally {
+    await real.close()
+  }
 })
 
 test.run()

@@ -28,16 +28,17 @@ export interface ReadRequest {
   id: number
   sql: string
   params: unknown[]
-  method: ReadMethod
+  /** `time`: the read is run to its end for the pages it visits, and answered by how long it took (`ms`), without rows. */
+  method: ReadMethod | 'time'
 }
 
 export type ReadResponse =
-  | { id: number; rows: unknown[]; error?: undefined }
+  | { id: number; rows: unknown[]; ms?: number; error?: undefined }
   | { id: number; rows?: undefined; error: { message: string; code?: string; rawCode?: number } }
 
 interface Pending {
   request: ReadRequest
-  resolve: (rows: unknown[]) => void
+  resolve: (response: { rows: unknown[]; ms?: number }) => void
   reject: (error: unknown) => void
 }
 
@@ -68,6 +69,15 @@ export class ReaderPool {
   }
 
   query(sql: string, params: unknown[], method: ReadMethod): Promise<unknown[]> {
+    return this.#send(sql, params, method).then((response) => response.rows)
+  }
+
+  /** Runs a read for the pages it visits (a warming read, db/warm.ts): resolves to the milliseconds the worker spent on it, its wait for a worker not counted. */
+  time(sql: string, params: unknown[]): Promise<number> {
+    return this.#send(sql, params, 'time').then((response) => response.ms ?? 0)
+  }
+
+  #send(sql: string, params: unknown[], method: ReadRequest['method']): Promise<{ rows: unknown[]; ms?: number }> {
     if (this.#closed) return Promise.reject(new LibsqlError('The database is closed', 'CLIENT_CLOSED'))
     return new Promise((resolve, reject) => {
       const pending = { request: { id: this.#nextId++, sql, params, method }, resolve, reject }
@@ -94,7 +104,7 @@ export class ReaderPool {
       if (response.error) {
         const { message, code, rawCode } = response.error
         pending.reject(new LibsqlError(message, primaryCode(code), code, rawCode))
-      } else pending.resolve(response.rows)
+      } else pending.resolve(response)
     })
     slot.worker.on('error', (error) => this.#fail(slot, error))
     slot.worker.on('exit', (code) => this.#fail(slot, new Error(`reader worker exited with code ${code}`)))

@@ -16,7 +16,8 @@
  * own: the disk reads happen outside the lock, the warming of many requests at once, and the
  * write finds its pages in the system's cache. It is only a hint. It never fails (a failed read
  * is dropped), and it is skipped when WARM_QUEUE reads are already waiting, so a saturated disk
- * makes writes run cold rather than queue twice.
+ * makes writes run cold rather than queue twice, and while the warming reads find their pages in
+ * the system's cache anyway (Coldness), but for a probe now and then.
  */
 import { sql, type Placeholder, type SQL } from 'drizzle-orm'
 import { renderOnce, type Rendered } from './prepared.js'
@@ -37,12 +38,65 @@ export const WARM_THREADS = 2
 /** Warming reads that may wait for a thread; past this, a write goes ahead without warming. */
 export const WARM_QUEUE = 64
 
-/** Warms through `pool` (a ReaderPool of its own, so a long scan never holds up a write's warming). */
-export function poolWarm(pool: ReaderPool, maxQueued = WARM_QUEUE): Warm {
+/**
+ * A warming read that took the worker at least this long found pages on the disk: from the
+ * system's cache a follow's ten or so leaves take 20-100 µs, from the disk 0.3-2 ms each (on the
+ * 1M-post network, both cores busy, a read now and then also waits that long for a core).
+ */
+export const COLD_READ_MS = 0.5
+
+/** While at least this share of recent warming reads were cold, every write warms; below it, one in WARM_PROBE_EVERY does. */
+export const COLD_SHARE = 0.2
+
+/** How often a write warms while its pages are found cached: a probe, which keeps the measure of coldness current. */
+export const WARM_PROBE_EVERY = 16
+
+/** How many recent warming reads the measure of coldness weighs (an exponential moving average). */
+const COLD_WINDOW = 64
+
+/**
+ * Whether the writes' pages are found on disk or in the system's cache, from the warming reads'
+ * times. A warming read costs a write about as much CPU as its own statements (the read on a worker
+ * thread, a message each way, the wake-ups), which is only worth paying while it spares the write
+ * reading from the disk under the lock: on the 1M-post network, follows that came one after the
+ * other found their pages cached 93-97% of the time, but after a burst of posts had filled the
+ * cache with timelines most were on disk. So while recent reads were mostly fast, only one write
+ * in WARM_PROBE_EVERY warms, and the rest go straight to the lock.
+ */
+export class Coldness {
+  /** The share of recent warming reads that were cold; a process starts assuming the worst. */
+  #share = 1
+  #sinceProbe = 0
+
+  /** `threshold` 0: every write warms whatever its reads find (bench/warm.ts measures warming itself). */
+  constructor(private readonly threshold = COLD_SHARE) {}
+
+  /** Records one warming read's time. */
+  record(ms: number): void {
+    this.#share += ((ms >= COLD_READ_MS ? 1 : 0) - this.#share) / COLD_WINDOW
+  }
+
+  /** Whether the next write warms: every one while pages are cold, one in WARM_PROBE_EVERY while they are not. */
+  shouldWarm(): boolean {
+    if (this.#share >= this.threshold) return true
+    this.#sinceProbe = (this.#sinceProbe + 1) % WARM_PROBE_EVERY
+    return this.#sinceProbe === 0
+  }
+
+  get share(): number {
+    return this.#share
+  }
+}
+
+/**
+ * Warms through `pool` (a ReaderPool of its own, so a long scan never holds up a write's warming),
+ * while `coldness` says pages are being found on the disk (and a probe now and then otherwise).
+ */
+export function poolWarm(pool: ReaderPool, { maxQueued = WARM_QUEUE, coldness = new Coldness() }: { maxQueued?: number; coldness?: Coldness } = {}): Warm {
   return (pages) => {
-    if (pool.waiting >= maxQueued) return Promise.resolve()
-    return pool.query(pages.sql, pages.params, 'values').then(
-      () => {},
+    if (pool.waiting >= maxQueued || !coldness.shouldWarm()) return Promise.resolve()
+    return pool.time(pages.sql, pages.params).then(
+      (ms) => coldness.record(ms),
       () => {},
     )
   }
