@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert'
 import { registerUser, startTestServer, type TestServer } from '../helpers/server.js'
 import { listFollows } from '../../src/server/domain/follows.js'
 import { INLINE_PAGE_DEPTH } from '../../src/server/domain/page-depth.js'
-import { countingSelects, followUser, notificationsOf } from './helpers.js'
+import { countingSelects, followUser, notificationsOf, post } from './helpers.js'
 
 let server: TestServer
 test.before(async () => {
@@ -26,6 +26,23 @@ test('follow returns the target profile after the change, keeps both counters, a
   assert.is(res.body.data.followers_count, 1)
   assert.is((await profile(alice.token, bob.id)).following_count, 1)
   assert.equal(await notificationsOf(server, alice.id), [{ type: 'follow', actor_id: bob.id, post_id: null }])
+})
+
+test('a new follow answers the very profile the follower reads next: same keys in the same order, same values', async () => {
+  const alice = await registerUser(server)
+  const bob = await registerUser(server)
+  const carol = await registerUser(server)
+  assert.is((await server.request('PUT', '/api/mobile/user/update', { token: alice.token, body: { full_name: 'Alice A.', bio: 'Coffee, mostly' } })).status, 200)
+  await post(server, alice.token, { content: 'first' })
+  await post(server, alice.token, { content: 'second' })
+  const story = await server.request('POST', '/api/mobile/stories/create', { token: alice.token, body: { content_type: 'text', text_content: 'hello' } })
+  assert.is(story.status, 201, JSON.stringify(story.body))
+  await followUser(server, carol.token, alice.id)
+  const res = await server.request('POST', `/api/mobile/user/follow/${alice.id}`, { token: bob.token })
+  assert.is(res.status, 200)
+  const read = await profile(bob.token, alice.id)
+  assert.is(JSON.stringify(res.body.data), JSON.stringify(read))
+  assert.equal([read.followers_count, read.posts_count, read.active_stories_count, read.is_following, read.bio], [2, 2, 1, true, 'Coffee, mostly'])
 })
 
 test('following twice changes nothing and succeeds (no second notification)', async () => {

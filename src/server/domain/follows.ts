@@ -3,7 +3,7 @@ import { and, desc, eq, sql, type Placeholder, type SQL } from 'drizzle-orm'
 import type { UserProfile, UserSummary } from '../../shared/types.js'
 import { writeTransaction, type Db, type ReadDb, type Tx } from '../db/client.js'
 import { leanStatement, prepared } from '../db/prepared.js'
-import { follows, users } from '../db/schema.js'
+import { follows, stories, users } from '../db/schema.js'
 import { pagesQuery, type Warm } from '../db/warm.js'
 import type { Fanout } from './fanout.js'
 import { notificationPages, notify } from './notifications.js'
@@ -12,7 +12,7 @@ import type { Paging } from './posts.js'
 import { dropBackfill, followTimelinePages, pruneTimeline, queueBackfill } from './timelines.js'
 import { authorVisibleTo, unblocked } from './relations.js'
 import { findVisibleUser, loadProfile, toUserSummary, userSummaryColumns } from './users.js'
-import { withMedia } from './media.js'
+import { withMedia, withMediaOne, type Bare } from './media.js'
 
 /** Whom a follow or unfollow names: a user the caller may see (a block either way or a suspension answers 404). */
 async function target(reads: ReadDb, followerId: number, ref: number | string) {
@@ -37,6 +37,55 @@ const followCounters = leanStatement(
       following_count = following_count + (case when id = ${v.follower} then ${v.delta} else 0 end)
     where id in (${v.followee}, ${v.follower})`,
 )
+
+/**
+ * A new follow's two counters (as `countFollow`), answering the followee's profile columns as the
+ * write leaves them, with its stories live at `now` and its suspension: the follow's answer, read
+ * under the write lock, so no read of the profile after the commit (on the 1M-post network that
+ * read was about 7% of a serving process's time in a follow round).
+ */
+const countNewFollow = leanStatement(
+  ['follower', 'followee', 'now'],
+  (v) => sql`
+    update ${users} set
+      followers_count = followers_count + (case when id = ${v.followee} then 1 else 0 end),
+      following_count = following_count + (case when id = ${v.follower} then 1 else 0 end)
+    where id in (${v.followee}, ${v.follower})
+    returning id, username, full_name, bio, avatar, is_verified, followers_count, following_count, posts_count, suspended_at,
+      case when id = ${v.followee} then (select count(*) from ${stories} s where s.user_id = ${users}.id and s.expires_at > ${v.now}) end as active_stories`,
+)
+
+/** A row `countNewFollow` returns. */
+interface CountedUser {
+  id: number
+  username: string
+  full_name: string
+  bio: string
+  avatar: string
+  is_verified: number
+  followers_count: number
+  following_count: number
+  posts_count: number
+  suspended_at: number | null
+  active_stories: number | null
+}
+
+/** The followee's profile as `loadProfile` answers it for its new follower (views.ts toProfile, the same keys in the same order). */
+function followedProfile(row: CountedUser): Bare<UserProfile> {
+  return {
+    id: row.id,
+    username: row.username,
+    full_name: row.full_name,
+    bio: row.bio,
+    avatar: row.avatar,
+    is_verified: Boolean(row.is_verified),
+    followers_count: row.followers_count,
+    following_count: row.following_count,
+    posts_count: row.posts_count,
+    active_stories_count: Number(row.active_stories ?? 0),
+    is_following: true,
+  }
+}
 
 /** A follow row unless a block stands between the two (its test repeated under the write lock); nothing for a repeat. */
 const insertFollow = leanStatement(
@@ -81,22 +130,24 @@ export const unfollowPages = pagesQuery(['follower', 'followee'], ({ follower, f
  * the fan-out runner does it, and the feed merges the followee's posts until then) are written in
  * the same transaction as the follow row, and only if it was new. The statements are lean `sql`
  * rendered once (leanStatement: a fraction of what building them costs) as they run under the
- * write lock; the target and the answer are prepared lookups on `reads`, and the pages the write
- * changes are read (`warm`) before it, all outside the lock.
+ * write lock; the target is a prepared lookup on `reads`, and the pages the write changes are read
+ * (`warm`) before it, outside the lock. A new follow answers the profile its counter update
+ * returned; a repeat (or a follow a block or a suspension committed meanwhile refused) reads it.
  */
 export async function follow(db: Db, reads: ReadDb, warm: Warm, fanout: Pick<Fanout, 'notify'>, followerId: number, ref: number | string, now: Date): Promise<UserProfile> {
   const followee = await target(reads, followerId, ref)
   await warm(followPages({ follower: followerId, followee: followee.id }))
-  const followed = await writeTransaction(db, async (tx) => {
+  const counted = await writeTransaction(db, async (tx) => {
     // The block test is repeated under the write lock: a block committed since `target` looked wins.
     const inserted = await tx.run(insertFollow({ follower: followerId, followee: followee.id, at: now.getTime() }))
-    if (inserted.rowsAffected === 0) return false
-    await countFollow(tx, followerId, followee.id, 1)
+    if (inserted.rowsAffected === 0) return null
+    const rows = await tx.all<CountedUser>(countNewFollow({ follower: followerId, followee: followee.id, now: now.getTime() }))
     await notify(tx, { userId: followee.id, actorId: followerId, type: 'follow' }, now)
     await tx.run(queueBackfill({ follower: followerId, followee: followee.id }))
-    return true
+    return rows.find((row) => row.id === followee.id) ?? null
   })
-  if (followed) fanout.notify()
+  if (counted) fanout.notify()
+  if (counted && counted.suspended_at === null) return withMediaOne(reads, followedProfile(counted))
   return loadProfile(reads, followee.id, followerId, now)
 }
 
