@@ -59,9 +59,10 @@ const COLD_WINDOW = 64
  * times. A warming read costs a write about as much CPU as its own statements (the read on a worker
  * thread, a message each way, the wake-ups), which is only worth paying while it spares the write
  * reading from the disk under the lock: on the 1M-post network, follows that came one after the
- * other found their pages cached 93-97% of the time, but after a burst of posts had filled the
- * cache with timelines most were on disk. So while recent reads were mostly fast, only one write
- * in WARM_PROBE_EVERY warms, and the rest go straight to the lock.
+ * other found their pages cached 93-97% of the time, while on a machine whose page cache had let
+ * the file go (docs/social.md, Data layer) cold follows took 2-3 times as long under the lock.
+ * So while recent reads were mostly fast, only one write in WARM_PROBE_EVERY warms, and the rest
+ * go straight to the lock.
  */
 export class Coldness {
   /** The share of recent warming reads that were cold; a process starts assuming the worst. */
