@@ -12,7 +12,10 @@ export function toSessionUser(user: Pick<UserRow, 'id' | 'username' | 'email' | 
   return { id: user.id, username: user.username, email: user.email, full_name: user.fullName, avatar: user.avatar }
 }
 
-export function toProfile(user: UserRow, extra: { isFollowing: boolean; activeStories: number }): Bare<UserProfile> {
+/** The user columns a profile shows. */
+export type ProfileUser = Pick<UserRow, 'id' | 'username' | 'fullName' | 'bio' | 'avatar' | 'isVerified' | 'followersCount' | 'followingCount' | 'postsCount'>
+
+export function toProfile(user: ProfileUser, extra: { isFollowing: boolean; activeStories: number }): Bare<UserProfile> {
   return {
     id: user.id,
     username: user.username,
