@@ -6,7 +6,7 @@
 import Database from 'libsql'
 
 export type Connection = InstanceType<typeof Database>
-type Statement = ReturnType<Connection['prepare']>
+export type Statement = ReturnType<Connection['prepare']>
 
 /** How long a connection waits for another process's write lock before SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 5000

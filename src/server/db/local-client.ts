@@ -48,7 +48,7 @@ import type {
   Transaction,
   TransactionMode,
 } from '@libsql/client'
-import { openConnection, primaryCode, StatementCache, toSqlValue, type Connection } from './connection.js'
+import { openConnection, primaryCode, StatementCache, toSqlValue, type Connection, type Statement } from './connection.js'
 
 interface Lane {
   connection: Connection
@@ -114,17 +114,81 @@ function bindings(args: InArgs | undefined): unknown[] | Record<string, unknown>
   return named
 }
 
-/** A row as @libsql/client shapes it: values by index (not enumerable) and by column name (enumerable, first wins). */
-function toRow(values: unknown[], columns: string[]): Row {
-  const row = {} as Row
+/**
+ * What a statement that returns rows returns, described once per prepared statement: libsql's
+ * `columns()` costs about 15 µs a call (a follow's RETURNING, 11 columns, spent more on it than on
+ * its update), and toggling `raw` and asking `reader` cross into the binding as well. A prepared
+ * statement keeps its result columns: SQLite re-prepares it after a schema change, and Plaza's
+ * statements name their columns (never `*`).
+ */
+interface Shape {
+  columns: string[]
+  types: string[]
+  /** Builds rows of these columns (`toRow`'s prototype). */
+  row: object
+  /** A row's enumerable properties, each with the index of its value (libsqlRow's, for odd names too). */
+  named: Array<[string, number]>
+  /** No name is `__proto__` or an index, so the names can be assigned rather than defined. */
+  assignable: boolean
+}
+
+const shapes = new WeakMap<Statement, Shape | null>()
+
+/** The statement's shape, or null for one that returns no rows; sets raw mode, which stays set. */
+function shapeOf(statement: Statement): Shape | null {
+  let shape = shapes.get(statement)
+  if (shape !== undefined) return shape
+  shape = null
+  if (statement.reader) {
+    statement.raw(true)
+    const described = statement.columns()
+    const columns = described.map((column) => column.name)
+    const row = Object.create(Object.prototype, { length: { get: valuesLength } })
+    for (let i = 0; i < columns.length; i++) Object.defineProperty(row, i, { get: valueAt(i) })
+    // Which names a row has, and the value of each, as @libsql/client's way of building a row leaves them.
+    const named = Object.entries(libsqlRow(columns.map((_, i) => i), columns)) as Array<[string, number]>
+    // A name that is also an index (its getter is on the prototype) or `__proto__` must be defined, not assigned.
+    const assignable = named.every(([name]) => name !== '__proto__' && !(name in row))
+    shape = { columns, types: described.map((column) => column.type ?? ''), row, named, assignable }
+  }
+  shapes.set(statement, shape)
+  return shape
+}
+
+/** How @libsql/client builds a row: values by index (not enumerable), and by column name (enumerable), the first of a name winning. */
+function libsqlRow(values: unknown[], columns: string[]): Record<string, unknown> {
+  const row = {}
   Object.defineProperty(row, 'length', { value: values.length })
   for (let i = 0; i < values.length; i++) {
     Object.defineProperty(row, i, { value: values[i] })
-    if (!Object.hasOwn(row, columns[i])) {
-      Object.defineProperty(row, columns[i], { value: values[i], enumerable: true, configurable: true, writable: true })
-    }
+    if (!Object.hasOwn(row, columns[i])) Object.defineProperty(row, columns[i], { value: values[i], enumerable: true, configurable: true, writable: true })
   }
   return row
+}
+
+const VALUES = Symbol('values')
+type Values = { [VALUES]: unknown[] }
+
+function valuesLength(this: Values): number {
+  return this[VALUES].length
+}
+
+function valueAt(i: number) {
+  return function (this: Values): unknown {
+    return this[VALUES][i]
+  }
+}
+
+/**
+ * A row as @libsql/client shapes it (libsqlRow): values by index (not enumerable; here getters on
+ * the shape's prototype) and by column name (enumerable own properties, the first of a name wins).
+ */
+function toRow(values: unknown[], shape: Shape): Row {
+  const row = Object.create(shape.row) as Record<string | symbol, unknown>
+  row[VALUES] = values
+  if (shape.assignable) for (const [name, i] of shape.named) row[name] = values[i]
+  else for (const [name, i] of shape.named) Object.defineProperty(row, name, { value: values[i], enumerable: true, configurable: true, writable: true })
+  return row as unknown as Row
 }
 
 function resultSet(columns: string[], columnTypes: string[], rows: Row[], rowsAffected: number, lastInsertRowid: bigint | undefined): ResultSet {
@@ -152,11 +216,10 @@ function run(lane: Lane, stmt: InStatement): ResultSet {
 
 function step(lane: Lane, sql: string, args: InArgs | undefined): ResultSet {
   const statement = lane.statements.get(sql)
-  if (statement.reader) {
-    const described = statement.columns()
-    const columns = described.map((column) => column.name)
-    const rows = (statement.raw(true).all(bindings(args)) as unknown[][]).map((values) => toRow(values, columns))
-    return resultSet(columns, described.map((column) => column.type ?? ''), rows, 0, undefined)
+  const shape = shapeOf(statement)
+  if (shape) {
+    const rows = (statement.all(bindings(args)) as unknown[][]).map((values) => toRow(values, shape))
+    return resultSet(shape.columns, shape.types, rows, 0, undefined)
   }
   const info = statement.run(bindings(args))
   return resultSet([], [], [], info.changes, BigInt(info.lastInsertRowid))
