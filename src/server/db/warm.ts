@@ -39,13 +39,11 @@ export const WARM_THREADS = 2
 export const WARM_QUEUE = 64
 
 /**
- * A warming read that took the worker at least this long found a page on the disk: from the
+ * A warming read that took the worker at least this long found pages on the disk: from the
  * system's cache a follow's ten or so leaves take 20-100 µs, from the disk 0.3-2 ms each (on the
- * 1M-post network, both cores busy, a read now and then also waits that long for a core). At
- * 0.5 ms, a read that found one of its leaves on the disk passed for warm, and that leaf was then
- * read under the write lock (docs/social.md, Data layer).
+ * 1M-post network, both cores busy, a read now and then also waits that long for a core).
  */
-export const COLD_READ_MS = 0.2
+export const COLD_READ_MS = 0.5
 
 /** While at least this share of recent warming reads were cold, every write warms; below it, one in WARM_PROBE_EVERY does. */
 export const COLD_SHARE = 0.2
