@@ -31,7 +31,6 @@ function describeRow(row: Record<string, unknown> & ArrayLike<unknown>) {
     values: Array.from(row, plain),
     sliced: Array.prototype.slice.call(row).length,
     json: JSON.stringify(Object.fromEntries(Object.entries(row).map(([key, value]) => [key, plain(value)]))),
-    prototypeOk: Object.getPrototypeOf(Object.getPrototypeOf(row)) === Object.prototype || Object.getPrototypeOf(row) === Object.prototype,
   }
 }
 

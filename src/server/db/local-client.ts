@@ -128,7 +128,7 @@ interface Shape {
   row: object
   /** A row's enumerable properties, each with the index of its value (libsqlRow's, for odd names too). */
   named: Array<[string, number]>
-  /** No name is `__proto__` or an index, so the names can be assigned rather than defined. */
+  /** No name is `__proto__` or one the prototype has (an index, `constructor`...), so the names can be assigned rather than defined. */
   assignable: boolean
 }
 
@@ -147,7 +147,7 @@ function shapeOf(statement: Statement): Shape | null {
     for (let i = 0; i < columns.length; i++) Object.defineProperty(row, i, { get: valueAt(i) })
     // Which names a row has, and the value of each, as @libsql/client's way of building a row leaves them.
     const named = Object.entries(libsqlRow(columns.map((_, i) => i), columns)) as Array<[string, number]>
-    // A name that is also an index (its getter is on the prototype) or `__proto__` must be defined, not assigned.
+    // A name the prototype has (an index's getter, or Object.prototype's) or `__proto__` is defined, not assigned.
     const assignable = named.every(([name]) => name !== '__proto__' && !(name in row))
     shape = { columns, types: described.map((column) => column.type ?? ''), row, named, assignable }
   }
