@@ -354,6 +354,14 @@ export async function seedNetwork(dir: string, options: SeedOptions): Promise<Se
   db.exec("INSERT INTO posts_fts(posts_fts) VALUES ('optimize')")
   db.exec("INSERT INTO users_fts(users_fts) VALUES ('optimize')")
   phase('full-text indexes')
+  if (hasColumn(db, 'users', 'notifications_read_upto')) {
+    // The unread counters were kept by the insert trigger (migration 0016); the read-up-to marks are
+    // set as the migration sets them: below each user's oldest unread notification, else at their newest.
+    db.exec(`UPDATE users SET notifications_read_upto = coalesce(
+      (SELECT min(n.id) - 1 FROM notifications n WHERE n.user_id = users.id AND n.is_read = 0),
+      (SELECT max(n.id) FROM notifications n WHERE n.user_id = users.id), 0)`)
+    phase('notification read-up-to marks')
+  }
   if (hasTable(db, 'timelines')) {
     const rows = fillTimelines(db, { users: N, followStart, followTargets, followers, author, postCreated, postsOf }, log)
     phase(`timelines (${rows} entries)`)
@@ -425,6 +433,15 @@ export function verifyNetwork(dbFile: string, expected?: NetworkCounts): VerifyR
     one(`SELECT count(*) FROM hashtags h WHERE posts_count != (SELECT count(*) FROM post_hashtags ph JOIN posts p ON p.id = ph.post_id WHERE ph.hashtag_id = h.id AND p.is_public = 1)`),
     0,
   )
+  if (hasColumn(db, 'users', 'notifications_unread')) {
+    check('sum(users.notifications_unread) = unread notification rows', one('SELECT sum(notifications_unread) FROM users'), one('SELECT count(*) FROM notifications WHERE is_read = 0'))
+    check(
+      'users whose unread count differs from their rows, or with an unread notification at or below their read-up-to mark',
+      one(`SELECT count(*) FROM users u WHERE notifications_unread != (SELECT count(*) FROM notifications n WHERE n.user_id = u.id AND n.is_read = 0)
+             OR EXISTS (SELECT 1 FROM notifications n WHERE n.user_id = u.id AND n.id <= u.notifications_read_upto AND n.is_read = 0)`),
+      0,
+    )
+  }
   const publicPosts = one('SELECT count(*) FROM posts WHERE is_public = 1')
   check('posts_fts rows (public posts only)', one('SELECT count(*) FROM posts_fts_docsize'), publicPosts)
   check('users_fts rows', one('SELECT count(*) FROM users_fts_docsize'), one('SELECT count(*) FROM users'))
@@ -465,6 +482,10 @@ export function verifyNetwork(dbFile: string, expected?: NetworkCounts): VerifyR
   }
   db.close()
   return { ok, lines }
+}
+
+function hasColumn(db: Database.Database, table: string, column: string): boolean {
+  return (db.prepare(`SELECT 1 FROM pragma_table_info(?) WHERE name = ?`).all(table, column) as unknown[]).length > 0
 }
 
 function hasTable(db: Database.Database, name: string): boolean {

@@ -73,4 +73,56 @@ test('a migration recorded under its time but another hash (its file edited sinc
   })
 })
 
+test('0016 counts each user\'s unread notifications and sets their read-up-to mark below the oldest unread', async () => {
+  await withDatabase(async (client) => {
+    await applyMigrations(client, MIGRATIONS_DIR)
+    // The database as 0015 left it: the partial unread index, no counter columns, no triggers.
+    await forget(client, ['0016'], [
+      'drop trigger notifications_unread_insert',
+      'drop trigger notifications_unread_delete',
+      'drop trigger notifications_unread_update',
+      'alter table users drop column notifications_unread',
+      'alter table users drop column notifications_read_upto',
+      'create index notifications_user_unread_idx on notifications (user_id) where is_read = 0',
+    ])
+    for (const id of [1, 2, 3, 4]) {
+      await client.execute(`insert into users (id, username, email, password_hash, created_at) values (?, ?, ?, 'x', 0)`, [id, `u${id}`, `u${id}@example.com`])
+    }
+    // User 1: read, unread, read, unread. User 2: all read. User 3: all unread. User 4: none.
+    const rows: Array<[number, number, number, number]> = [
+      [1, 1, 2, 1],
+      [2, 1, 3, 0],
+      [3, 2, 1, 1],
+      [4, 1, 2, 1],
+      [5, 3, 1, 0],
+      [6, 2, 3, 1],
+      [7, 1, 4, 0],
+      [8, 3, 2, 0],
+    ]
+    for (const [id, user, actor, read] of rows) {
+      await client.execute(`insert into notifications (id, user_id, actor_id, type, is_read, created_at) values (?, ?, ?, 'follow', ?, 0)`, [id, user, actor, read])
+    }
+    assert.is(await applyMigrations(client, MIGRATIONS_DIR), 1)
+    const users = (await client.execute('select id, notifications_unread, notifications_read_upto from users order by id')).rows.map((row) => [
+      Number(row.id),
+      Number(row.notifications_unread),
+      Number(row.notifications_read_upto),
+    ])
+    assert.equal(users, [
+      [1, 2, 1],
+      [2, 0, 6],
+      [3, 2, 4],
+      [4, 0, 0],
+    ])
+    const indexes = (await client.execute(`select name from sqlite_master where type = 'index' and name = 'notifications_user_unread_idx'`)).rows
+    assert.equal(indexes, [], 'the partial unread index is gone')
+    // The triggers keep the counter from here on.
+    await client.execute(`insert into notifications (user_id, actor_id, type, created_at) values (4, 1, 'follow', 0)`)
+    await client.execute('update notifications set is_read = 1 where id = 2')
+    await client.execute('delete from notifications where id = 5')
+    const counts = (await client.execute('select notifications_unread as n from users order by id')).rows.map((row) => Number(row.n))
+    assert.equal(counts, [1, 0, 1, 1])
+  })
+})
+
 test.run()

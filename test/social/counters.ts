@@ -1,4 +1,4 @@
-/** Every counter shown on posts, profiles, stories and hashtags, recounted from the rows it counts. */
+/** Every counter shown on posts, profiles, stories, hashtags and the unread badge, recounted from the rows it counts. */
 import type { TestServer } from '../helpers/server.js'
 import { rawClient } from './helpers.js'
 
@@ -8,6 +8,11 @@ const RECOUNTS = {
   'users.posts_count': 'select id, posts_count as stored, (select count(*) from posts p where p.user_id = users.id) as actual from users',
   'users.followers_count': 'select id, followers_count as stored, (select count(*) from follows f where f.following_id = users.id) as actual from users',
   'users.following_count': 'select id, following_count as stored, (select count(*) from follows f where f.follower_id = users.id) as actual from users',
+  'users.notifications_unread': `select id, notifications_unread as stored,
+    (select count(*) from notifications n where n.user_id = users.id and n.is_read = 0) as actual from users`,
+  // Not a count but an invariant: no unread notification at or below the user's read-up-to mark.
+  'users.notifications_read_upto (unread at or below it)': `select id, 0 as stored,
+    (select count(*) from notifications n where n.user_id = users.id and n.is_read = 0 and n.id <= users.notifications_read_upto) as actual from users`,
   'stories.views_count': 'select id, views_count as stored, (select count(*) from story_views v where v.story_id = stories.id) as actual from stories',
   'hashtags.posts_count': `select id, posts_count as stored,
     (select count(*) from post_hashtags ph join posts p on p.id = ph.post_id where ph.hashtag_id = hashtags.id and p.is_public = 1) as actual from hashtags`,

@@ -1,8 +1,10 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { listNotifications, notificationListQuery, unreadCountQuery } from '../../src/server/domain/notifications.js'
+import { suspendUser } from '../../src/server/domain/moderation.js'
 import { INLINE_PAGE_DEPTH } from '../../src/server/domain/page-depth.js'
-import { countingSelects } from './helpers.js'
+import { counterDrift } from './counters.js'
+import { countingSelects, rawClient } from './helpers.js'
 import { manualClock, registerUser, startTestServer, type TestServer } from '../helpers/server.js'
 import { API, comment, createPost, follow, like, queryPlan, seedUpload, type User } from './stories-notifications-fixtures.js'
 
@@ -14,6 +16,9 @@ const count = async (server: TestServer, user: User) => {
 }
 const markRead = (server: TestServer, user: User, id?: number | string) =>
   server.request('PUT', `${API}/notifications/mark_read${id === undefined ? '' : `/${id}`}`, { token: user.token })
+
+const rawMark = async (server: TestServer, userId: number) =>
+  (await rawClient(server).execute({ sql: 'select notifications_read_upto as mark from users where id = ?', args: [userId] })).rows[0]?.mark
 
 async function viewStoryOf(server: TestServer, viewer: User, author: User) {
   const created = await server.request('POST', `${API}/stories/create`, { token: author.token, body: { content_type: 'text', text_content: 'hi' } })
@@ -186,6 +191,82 @@ test('mark all read marks every unread notification of the caller and nobody els
   await server.close()
 })
 
+test('the unread count stays exact through every way a notification comes and goes', async () => {
+  const server = await startTestServer()
+  const [alice, bob, carol, dave, erin] = [await registerUser(server), await registerUser(server), await registerUser(server), await registerUser(server), await registerUser(server)]
+  const exact = async (want: number, context: string) => {
+    assert.is(await count(server, alice), want, context)
+    assert.equal(await counterDrift(server), [], context)
+  }
+  const post = await createPost(server, alice, 'first')
+  await follow(server, bob, alice)
+  await like(server, bob, post)
+  const commentId = (await comment(server, carol, post, 'nice')).id as number
+  const story = await viewStoryOf(server, dave, alice)
+  await exact(4, 'a follow, a like, a comment and a story view')
+  await like(server, alice, post)
+  await exact(4, 'her own like tells nobody')
+
+  await server.request('DELETE', `${API}/interactions/unlike/${post}`, { token: bob.token })
+  await exact(4, 'an unlike leaves the notification')
+  assert.is((await server.request('DELETE', `${API}/interactions/comment/${commentId}`, { token: carol.token })).status, 200)
+  await exact(3, 'a deleted comment takes its notification')
+  assert.is((await server.request('DELETE', `${API}/stories/${story}`, { token: alice.token })).status, 200)
+  await exact(2, 'a deleted story takes its view\'s')
+  assert.is((await server.request('DELETE', `${API}/posts/${post}`, { token: alice.token })).status, 200)
+  await exact(1, 'a deleted post takes its like\'s')
+
+  const second = await createPost(server, alice, 'second')
+  await like(server, carol, second)
+  await like(server, dave, second)
+  await like(server, erin, second)
+  await exact(4, 'three likes more')
+  assert.is((await server.request('POST', `${API}/user/block/${carol.id}`, { token: alice.token })).status, 200)
+  await exact(3, 'a block deletes the notifications between the two')
+  await suspendUser(server.services.db, dave.id, { moderator: 'mod', note: '' }, new Date())
+  await exact(2, 'a suspension marks those its account caused read')
+  const gone = await server.request('DELETE', `${API}/user/account`, { token: erin.token, body: { password: 'correct horse' } })
+  assert.is(gone.status, 200, JSON.stringify(gone.body))
+  await exact(1, 'a deleted account takes the notifications it caused')
+  assert.equal((await list(server, alice, '?unread_only=true')).body.data.notifications.map((n: any) => [n.type, n.actor_id]), [['follow', bob.id]])
+
+  const bobGone = await server.request('DELETE', `${API}/user/account`, { token: bob.token, body: { password: 'correct horse' } })
+  assert.is(bobGone.status, 200)
+  await exact(0, 'and the last one')
+  const deleted = await server.request('DELETE', `${API}/user/account`, { token: alice.token, body: { password: 'correct horse' } })
+  assert.is(deleted.status, 200)
+  assert.equal(await counterDrift(server), [], 'a deleted recipient')
+  await server.close()
+})
+
+test('after mark all read, the unread ones are those that came since (the read-up-to mark), exactly', async () => {
+  const server = await startTestServer()
+  const [alice, bob, carol] = [await registerUser(server), await registerUser(server), await registerUser(server)]
+  await seedMany(server, alice, bob, 3)
+  await seedMany(server, bob, carol, 2)
+  assert.equal((await markRead(server, alice)).body.data, { updated: 3 })
+  const mark = async (user: User) => Number((await rawMark(server, user.id)) ?? -1)
+  const newest = (await list(server, alice)).body.data.notifications[0].id
+  assert.is(await mark(alice), newest, 'the mark is her newest notification')
+  assert.is(await mark(bob), 0, 'bob\'s mark did not move')
+
+  await seedMany(server, alice, carol, 3)
+  const fresh = (await list(server, alice, '?unread_only=true')).body.data.notifications.map((n: any) => n.id)
+  assert.is(fresh.length, 3)
+  assert.ok(fresh.every((id: number) => id > newest))
+  assert.equal((await markRead(server, alice, fresh[1])).body.data, { updated: 1 })
+  assert.equal((await list(server, alice, '?unread_only=true')).body.data.notifications.map((n: any) => n.id), [fresh[0], fresh[2]])
+  assert.is(await count(server, alice), 2)
+  assert.equal(await counterDrift(server), [])
+  assert.equal((await markRead(server, alice)).body.data, { updated: 2 })
+  assert.is(await mark(alice), fresh[0])
+  assert.equal((await list(server, alice, '?unread_only=true')).body.data.notifications, [])
+  assert.equal((await markRead(server, carol)).body.data, { updated: 0 }, 'nothing to mark')
+  assert.is(await mark(carol), 0, 'a user without notifications keeps the mark at 0')
+  assert.equal(await counterDrift(server), [])
+  await server.close()
+})
+
 test('every notification endpoint needs a valid token; wrong methods are 405', async () => {
   const server = await startTestServer()
   const [alice, bob] = [await registerUser(server), await registerUser(server)]
@@ -208,24 +289,25 @@ test('every notification endpoint needs a valid token; wrong methods are 405', a
   await server.close()
 })
 
-test('the list and count queries are served by the notification indexes, in one query with joins', async () => {
+test('the list is served by the page index in one query with joins; the count by the user\'s counter', async () => {
   const server = await startTestServer()
   const db = server.services.db
   const all = await queryPlan(server, notificationListQuery(db, 1, { page: 2, limit: 20, unreadOnly: false }))
   // The page index holds every column a page shows: no lookup in the table per row.
   assert.match(all, /SEARCH notifications USING COVERING INDEX notifications_user_page_idx \(user_id=\?\)/)
   const unread = await queryPlan(server, notificationListQuery(db, 1, { page: 1, limit: 20, unreadOnly: true }))
-  // Either index serves unread pages: the partial one (unread rows only) or the covering page index, filtered in the index.
-  assert.match(unread, /SEARCH notifications USING (COVERING )?INDEX notifications_user_(unread|page)_idx \(user_id=\?\)/)
+  // Unread pages: only the range past the user's read-up-to mark, filtered in the covering index.
+  assert.match(unread, /SEARCH notifications USING COVERING INDEX notifications_user_page_idx \(user_id=\? AND id>\?\)/)
   for (const plan of [all, unread]) {
     assert.match(plan, /SEARCH users USING INTEGER PRIMARY KEY/)
     assert.match(plan, /SEARCH posts USING INTEGER PRIMARY KEY/)
     // The one scan allowed is of the partial index of suspended accounts (a set read once per statement).
     assert.not.match(plan.replace(/SCAN users USING (COVERING )?INDEX users_suspended_idx/g, ''), /SCAN|TEMP B-TREE/, 'no full scan and no sort: the index gives newest-first order')
   }
+  // The badge is the user's counter: one key of users, no notification read.
   const counted = await queryPlan(server, unreadCountQuery(db, 1))
-  assert.match(counted, /notifications USING (COVERING )?INDEX notifications_user_unread_idx/)
-  assert.not.match(counted, /SCAN/)
+  assert.match(counted, /SEARCH users USING INTEGER PRIMARY KEY \(rowid=\?\)/)
+  assert.not.match(counted, /notifications|SCAN/)
   await server.close()
 })
 

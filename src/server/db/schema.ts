@@ -19,6 +19,18 @@ export const users = sqliteTable(
     followersCount: integer('followers_count').notNull().default(0),
     followingCount: integer('following_count').notNull().default(0),
     postsCount: integer('posts_count').notNull().default(0),
+    /**
+     * How many of the user's notifications are unread: kept exact by triggers on `notifications`
+     * (migration 0016: insert, delete, including the deletes of foreign-key cascades, and a change
+     * of is_read), so the badge is one read of this row and no index of unread rows is written per
+     * notification.
+     */
+    notificationsUnread: integer('notifications_unread').notNull().default(0),
+    /**
+     * Every notification of the user with an id up to this one is read (mark all read sets it to
+     * their newest; ids only grow), so unread rows are found past it in notifications_user_page_idx.
+     */
+    notificationsReadUpto: integer('notifications_read_upto').notNull().default(0),
     createdAt: integer('created_at').notNull(),
     /** Set by a moderator (`plaza admin reports resolve --action suspend`): the user cannot log in or act, and their content is hidden. */
     suspendedAt: integer('suspended_at'),
@@ -225,7 +237,6 @@ export const notifications = sqliteTable(
   (t) => [
     // Every column a page shows, so a page is one index range (migration 0007).
     index('notifications_user_page_idx').on(t.userId, t.id, t.actorId, t.type, t.isRead, t.createdAt, t.postId, t.storyId),
-    index('notifications_user_unread_idx').on(t.userId).where(sql`${t.isRead} = 0`),
     // The child keys of the foreign keys (migration 0009): deleting a post, a story or an account
     // finds its notifications here, not by scanning the table. Partial where most rows have none.
     index('notifications_post_idx')

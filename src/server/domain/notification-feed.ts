@@ -20,12 +20,12 @@
  * (the client resumes with Last-Event-ID). So a slow client costs one socket buffer, never a queue.
  */
 import { TRPCError } from '@trpc/server'
-import { and, count, eq, gt, inArray, lte, max, sql, type Placeholder } from 'drizzle-orm'
+import { and, eq, gt, inArray, lte, max, sql, type Placeholder } from 'drizzle-orm'
 import type { Notification } from '../../shared/types.js'
 import type { StreamConfig } from '../config.js'
 import type { ReadDb } from '../db/client.js'
 import { prepared } from '../db/prepared.js'
-import { notifications } from '../db/schema.js'
+import { notifications, users } from '../db/schema.js'
 import type { Logger } from '../logger.js'
 import { countUnread, notificationsAfter } from './notifications.js'
 
@@ -79,20 +79,16 @@ export const newestIdOfUserQuery = (db: ReadDb, userId: number | Placeholder) =>
 /** Who the rows that arrived since the last poll are for: a range of the primary key. */
 export const recipientsQuery = (db: ReadDb, from: number | Placeholder, to: number | Placeholder) =>
   db.selectDistinct({ userId: notifications.userId }).from(notifications).where(and(gt(notifications.id, from), lte(notifications.id, to)))
-/** Raw unread counts of several users: the partial unread index, one range per user. */
+/** Unread counts of several users: their rows' counters (users.notifications_unread), one key each. */
 export const rawUnreadQuery = (db: ReadDb, userIds: number[]) =>
-  db
-    .select({ userId: notifications.userId, count: count() })
-    .from(notifications)
-    .where(and(inArray(notifications.userId, userIds), sql`${notifications.isRead} = 0`))
-    .groupBy(notifications.userId)
+  db.select({ userId: users.id, count: users.notificationsUnread }).from(users).where(inArray(users.id, userIds))
 
 const newestId = prepared((db) => newestIdQuery(db).prepare())
 const newestIdOfUser = prepared((db) => newestIdOfUserQuery(db, sql.placeholder('user')).prepare())
 const recipientsBetween = prepared((db) => recipientsQuery(db, sql.placeholder('from'), sql.placeholder('to')).prepare())
 
 /**
- * Raw unread counts of many users in one query (the partial unread index), only to notice that a
+ * Unread counts of many users in one query (their rows' counters), only to notice that a
  * count changed, for instance after a mark_read in another process; the number shown is then read
  * with `countUnread`, the badge's own query.
  */

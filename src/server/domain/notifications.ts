@@ -1,5 +1,5 @@
 import { TRPCError } from '@trpc/server'
-import { and, asc, count, desc, eq, gt, sql, type Placeholder, type SQL } from 'drizzle-orm'
+import { and, asc, desc, eq, gt, sql, type Placeholder, type SQL } from 'drizzle-orm'
 import { QueryBuilder } from 'drizzle-orm/sqlite-core'
 import type { Notification, NotificationType } from '../../shared/types.js'
 import { writeTransaction, type Db, type ReadDb, type Tx } from '../db/client.js'
@@ -43,14 +43,15 @@ const notifyStatement = leanStatement(
 
 /**
  * The leaves a notification of `userId` by `actorId` (about `postId`) goes into, as lookups for a
- * warming read (db/warm.ts): the end of the recipient's range in notifications_user_page_idx and
- * notifications_user_unread_idx, of the actor's in notifications_actor_idx and of the post's in
- * notifications_post_idx. The rows themselves go at the table's end, which is always in memory.
+ * warming read (db/warm.ts): the end of the recipient's range in notifications_user_page_idx, of
+ * the actor's in notifications_actor_idx and of the post's in notifications_post_idx, and the
+ * recipient's row of `users`, whose unread count the insert trigger raises. The rows themselves go
+ * at the table's end, which is always in memory.
  */
 export function notificationPages(userId: SQL | Placeholder, actorId: Placeholder, postId?: Placeholder): SQL[] {
   const pages = [
     sql`select max(id) from ${notifications} indexed by notifications_user_page_idx where user_id = ${userId}`,
-    sql`select max(id) from ${notifications} indexed by notifications_user_unread_idx where user_id = ${userId} and is_read = 0`,
+    sql`select notifications_unread from ${users} where id = ${userId}`,
     sql`select max(id) from ${notifications} indexed by notifications_actor_idx where actor_id = ${actorId}`,
   ]
   if (postId !== undefined) pages.push(sql`select max(id) from ${notifications} indexed by notifications_post_idx where post_id = ${postId}`)
@@ -58,14 +59,17 @@ export function notificationPages(userId: SQL | Placeholder, actorId: Placeholde
 }
 
 /**
- * `is_read = 0` is written as a literal, the very text of the partial index's WHERE, so the planner
- * can pick `notifications_user_unread_idx` without depending on a bound value.
+ * The caller's unread notifications: those past their read-up-to mark (every one at or below it is
+ * read, users.notifications_read_upto) that are not read, so they are one range of
+ * notifications_user_page_idx (user_id, id > mark) filtered in the index, not the user's whole range.
  */
-const unread: SQL = sql`${notifications.isRead} = 0`
+function unreadOf(userId: number | Placeholder): SQL {
+  return sql`${notifications.id} > (select reader.notifications_read_upto from ${users} reader where reader.id = ${userId}) and ${notifications.isRead} = 0`
+}
 
 /** Whose notifications a query may touch: always the caller's own, optionally only the unread ones. */
 function ownedBy(userId: number | Placeholder, unreadOnly: boolean): SQL {
-  return unreadOnly ? and(eq(notifications.userId, userId), unread)! : eq(notifications.userId, userId)
+  return unreadOnly ? and(eq(notifications.userId, userId), unreadOf(userId))! : eq(notifications.userId, userId)
 }
 
 type Param = number | Placeholder
@@ -102,8 +106,8 @@ function notificationSelect(db: ReadDb, userId: Param, unreadOnly: boolean, limi
 
 /**
  * The caller's notifications, newest first (by id, which grows with time), one page, in one query
- * with its actor and post joined. Served by `notifications_user_id_idx` (user_id, id), or by the
- * partial `notifications_user_unread_idx` with `unreadOnly`. One extra row tells whether another
+ * with its actor and post joined. Served by `notifications_user_page_idx` (user_id, id, ...), with
+ * `unreadOnly` only its range past the user's read-up-to mark. One extra row tells whether another
  * page exists without a count query.
  */
 export function notificationListQuery(db: ReadDb, userId: number, options: { page: number; limit: number; unreadOnly: boolean }) {
@@ -186,11 +190,13 @@ export async function notificationsAfter(db: ReadDb, userId: number, afterId: nu
   return notificationsWithMedia(db, rows)
 }
 
-/** How many of the caller's notifications are unread (served by the partial unread index). */
+/**
+ * How many of the caller's notifications are unread: their row's counter, which triggers keep exact
+ * (migration 0016). It has no actor test, as the rows agree with the list: a block deletes the
+ * notifications between the two, and a suspension marks those its account caused read (moderation).
+ */
 export function unreadCountQuery(db: ReadDb, userId: Param) {
-  // No actor test, so the partial unread index answers alone: a block deletes the notifications
-  // between the two, and a suspension marks those its account caused read (moderation).
-  return db.select({ count: count() }).from(notifications).where(ownedBy(userId, true))
+  return db.select({ count: users.notificationsUnread }).from(users).where(eq(users.id, userId))
 }
 
 const unreadCount = prepared((db) => unreadCountQuery(db, sql.placeholder('user')).prepare())
@@ -198,7 +204,7 @@ const unreadCount = prepared((db) => unreadCountQuery(db, sql.placeholder('user'
 /** The unread badge: polled by clients, so a prepared query. */
 export async function countUnread(db: ReadDb, userId: number): Promise<{ count: number }> {
   const row = await unreadCount(db).get({ user: userId })
-  return { count: row!.count }
+  return { count: row?.count ?? 0 }
 }
 
 /**
@@ -208,10 +214,18 @@ export async function countUnread(db: ReadDb, userId: number): Promise<{ count: 
  */
 export async function markRead(db: Db, userId: number, notificationId?: number): Promise<{ updated: number }> {
   return writeTransaction(db, async (tx) => {
-    // `is_read = 0` as a literal, for the partial unread index (see `unread`).
-    const ofOne = notificationId === undefined ? sql`` : sql` and id = ${notificationId}`
-    const result = await tx.run(sql`update notifications set is_read = 1 where user_id = ${userId} and is_read = 0${ofOne}`)
-    if (notificationId === undefined || result.rowsAffected > 0) return { updated: result.rowsAffected }
+    if (notificationId === undefined) {
+      // All of them: the unread ones are past the read-up-to mark, which then moves to the newest.
+      const result = await tx.run(sql`
+        update notifications set is_read = 1
+        where user_id = ${userId} and id > (select notifications_read_upto from users where id = ${userId}) and is_read = 0`)
+      await tx.run(sql`
+        update users set notifications_read_upto = coalesce((select max(id) from notifications where user_id = ${userId}), notifications_read_upto)
+        where id = ${userId}`)
+      return { updated: result.rowsAffected }
+    }
+    const result = await tx.run(sql`update notifications set is_read = 1 where id = ${notificationId} and user_id = ${userId} and is_read = 0`)
+    if (result.rowsAffected > 0) return { updated: result.rowsAffected }
     const own = await tx.values(sql`select 1 from notifications where id = ${notificationId} and user_id = ${userId}`)
     if (own.length === 0) throw new TRPCError({ code: 'NOT_FOUND', message: 'Notification not found' })
     return { updated: 0 }
