@@ -3,7 +3,7 @@
  * is out of time order (0004-0011 carry round times ahead of 0012-0013's), and drizzle's `migrate`
  * would skip every migration older than the newest recorded one.
  */
-import { readFileSync, rmSync } from 'node:fs'
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -122,6 +122,47 @@ test('0016 counts each user\'s unread notifications and sets their read-up-to ma
     await client.execute('delete from notifications where id = 5')
     const counts = (await client.execute('select notifications_unread as n from users order by id')).rows.map((row) => Number(row.n))
     assert.equal(counts, [1, 0, 1, 1])
+  })
+})
+
+/** A copy of the migrations folder as it was before `tag` was written: its journal ends just before it. */
+function migrationsBefore(tag: string): string {
+  const folder = path.join(tempDir(), 'migrations')
+  cpSync(MIGRATIONS_DIR, folder, { recursive: true })
+  const entries = journal.entries.slice(0, journal.entries.findIndex((entry) => entry.tag.startsWith(tag)))
+  writeFileSync(path.join(folder, 'meta/_journal.json'), JSON.stringify({ ...journal, entries }))
+  return folder
+}
+
+test('0017 rebuilds notifications without the actor\'s foreign key and index, keeping rows, ids, the id high-water mark and the counter', async () => {
+  await withDatabase(async (client) => {
+    assert.is(await applyMigrations(client, migrationsBefore('0017')), journal.entries.length - 1)
+    for (const id of [1, 2, 3]) {
+      await client.execute(`insert into users (id, username, email, password_hash, created_at) values (?, ?, ?, 'x', 0)`, [id, `u${id}`, `u${id}@example.com`])
+    }
+    for (const [user, actor, read] of [[1, 2, 0], [1, 3, 1], [2, 1, 0], [1, 2, 0], [3, 1, 0]]) {
+      await client.execute(`insert into notifications (user_id, actor_id, type, is_read, created_at) values (?, ?, 'follow', ?, 0)`, [user, actor, read])
+    }
+    await client.execute('delete from notifications where id = 5')
+    const before = (await client.execute('select * from notifications order by id')).rows.map((row) => ({ ...row }))
+
+    assert.is(await applyMigrations(client, MIGRATIONS_DIR), 1)
+    assert.equal((await client.execute('select * from notifications order by id')).rows.map((row) => ({ ...row })), before, 'every row as it was')
+    const keys = (await client.execute(`select "from" as col from pragma_foreign_key_list('notifications') order by col`)).rows.map((row) => String(row.col))
+    assert.equal(keys, ['post_id', 'story_id', 'user_id'], 'no foreign key on actor_id')
+    const indexes = (await client.execute(`select name from sqlite_master where type = 'index' and tbl_name = 'notifications' order by name`)).rows.map((row) => String(row.name))
+    assert.equal(indexes, ['notifications_post_idx', 'notifications_story_idx', 'notifications_user_page_idx'])
+    // Id 5 was deleted before the rebuild: it is never given again.
+    const next = await client.execute(`insert into notifications (user_id, actor_id, type, created_at) values (1, 3, 'like', 0) returning id`)
+    assert.is(Number(next.rows[0].id), 6)
+    // The counter's triggers came back with the table.
+    assert.equal((await client.execute('select notifications_unread as n from users order by id')).rows.map((row) => Number(row.n)), [3, 1, 0])
+    await client.execute('update notifications set is_read = 1 where user_id = 1')
+    await client.execute('delete from notifications where id = 3')
+    assert.equal((await client.execute('select notifications_unread as n from users order by id')).rows.map((row) => Number(row.n)), [0, 0, 0])
+    // Deleting a user no longer looks for their notifications as an actor.
+    await client.execute('delete from users where id = 3')
+    assert.is(Number((await client.execute('select count(*) as n from notifications where actor_id = 3')).rows[0].n), 2)
   })
 })
 

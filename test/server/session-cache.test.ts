@@ -109,11 +109,11 @@ test('a password change checks the stored password, not the one the token was re
 test('a suspension on another process refuses the token at once, and lifting it restores it', async () => {
   const user = await registerUser(a)
   await cached(user.token)
-  await suspendUser(b.services.db, user.id, BY, clock.clock())
+  await suspendUser(b.services, user.id, BY, clock.clock())
   const res = await me(a, user.token)
   assert.is(res.status, 403)
   assert.is(res.body.message, SUSPENDED_MESSAGE)
-  await unsuspendUser(b.services.db, user.id, BY, clock.clock())
+  await unsuspendUser(b.services, user.id, BY, clock.clock())
   assert.is((await me(a, user.token)).status, 200)
 })
 

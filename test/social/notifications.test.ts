@@ -1,6 +1,9 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { listNotifications, notificationListQuery, unreadCountQuery } from '../../src/server/domain/notifications.js'
+import { causedBy, listNotifications, notificationListQuery, notificationsCausedBy, unreadCountQuery } from '../../src/server/domain/notifications.js'
+import { sql } from 'drizzle-orm'
+import { writeTransaction } from '../../src/server/db/client.js'
+import { notifications as notificationsTable } from '../../src/server/db/schema.js'
 import { suspendUser } from '../../src/server/domain/moderation.js'
 import { INLINE_PAGE_DEPTH } from '../../src/server/domain/page-depth.js'
 import { counterDrift } from './counters.js'
@@ -223,7 +226,7 @@ test('the unread count stays exact through every way a notification comes and go
   await exact(4, 'three likes more')
   assert.is((await server.request('POST', `${API}/user/block/${carol.id}`, { token: alice.token })).status, 200)
   await exact(3, 'a block deletes the notifications between the two')
-  await suspendUser(server.services.db, dave.id, { moderator: 'mod', note: '' }, new Date())
+  await suspendUser(server.services, dave.id, { moderator: 'mod', note: '' }, new Date())
   await exact(2, 'a suspension marks those its account caused read')
   const gone = await server.request('DELETE', `${API}/user/account`, { token: erin.token, body: { password: 'correct horse' } })
   assert.is(gone.status, 200, JSON.stringify(gone.body))
@@ -263,6 +266,40 @@ test('after mark all read, the unread ones are those that came since (the read-u
   assert.equal((await list(server, alice, '?unread_only=true')).body.data.notifications, [])
   assert.equal((await markRead(server, carol)).body.data, { updated: 0 }, 'nothing to mark')
   assert.is(await mark(carol), 0, 'a user without notifications keeps the mark at 0')
+  assert.equal(await counterDrift(server), [])
+  await server.close()
+})
+
+test('an account\'s notifications are found by a scan off the write lock, and those written since are caught by their ids', async () => {
+  const server = await startTestServer()
+  const [alice, bob, carol] = [await registerUser(server), await registerUser(server), await registerUser(server)]
+  const post = await createPost(server, alice, 'hello')
+  await follow(server, bob, alice)
+  await like(server, bob, post)
+  await like(server, carol, post)
+  await follow(server, bob, carol)
+  const found = await notificationsCausedBy(server.services.scans, bob.id)
+  assert.is(found.ids.length, 3, 'bob\'s follow of alice, his like and his follow of carol')
+  const unread = await notificationsCausedBy(server.services.scans, bob.id, true)
+  assert.equal(unread.ids, found.ids)
+
+  // After the scan: one of them is marked read, and bob acts again.
+  assert.is((await markRead(server, carol)).status, 200)
+  await comment(server, bob, post, 'again')
+  const db = rawClient(server)
+  const actors = async () => (await db.execute('select actor_id as a, count(*) as n from notifications group by actor_id order by actor_id')).rows.map((row) => [Number(row.a), Number(row.n)])
+  assert.equal(await actors(), [[bob.id, 4], [carol.id, 1]])
+
+  // In one statement under the write lock: primary-key lookups and one range, no scan.
+  const { sql: text, params } = server.services.db.update(notificationsTable).set({ isRead: true }).where(causedBy(found)).toSQL()
+  const plan = (await db.execute({ sql: `explain query plan ${text}`, args: params as never[] })).rows.map((row) => String(row.detail)).join('\n')
+  assert.match(plan, /MULTI-INDEX OR/)
+  assert.match(plan, /SEARCH notifications USING INTEGER PRIMARY KEY \(rowid=\?\)/)
+  assert.match(plan, /SEARCH notifications USING INTEGER PRIMARY KEY \(rowid>\?\)/)
+  assert.not.match(plan, /SCAN notifications/)
+
+  await writeTransaction(server.services.db, (tx) => tx.run(sql`delete from notifications where ${causedBy(found)}`))
+  assert.equal(await actors(), [[carol.id, 1]], 'every one of bob\'s, the later comment too; carol\'s untouched')
   assert.equal(await counterDrift(server), [])
   await server.close()
 })

@@ -257,10 +257,10 @@ test('a suspension marks the notifications the account caused read, so the unrea
     const fromBob = (await listed()).filter((n) => n.actor_id === bob.id).length
     assert.ok(fromBob > 0)
     const before = await unread()
-    await suspendUser(server.services.db, bob.id, { moderator: 'test', note: '' }, new Date())
+    await suspendUser(server.services, bob.id, { moderator: 'test', note: '' }, new Date())
     assert.is(await unread(), before - fromBob)
     assert.is((await listed()).filter((n) => n.actor_id === bob.id).length, 0)
-    await unsuspendUser(server.services.db, bob.id, { moderator: 'test', note: '' }, new Date())
+    await unsuspendUser(server.services, bob.id, { moderator: 'test', note: '' }, new Date())
     assert.is((await listed()).filter((n) => n.actor_id === bob.id).length, fromBob)
   } finally {
     await server.close()

@@ -29,7 +29,7 @@ test.before(async () => {
   bob = await registerUser(server)
   postId = (await post(server, bob.token, { content: 'hello' })).id
   await post(server, mallory.token, { content: 'before the suspension' })
-  await suspendUser(server.services.db, mallory.id, BY, server.services.clock())
+  await suspendUser(server.services, mallory.id, BY, server.services.clock())
 })
 test.after(async () => {
   await server.close()
@@ -92,7 +92,7 @@ test('login is refused with 403 after a correct password only; nothing is create
 test('unsuspending restores the same session and login; suspending keeps sessions', async () => {
   const [live] = (await rawClient(server).execute({ sql: 'select count(*) as n from sessions where user_id = ? and revoked_at is null', args: [mallory.id] })).rows
   assert.is(live.n, 1, 'the suspension revoked nothing')
-  await unsuspendUser(server.services.db, mallory.username, BY, server.services.clock())
+  await unsuspendUser(server.services, mallory.username, BY, server.services.clock())
   const feed = await server.request('GET', `${API}/posts/feed`, { token: mallory.token })
   assert.is(feed.status, 200)
   assert.is((await login(mallory.username)).status, 200)
@@ -103,7 +103,7 @@ test('unsuspending restores the same session and login; suspending keeps session
 test('the suspension takes effect at once for a token already in use', async () => {
   const eve = await registerUser(server)
   assert.is((await server.request('GET', `${API}/notifications/count`, { token: eve.token })).status, 200)
-  await suspendUser(server.services.db, eve.username, BY, server.services.clock())
+  await suspendUser(server.services, eve.username, BY, server.services.clock())
   assert.is((await server.request('GET', `${API}/notifications/count`, { token: eve.token })).status, 403)
 })
 

@@ -225,9 +225,13 @@ export const notifications = sqliteTable(
     userId: integer('user_id')
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
-    actorId: integer('actor_id')
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
+    /**
+     * Who acted. No foreign key and no index (migration 0017): each would be written or checked with
+     * every like, comment and follow, for the rare deletion of an account. That deletion, and a
+     * suspension, find the account's notifications by a scan off the write lock (notifications.ts,
+     * notificationsCausedBy), so nothing here refers to a user who is gone.
+     */
+    actorId: integer('actor_id').notNull(),
     type: text('type', { enum: ['like', 'comment', 'follow', 'story_view'] }).notNull(),
     postId: integer('post_id').references(() => posts.id, { onDelete: 'cascade' }),
     storyId: integer('story_id').references(() => stories.id, { onDelete: 'cascade' }),
@@ -237,15 +241,14 @@ export const notifications = sqliteTable(
   (t) => [
     // Every column a page shows, so a page is one index range (migration 0007).
     index('notifications_user_page_idx').on(t.userId, t.id, t.actorId, t.type, t.isRead, t.createdAt, t.postId, t.storyId),
-    // The child keys of the foreign keys (migration 0009): deleting a post, a story or an account
-    // finds its notifications here, not by scanning the table. Partial where most rows have none.
+    // The child keys of the foreign keys (migration 0009): deleting a post or a story finds its
+    // notifications here, not by scanning the table. Partial where most rows have none.
     index('notifications_post_idx')
       .on(t.postId)
       .where(sql`${t.postId} is not null`),
     index('notifications_story_idx')
       .on(t.storyId)
       .where(sql`${t.storyId} is not null`),
-    index('notifications_actor_idx').on(t.actorId),
   ],
 )
 

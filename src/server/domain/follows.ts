@@ -75,7 +75,7 @@ export const followPages = pagesQuery(['follower', 'followee'], ({ follower, fol
   sql`select 1 from ${follows} where follower_id = ${follower} and following_id = ${followee}`,
   sql`select max(created_at) from ${follows} indexed by follows_following_created_idx where following_id = ${followee}`,
   sql`select max(created_at) from ${follows} indexed by follows_follower_created_idx where follower_id = ${follower}`,
-  ...notificationPages(followee, follower),
+  ...notificationPages(followee),
 ])
 
 /**

@@ -61,7 +61,7 @@ function likeRowPages(user: Placeholder, post: Placeholder): SQL[] {
  * The leaves a new like writes, for `warm` (db/warm.ts): the pair's place in the primary key and
  * in likes_user_idx, the post's row (its likes_count) and the author's notification.
  */
-export const likePages = pagesQuery(['user', 'post'], ({ user, post }) => [...likeRowPages(user, post), ...notificationPages(authorOf(post), user, post)])
+export const likePages = pagesQuery(['user', 'post'], ({ user, post }) => [...likeRowPages(user, post), ...notificationPages(authorOf(post), post)])
 
 /** The leaves an unlike changes, for `warm`: the like's entries and the post's row (its likes_count). */
 export const unlikePages = pagesQuery(['user', 'post'], ({ user, post }) => [...likeRowPages(user, post), authorOf(post)])
@@ -114,7 +114,7 @@ export async function unlikePost(db: Db, warm: Warm, userId: number, postId: num
 export const commentPages = pagesQuery(['user', 'post'], ({ user, post }) => [
   sql`select max(created_at) from ${comments} indexed by comments_post_created_idx where post_id = ${post}`,
   sql`select max(id) from ${comments} indexed by comments_user_idx where user_id = ${user}`,
-  ...notificationPages(authorOf(post), user, post),
+  ...notificationPages(authorOf(post), post),
 ])
 
 /**

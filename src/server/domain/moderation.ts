@@ -12,6 +12,7 @@ import type { ModerationActionKind, ModerationBy, ReportResolution, ReportTarget
 import type { ModerationAction, ReportEntry } from '../../shared/types.js'
 import { writeTransaction, type Db, type ReadDb, type Tx } from '../db/client.js'
 import type { Services } from '../services.js'
+import { causedBy, notificationsCausedBy, type CausedBy } from './notifications.js'
 import { deleteComment, deletePost, deleteStory, type WithinRemoval } from './removal.js'
 import { findUser } from './users.js'
 
@@ -185,6 +186,8 @@ export async function resolveReport(services: Services, reportId: number, resolu
   if (report.status !== 'open') throw new TRPCError({ code: 'CONFLICT', message: `report ${reportId} is already resolved (${report.resolution})` })
 
   const now = services.clock().getTime()
+  // A suspension marks the notifications the account caused read: found before the transaction.
+  const caused = resolution === 'suspend' ? await notificationsCausedBy(services.scans, report.target_user_id, true) : null
   // For remove, runs in removal.ts's transaction, after the deletion (see removeTarget).
   const settle = async (tx: Tx, removedComments: number[]) => {
     const self = sql`id = ${reportId}`
@@ -199,7 +202,7 @@ export async function resolveReport(services: Services, reportId: number, resolu
       others = sql`target_user_id = ${report.target_user_id}`
       // An already suspended user keeps the instant of the first suspension.
       if ((await tx.run(sql`update users set suspended_at = ${now} where id = ${report.target_user_id} and suspended_at is null`)).rowsAffected > 0) {
-        await readNotificationsCausedBy(tx, report.target_user_id)
+        await readNotificationsCausedBy(tx, caused!)
       }
       record = { action: 'suspend', reportId, targetType: 'user', targetId: report.target_user_id }
     }
@@ -218,12 +221,15 @@ export async function resolveReport(services: Services, reportId: number, resolu
 
 /**
  * A suspended account's notifications to others are hidden from their lists (relations.ts); they
- * are marked read too, so the unread count (served by the partial unread index alone, without an
- * actor test) agrees with the list. `notifications_actor_idx` finds them.
+ * are marked read too, so the unread count (the recipients' counters, without an actor test)
+ * agrees with the list. `caused` is what notificationsCausedBy found before the transaction.
  */
-async function readNotificationsCausedBy(tx: Tx, userId: number): Promise<void> {
-  await tx.run(sql`update notifications set is_read = 1 where actor_id = ${userId} and is_read = 0`)
+async function readNotificationsCausedBy(tx: Tx, caused: CausedBy): Promise<void> {
+  await tx.run(sql`update notifications set is_read = 1 where ${causedBy(caused)} and is_read = 0`)
 }
+
+/** The write client and the scan workers (which find a suspended account's notifications). */
+type Databases = Pick<Services, 'db' | 'scans'>
 
 export interface SuspensionChange {
   user: { id: number; username: string; suspended_at: string | null }
@@ -231,17 +237,19 @@ export interface SuspensionChange {
 }
 
 /** Sets or clears `users.suspended_at` directly (no report) and records it; 404 for no such user, 409 when nothing would change. */
-async function changeSuspension(db: Db, ref: number | string, suspend: boolean, by: ModerationBy, now: Date): Promise<SuspensionChange> {
+async function changeSuspension(dbs: Databases, ref: number | string, suspend: boolean, by: ModerationBy, now: Date): Promise<SuspensionChange> {
+  const { db } = dbs
   const user = await findUser(db, ref).catch((error: unknown) => {
     throw error instanceof TRPCError && error.code === 'NOT_FOUND' ? new TRPCError({ code: 'NOT_FOUND', message: `no user ${typeof ref === 'number' ? `with id ${ref}` : `named "${ref}"`}` }) : error
   })
   const at = now.getTime()
+  const caused = suspend ? await notificationsCausedBy(dbs.scans, user.id, true) : null
   return writeTransaction(db, async (tx) => {
     const changed = suspend
       ? await tx.values<[number | null]>(sql`update users set suspended_at = ${at} where id = ${user.id} and suspended_at is null returning suspended_at`)
       : await tx.values<[number | null]>(sql`update users set suspended_at = null where id = ${user.id} and suspended_at is not null returning suspended_at`)
     if (changed.length === 0) throw new TRPCError({ code: 'CONFLICT', message: `${user.username} is ${suspend ? 'already' : 'not'} suspended` })
-    if (suspend) await readNotificationsCausedBy(tx, user.id)
+    if (caused) await readNotificationsCausedBy(tx, caused)
     const action = await recordAction(tx, { action: suspend ? 'suspend' : 'unsuspend', reportId: null, targetType: 'user', targetId: user.id }, by, at)
     const suspendedAt = changed[0][0]
     return { user: { id: user.id, username: user.username, suspended_at: suspendedAt === null ? null : formatDateTime(suspendedAt) }, action }
@@ -252,11 +260,11 @@ async function changeSuspension(db: Db, ref: number | string, suspend: boolean, 
  * Suspends a user without a report: they can no longer log in or use their sessions (403), which
  * are kept so that unsuspending restores them. Open reports about them stay open.
  */
-export function suspendUser(db: Db, ref: number | string, by: ModerationBy, now: Date): Promise<SuspensionChange> {
-  return changeSuspension(db, ref, true, by, now)
+export function suspendUser(dbs: Databases, ref: number | string, by: ModerationBy, now: Date): Promise<SuspensionChange> {
+  return changeSuspension(dbs, ref, true, by, now)
 }
 
 /** Lifts a suspension: login and the user's existing sessions work again. */
-export function unsuspendUser(db: Db, ref: number | string, by: ModerationBy, now: Date): Promise<SuspensionChange> {
-  return changeSuspension(db, ref, false, by, now)
+export function unsuspendUser(dbs: Databases, ref: number | string, by: ModerationBy, now: Date): Promise<SuspensionChange> {
+  return changeSuspension(dbs, ref, false, by, now)
 }

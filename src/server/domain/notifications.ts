@@ -42,20 +42,52 @@ const notifyStatement = leanStatement(
 )
 
 /**
- * The leaves a notification of `userId` by `actorId` (about `postId`) goes into, as lookups for a
- * warming read (db/warm.ts): the end of the recipient's range in notifications_user_page_idx, of
- * the actor's in notifications_actor_idx and of the post's in notifications_post_idx, and the
- * recipient's row of `users`, whose unread count the insert trigger raises. The rows themselves go
- * at the table's end, which is always in memory.
+ * The leaves a notification of `userId` (about `postId`) goes into, as lookups for a warming read
+ * (db/warm.ts): the end of the recipient's range in notifications_user_page_idx and of the post's
+ * in notifications_post_idx, and the recipient's row of `users`, whose unread count the insert
+ * trigger raises. The rows themselves go at the table's end, which is always in memory; the actor
+ * is in no index (migration 0017).
  */
-export function notificationPages(userId: SQL | Placeholder, actorId: Placeholder, postId?: Placeholder): SQL[] {
+export function notificationPages(userId: SQL | Placeholder, postId?: Placeholder): SQL[] {
   const pages = [
     sql`select max(id) from ${notifications} indexed by notifications_user_page_idx where user_id = ${userId}`,
     sql`select notifications_unread from ${users} where id = ${userId}`,
-    sql`select max(id) from ${notifications} indexed by notifications_actor_idx where actor_id = ${actorId}`,
   ]
   if (postId !== undefined) pages.push(sql`select max(id) from ${notifications} indexed by notifications_post_idx where post_id = ${postId}`)
   return pages
+}
+
+/**
+ * The notifications an account caused, as a scan found them: their ids, and the newest id in the
+ * table when it ran (`upto`).
+ */
+export interface CausedBy {
+  actorId: number
+  ids: number[]
+  upto: number
+}
+
+/**
+ * Finds the notifications `actorId` caused (only the unread ones with `unreadOnly`) for an account's
+ * deletion or suspension. The actor is in no index (migration 0017: one would be written with every
+ * like, comment and follow), so this scans the table, on a scan worker (`scans`): off the event
+ * loop, and before the write transaction, so no writer waits for it. The ids and the table's newest
+ * id come from one statement, so one snapshot; the transaction then acts on `causedBy(found)`,
+ * which adds those written since (ids past `upto`: ids only grow) and checks the actor again.
+ */
+export async function notificationsCausedBy(scans: ReadDb, actorId: number, unreadOnly = false): Promise<CausedBy> {
+  const unread = unreadOnly ? sql` and is_read = 0` : sql``
+  const [row] = await scans.values<[string, number | null]>(sql`
+    select (select json_group_array(id) from notifications where actor_id = ${actorId}${unread}), (select max(id) from notifications)`)
+  return { actorId, ids: JSON.parse(row[0]) as number[], upto: row[1] ?? 0 }
+}
+
+/**
+ * Exactly the notifications of `found.actorId` as they are now, for a statement in the write
+ * transaction: those the scan found (by primary key) and those written since (a range of it).
+ */
+export function causedBy(found: CausedBy): SQL {
+  return sql`(id in (select value from json_each(${JSON.stringify(found.ids)})) or id > ${found.upto}) and actor_id = ${found.actorId}`
 }
 
 /**

@@ -17,6 +17,7 @@ import { sql, type SQL } from 'drizzle-orm'
 import { writeTransaction, type Tx } from '../db/client.js'
 import type { Services } from '../services.js'
 import { detachHashtags } from './hashtags.js'
+import { causedBy, notificationsCausedBy } from './notifications.js'
 import { visibleTo } from './posts.js'
 import { assertPassword } from './sessions.js'
 import { storyVisibleTo } from './stories.js'
@@ -206,6 +207,8 @@ export async function deleteAccount(services: Services, userId: number, password
   const [user] = await services.db.values<[string]>(sql`select password_hash from users where id = ${userId}`)
   if (!user) throw notFound('User')
   await assertPassword(user[0], password)
+  // The notifications it caused, found by a scan before the transaction (the actor is in no index).
+  const caused = await notificationsCausedBy(services.scans, userId)
   const released = await writeTransaction(services.db, async (tx) => {
     const u = userId
     const ownPosts = sql`select id from posts where user_id = ${u}`
@@ -235,7 +238,7 @@ export async function deleteAccount(services: Services, userId: number, password
     await tx.run(sql`delete from timeline_backfills where (follower_id, followee_id) in (select follower_id, following_id from follows where following_id = ${u})`)
 
     await tx.run(sql`delete from notifications where user_id = ${u}`)
-    await tx.run(sql`delete from notifications where actor_id = ${u}`)
+    await tx.run(sql`delete from notifications where ${causedBy(caused)}`)
     await tx.run(sql`delete from likes where user_id = ${u}`)
     await tx.run(sql`delete from likes where post_id in (${ownPosts})`)
     await tx.run(sql`delete from comments where user_id = ${u}`)

@@ -22,7 +22,7 @@ Their sessions are kept, so plaza admin unsuspend restores access. Recorded in p
     const { args, flags } = await this.parse(AdminSuspend).catch(asUsageError)
     const by = await moderationBy(flags)
     const { suspendUser } = await import('../../../server/domain/moderation.js')
-    const change = await withDataDir(this, flags['data-dir'], (services) => suspendUser(services.db, userRefOf(args.user), by, services.clock()))
+    const change = await withDataDir(this, flags['data-dir'], (services) => suspendUser(services, userRefOf(args.user), by, services.clock()))
     if (!this.jsonEnabled()) this.log(`${change.user.username} is suspended (since ${change.user.suspended_at})`)
     return change
   }

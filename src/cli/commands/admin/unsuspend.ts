@@ -21,7 +21,7 @@ export default class AdminUnsuspend extends CliCommand {
     const { args, flags } = await this.parse(AdminUnsuspend).catch(asUsageError)
     const by = await moderationBy(flags)
     const { unsuspendUser } = await import('../../../server/domain/moderation.js')
-    const change = await withDataDir(this, flags['data-dir'], (services) => unsuspendUser(services.db, userRefOf(args.user), by, services.clock()))
+    const change = await withDataDir(this, flags['data-dir'], (services) => unsuspendUser(services, userRefOf(args.user), by, services.clock()))
     if (!this.jsonEnabled()) this.log(`${change.user.username} is no longer suspended`)
     return change
   }
