@@ -248,9 +248,7 @@ export async function markRead(db: Db, userId: number, notificationId?: number):
   return writeTransaction(db, async (tx) => {
     if (notificationId === undefined) {
       // All of them: the unread ones are past the read-up-to mark, which then moves to the newest.
-      const result = await tx.run(sql`
-        update notifications set is_read = 1
-        where user_id = ${userId} and id > (select notifications_read_upto from users where id = ${userId}) and is_read = 0`)
+      const result = await tx.run(sql`update notifications set is_read = 1 where ${ownedBy(userId, true)}`)
       await tx.run(sql`
         update users set notifications_read_upto = coalesce((select max(id) from notifications where user_id = ${userId}), notifications_read_upto)
         where id = ${userId}`)
