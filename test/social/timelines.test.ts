@@ -8,7 +8,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createPost, directFeedQuery, pageOf, postsWithMedia } from '../../src/server/domain/posts.js'
-import { TIMELINE_CAP } from '../../src/server/domain/timelines.js'
+import { TIMELINE_CAP, TRIM_EVERY, trimDue } from '../../src/server/domain/timelines.js'
 import { manualClock, registerUser, startTestServer, type TestServer } from '../helpers/server.js'
 import { fanoutProgress, followUser, holdFanout, post, rawClient, timelineIdsOf, unfollowUser } from './helpers.js'
 
@@ -205,6 +205,67 @@ test('a trimmed timeline keeps a floor; pages below it, and a timeline thinned b
   // Unfollowing the prolific account leaves a few entries above the floor: the direct query answers.
   await unfollow(reader, prolific)
   await assertFeedsExact([reader], [[1, 5], [2, 5], [3, 5]], 'thinned')
+})
+
+test('trimDue: always from TRIM_EVERY entries added, never for none, and otherwise for `added` keys in TRIM_EVERY', () => {
+  for (let key = 0; key < 3 * TRIM_EVERY; key++) {
+    assert.is(trimDue(key, 0), false)
+    assert.is(trimDue(key, TRIM_EVERY), true)
+    assert.is(trimDue(key, TIMELINE_CAP), true)
+  }
+  for (let added = 1; added < TRIM_EVERY; added++) {
+    const due = Array.from({ length: TRIM_EVERY }, (_, i) => trimDue(1000 + i, added)).filter(Boolean).length
+    assert.is(due, added, `added ${added}`)
+  }
+})
+
+test('a backfill of a few posts lets a full timeline overshoot its cap; one of TRIM_EVERY or more trims it back, and feeds stay exact', async () => {
+  const db = server.services.db
+  const write = async (author: User, count: number) => {
+    for (let i = 0; i < count; i++) {
+      await createPost(db, author.id, { content: `${author.username} ${i}`, is_public: true }, clock.clock(), server.services.fanout)
+      clock.advance(1)
+    }
+  }
+  const reader = await registerUser(server)
+  const prolific = await registerUser(server)
+  await write(prolific, TIMELINE_CAP + 10)
+  // Fanned out before the follow, so the backfill alone fills the timeline.
+  await server.services.fanout.drain()
+  await followUser(server, reader.token, prolific.id)
+  await server.services.fanout.drain()
+  const floorOf = async () => (await rawClient(server).execute({ sql: 'select created_at from timeline_floors where user_id = ?', args: [reader.id] })).rows[0]?.created_at
+  assert.is((await timelineIds(reader.id)).length, TIMELINE_CAP)
+  const floor = await floorOf()
+  assert.ok(floor !== undefined, 'the backfill past the cap set a floor')
+
+  // An account with no posts: nothing to copy, nothing pending after the runner.
+  const silent = await registerUser(server)
+  await followUser(server, reader.token, silent.id)
+  await server.services.fanout.drain()
+  assert.is((await timelineIds(reader.id)).length, TIMELINE_CAP)
+
+  // One post, from an account whose pair with the reader is not due a trim: the timeline grows past the cap.
+  // One pair in TRIM_EVERY is due; a few tries find one that is not.
+  let few = await registerUser(server)
+  for (let tries = 1; trimDue(reader.id + few.id, 1) && tries < 4; tries++) few = await registerUser(server)
+  await write(few, 1)
+  await server.services.fanout.drain()
+  await followUser(server, reader.token, few.id)
+  await server.services.fanout.drain()
+  assert.is((await timelineIds(reader.id)).length, TIMELINE_CAP + 1)
+  assert.is(await floorOf(), floor)
+  await assertFeedsExact([reader], [[1, 50], [8, 50], [9, 50]], 'over the cap')
+
+  // TRIM_EVERY posts or more always trim: back to the cap, the floor raised.
+  const many = await registerUser(server)
+  await write(many, TRIM_EVERY + 8)
+  await server.services.fanout.drain()
+  await followUser(server, reader.token, many.id)
+  await server.services.fanout.drain()
+  assert.is((await timelineIds(reader.id)).length, TIMELINE_CAP)
+  assert.ok(Number(await floorOf()) > Number(floor), 'the trim raised the floor')
+  await assertFeedsExact([reader], [[1, 50], [8, 50], [9, 50]], 'trimmed again')
 })
 
 /**
