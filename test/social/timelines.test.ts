@@ -10,7 +10,7 @@ import * as assert from 'uvu/assert'
 import { createPost, directFeedQuery, pageOf, postsWithMedia } from '../../src/server/domain/posts.js'
 import { TIMELINE_CAP, TRIM_EVERY, trimDue } from '../../src/server/domain/timelines.js'
 import { manualClock, registerUser, startTestServer, type TestServer } from '../helpers/server.js'
-import { fanoutProgress, followUser, holdFanout, post, rawClient, timelineIdsOf, unfollowUser } from './helpers.js'
+import { fanoutProgress, followUser, holdFanout, pendingBackfills, post, rawClient, timelineIdsOf, unfollowUser } from './helpers.js'
 
 /** Accounts with more than 3 followers are pulled at read time, so the churn test has some. */
 const THRESHOLD = 3
@@ -244,9 +244,10 @@ test('a backfill of a few posts lets a full timeline overshoot its cap; one of T
   await followUser(server, reader.token, silent.id)
   await server.services.fanout.drain()
   assert.is((await timelineIds(reader.id)).length, TIMELINE_CAP)
+  assert.equal(await pendingBackfills(server, reader.id), [])
 
-  // One post, from an account whose pair with the reader is not due a trim: the timeline grows past the cap.
-  // One pair in TRIM_EVERY is due; a few tries find one that is not.
+  // One post, from an account whose pair with the reader is not due a trim (one pair in TRIM_EVERY
+  // is; a few tries find one that is not): the timeline grows past the cap.
   let few = await registerUser(server)
   for (let tries = 1; trimDue(reader.id + few.id, 1) && tries < 4; tries++) few = await registerUser(server)
   await write(few, 1)
