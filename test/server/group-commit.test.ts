@@ -53,9 +53,12 @@ async function settledYet(promise: Promise<unknown>): Promise<boolean> {
   return settled
 }
 
-/** A client whose first transaction wrote `first` and committed with a second one queued behind it: the group stays open. */
+/**
+ * A client whose first transaction wrote `first` and committed with a second one queued behind it:
+ * the group stays open (its age limit is lifted, so a slow machine cannot close it early).
+ */
 async function groupOfTwo(file: string, options: ConstructorParameters<typeof LocalClient>[1] = {}) {
-  const client = new LocalClient(file, options)
+  const client = new LocalClient(file, { groupMaxMs: Infinity, ...options })
   const first = await client.transaction('write')
   await first.execute(insert('first'))
   const second = client.transaction('write')
@@ -72,6 +75,19 @@ test('a member is answered only once its group has committed, with the transacti
   await tx.execute(insert('second'))
   await tx.commit()
   await firstCommitted
+  assert.equal(db.names(), ['first', 'second'])
+  client.close()
+  db.close()
+})
+
+test('a group past its age limit commits at once, with a transaction queued behind it', async () => {
+  const db = await database()
+  const { client, second, firstCommitted } = await groupOfTwo(db.file, { groupMaxMs: 0 })
+  await firstCommitted
+  assert.equal(db.names(), ['first'], 'committed without waiting for the queued transaction')
+  const tx = await second
+  await tx.execute(insert('second'))
+  await tx.commit()
   assert.equal(db.names(), ['first', 'second'])
   client.close()
   db.close()

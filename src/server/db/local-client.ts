@@ -258,6 +258,8 @@ export interface LocalClientOptions {
   autoCheckpoint?: boolean
   /** `false`: every write transaction commits on its own (see "Group commit" above). */
   groupCommit?: boolean
+  /** How long a group takes new members (GROUP_MAX_MS); tests that hold a group open give `Infinity`. */
+  groupMaxMs?: number
 }
 
 export class LocalClient implements Client {
@@ -274,14 +276,16 @@ export class LocalClient implements Client {
   readonly #lockWaitMs: number
   readonly #autoCheckpoint: boolean
   readonly #groupCommit: boolean
+  readonly #groupMaxMs: number
 
   constructor(
     private readonly file: string,
-    { lockWaitMs = LOCK_WAIT_MS, autoCheckpoint = true, groupCommit = true }: LocalClientOptions = {},
+    { lockWaitMs = LOCK_WAIT_MS, autoCheckpoint = true, groupCommit = true, groupMaxMs = GROUP_MAX_MS }: LocalClientOptions = {},
   ) {
     this.#lockWaitMs = lockWaitMs
     this.#autoCheckpoint = autoCheckpoint
     this.#groupCommit = groupCommit
+    this.#groupMaxMs = groupMaxMs
     // Open one connection now, so that a file that cannot be opened fails here rather than at the first query.
     this.#release(this.#borrow())
   }
@@ -467,7 +471,7 @@ export class LocalClient implements Client {
    * more transactions wait for the turn and the group has room for them, then the turn passes on.
    */
   leave(group: Group, end: () => void): void {
-    const room = group.members < GROUP_MAX_MEMBERS && performance.now() - group.openedAt < GROUP_MAX_MS
+    const room = group.members < GROUP_MAX_MEMBERS && performance.now() - group.openedAt < this.#groupMaxMs
     if (!group.over && !(this.#queued > 0 && room)) this.#commit(group)
     end()
   }
