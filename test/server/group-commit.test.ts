@@ -80,9 +80,10 @@ test('a member is answered only once its group has committed, with the transacti
   db.close()
 })
 
-test('a group past its age limit commits at once, with a transaction queued behind it', async () => {
+/** With `options`, the first transaction of groupOfTwo commits without waiting for the one queued behind it. */
+async function commitsAlone(options: ConstructorParameters<typeof LocalClient>[1]) {
   const db = await database()
-  const { client, second, firstCommitted } = await groupOfTwo(db.file, { groupMaxMs: 0 })
+  const { client, second, firstCommitted } = await groupOfTwo(db.file, options)
   await firstCommitted
   assert.equal(db.names(), ['first'], 'committed without waiting for the queued transaction')
   const tx = await second
@@ -91,7 +92,9 @@ test('a group past its age limit commits at once, with a transaction queued behi
   assert.equal(db.names(), ['first', 'second'])
   client.close()
   db.close()
-})
+}
+
+test('a group past its age limit commits at once, with a transaction queued behind it', () => commitsAlone({ groupMaxMs: 0 }))
 
 test('a transaction alone commits at once', async () => {
   const db = await database()
@@ -185,18 +188,7 @@ test('many writers in two clients (two processes) all commit, groups and batches
   db.close()
 })
 
-test('without group commit every transaction commits on its own', async () => {
-  const db = await database()
-  const { client, second, firstCommitted } = await groupOfTwo(db.file, { groupCommit: false })
-  await firstCommitted
-  assert.equal(db.names(), ['first'])
-  const tx = await second
-  await tx.execute(insert('second'))
-  await tx.commit()
-  assert.equal(db.names(), ['first', 'second'])
-  client.close()
-  db.close()
-})
+test('without group commit every transaction commits on its own', () => commitsAlone({ groupCommit: false }))
 
 test('a read-only query beside an open group runs on its own connection and sees only what is committed', async () => {
   const db = await database()
