@@ -1,9 +1,11 @@
 /** `plaza serve --workers N`: N processes on one port sharing the database; SIGTERM drains them all. */
 import { readdirSync, readFileSync } from 'node:fs'
 import http from 'node:http'
+import net from 'node:net'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startServe } from '../helpers/cli.js'
+import { parsePrometheusText, sampleValue } from '../helpers/prometheus.js'
 import { tempDir } from '../helpers/server.js'
 
 /** The pids whose parent is `pid` (from /proc). */
@@ -36,6 +38,36 @@ function halfSent(url: string, body: string) {
   return { answer, finish: () => finish() }
 }
 
+/** Scrapes (each on a fresh connection) until `count` requests besides the scrape itself are in flight across the workers. */
+async function untilInFlight(url: string, count: number) {
+  for (let i = 0; i < 500; i++) {
+    const families = parsePrometheusText(await (await fetch(`${url}/metrics`, { headers: { connection: 'close' } })).text())
+    if (sampleValue(families, 'plaza_http_requests_in_flight') === count + 1) return
+  }
+  throw new Error(`${count} requests never were in flight together`)
+}
+
+/**
+ * Resolves once the port refuses connections: every worker has stopped listening, and the cluster's
+ * primary has closed the socket. A bare TCP connect, dropped at once: an HTTP request could be
+ * handed to a worker that is closing and wait there.
+ */
+async function untilRefused(url: string) {
+  const { hostname, port } = new URL(url)
+  for (let i = 0; i < 1000; i++) {
+    const refused = await new Promise<boolean>((resolve) => {
+      const socket = net.connect(Number(port), hostname)
+      socket.once('connect', () => {
+        socket.destroy()
+        resolve(false)
+      })
+      socket.once('error', () => resolve(true))
+    })
+    if (refused) return
+  }
+  throw new Error('the port kept accepting connections')
+}
+
 const account = (name: string) => JSON.stringify({ username: name, email: `${name}@example.com`, password: 'password1' })
 
 test('--workers 2 runs two server processes on one port; SIGTERM lets in-flight requests on both finish, then all exit 0', async () => {
@@ -46,9 +78,9 @@ test('--workers 2 runs two server processes on one port; SIGTERM lets in-flight 
   // Round-robin hands successive connections to alternate workers: two requests in flight span both.
   const first = halfSent(url, account('drain_one'))
   const second = halfSent(url, account('drain_two'))
-  await new Promise((resolve) => setTimeout(resolve, 200))
+  await untilInFlight(url, 2)
   child.kill('SIGTERM')
-  await new Promise((resolve) => setTimeout(resolve, 200))
+  await untilRefused(url)
   first.finish()
   second.finish()
   assert.equal(await Promise.all([first.answer, second.answer]), [201, 201])
