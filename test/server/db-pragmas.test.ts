@@ -176,7 +176,7 @@ test('follows and likes are WITHOUT ROWID link tables (migration 0005), with onl
   assert.match(String(tables.follows), /WITHOUT ROWID\s*$/)
   assert.match(String(tables.likes), /WITHOUT ROWID\s*$/)
   const indexes = rows.filter(([type]) => type === 'index').map(([, name]) => name)
-  assert.equal(indexes, ['follows_follower_created_idx', 'follows_following_created_idx', 'likes_user_idx'])
+  assert.equal(indexes, ['follows_following_created_idx', 'likes_user_idx'])
   await database.close()
   rmSync(dataDir, { recursive: true, force: true })
 })

@@ -125,6 +125,9 @@ test('0016 counts each user\'s unread notifications and sets their read-up-to ma
   })
 })
 
+/** How many migrations came before `tag`. */
+const countBefore = (tag: string) => journal.entries.findIndex((entry) => entry.tag.startsWith(tag))
+
 /** A copy of the migrations folder as it was before `tag` was written: its journal ends just before it. */
 function migrationsBefore(tag: string): string {
   const folder = path.join(tempDir(), 'migrations')
@@ -136,7 +139,7 @@ function migrationsBefore(tag: string): string {
 
 test('0017 rebuilds notifications without the actor\'s foreign key and index, keeping rows, ids, the id high-water mark and the counter', async () => {
   await withDatabase(async (client) => {
-    assert.is(await applyMigrations(client, migrationsBefore('0017')), journal.entries.length - 1)
+    assert.is(await applyMigrations(client, migrationsBefore('0017')), countBefore('0017'))
     for (const id of [1, 2, 3]) {
       await client.execute(`insert into users (id, username, email, password_hash, created_at) values (?, ?, ?, 'x', 0)`, [id, `u${id}`, `u${id}@example.com`])
     }
@@ -146,7 +149,7 @@ test('0017 rebuilds notifications without the actor\'s foreign key and index, ke
     await client.execute('delete from notifications where id = 5')
     const before = (await client.execute('select * from notifications order by id')).rows.map((row) => ({ ...row }))
 
-    assert.is(await applyMigrations(client, MIGRATIONS_DIR), 1)
+    assert.is(await applyMigrations(client, MIGRATIONS_DIR), journal.entries.length - countBefore('0017'))
     assert.equal((await client.execute('select * from notifications order by id')).rows.map((row) => ({ ...row })), before, 'every row as it was')
     const keys = (await client.execute(`select "from" as col from pragma_foreign_key_list('notifications') order by col`)).rows.map((row) => String(row.col))
     assert.equal(keys, ['post_id', 'story_id', 'user_id'], 'no foreign key on actor_id')
@@ -163,6 +166,27 @@ test('0017 rebuilds notifications without the actor\'s foreign key and index, ke
     // Deleting a user no longer looks for their notifications as an actor.
     await client.execute('delete from users where id = 3')
     assert.is(Number((await client.execute('select count(*) as n from notifications where actor_id = 3')).rows[0].n), 2)
+  })
+})
+
+test('0018 drops the follows index by follower and time; the rows stay, and whom a user follows is read from the primary key', async () => {
+  await withDatabase(async (client) => {
+    assert.is(await applyMigrations(client, migrationsBefore('0018')), countBefore('0018'))
+    for (const id of [1, 2, 3]) {
+      await client.execute(`insert into users (id, username, email, password_hash, created_at) values (?, ?, ?, 'x', 0)`, [id, `u${id}`, `u${id}@example.com`])
+    }
+    for (const [follower, followee, at] of [[1, 2, 5], [1, 3, 7], [2, 1, 6]]) {
+      await client.execute('insert into follows (follower_id, following_id, created_at) values (?, ?, ?)', [follower, followee, at])
+    }
+    const indexNames = async () => (await client.execute(`select name from sqlite_master where type = 'index' and tbl_name = 'follows' and sql is not null order by name`)).rows.map((row) => String(row.name))
+    assert.equal(await indexNames(), ['follows_follower_created_idx', 'follows_following_created_idx'])
+
+    assert.is(await applyMigrations(client, MIGRATIONS_DIR), journal.entries.length - countBefore('0018'))
+    assert.equal(await indexNames(), ['follows_following_created_idx'])
+    const rows = (await client.execute('select follower_id, following_id, created_at from follows order by follower_id, following_id')).rows.map((row) => Object.values(row).map(Number))
+    assert.equal(rows, [[1, 2, 5], [1, 3, 7], [2, 1, 6]])
+    const plan = (await client.execute('explain query plan select following_id from follows where follower_id = 1 order by created_at desc')).rows.map((row) => String(row.detail))
+    assert.ok(plan.includes('SEARCH follows USING PRIMARY KEY (follower_id=?)'), plan.join('\n'))
   })
 })
 

@@ -1,6 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { registerUser, startTestServer, type TestServer } from '../helpers/server.js'
+import { sql } from 'drizzle-orm'
+import { manualClock, registerUser, startTestServer, type TestServer } from '../helpers/server.js'
 import { listFollows } from '../../src/server/domain/follows.js'
 import { INLINE_PAGE_DEPTH } from '../../src/server/domain/page-depth.js'
 import { countingSelects, followUser, notificationsOf, post } from './helpers.js'
@@ -145,6 +146,53 @@ test('follower lists read shallow pages inline and send pages past INLINE_PAGE_D
     const far = await listFollows({ reads: server.services.reads, scans: deep.db }, which, alice.id, null, { page, limit })
     assert.equal(far, { users: [], page, has_more: false })
     assert.is(deep.selects(), 1, `${which}: a deep page goes to the workers`)
+  }
+})
+
+test('whom a user follows: newest first, ties by the higher id, accounts hidden from the caller left out before paging', async () => {
+  const { clock, advance } = manualClock()
+  const local = await startTestServer({ clock })
+  try {
+    const fan = await registerUser(local)
+    const [a, b, c, d] = [await registerUser(local), await registerUser(local), await registerUser(local), await registerUser(local)]
+    // a, b and c followed in the same millisecond, d a second later.
+    for (const user of [b, a, c]) await followUser(local, fan.token, user.id)
+    advance(1000)
+    await followUser(local, fan.token, d.id)
+    const ids = async (query: string, token?: string) => {
+      const res = await local.request('GET', `/api/mobile/user/following/${fan.id}?${query}`, { token })
+      assert.is(res.status, 200)
+      return { ids: res.body.data.users.map((u: any) => u.id), more: res.body.data.has_more }
+    }
+    assert.equal(await ids('limit=10'), { ids: [d.id, c.id, b.id, a.id], more: false })
+    const viewer = await registerUser(local)
+    assert.is((await local.request('POST', `/api/mobile/user/block/${b.id}`, { token: viewer.token })).status, 200)
+    assert.equal(await ids('limit=2', viewer.token), { ids: [d.id, c.id], more: true })
+    assert.equal(await ids('limit=2&page=2', viewer.token), { ids: [a.id], more: false })
+    assert.equal(await ids('limit=2&page=2'), { ids: [b.id, a.id], more: false })
+  } finally {
+    await local.close()
+  }
+})
+
+test('whom a user follows is sorted from all of them: past INLINE_PAGE_DEPTH accounts even page 1 goes to the workers', async () => {
+  const local = await startTestServer()
+  try {
+    const fan = await registerUser(local)
+    const star = await registerUser(local)
+    await followUser(local, fan.token, star.id)
+    const first = async () => {
+      const scans = countingSelects(local.services.scans)
+      const page = await listFollows({ reads: local.services.reads, scans: scans.db }, 'following', fan.id, null, { page: 1, limit: 20 })
+      assert.equal(page.users.map((u) => u.id), [star.id])
+      return scans.selects()
+    }
+    assert.is(await first(), 0)
+    // Only the count decides (this server is thrown away after): as if fan followed one account more than the depth.
+    await local.services.db.run(sql`update users set following_count = ${INLINE_PAGE_DEPTH + 1} where id = ${fan.id}`)
+    assert.is(await first(), 1)
+  } finally {
+    await local.close()
   }
 })
 

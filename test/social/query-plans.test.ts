@@ -49,13 +49,14 @@ async function planOf(query: { toSQL(): { sql: string; params: unknown[] } }): P
  * over the fan-out threshold, a handful by construction, read whole by design; nor one of the
  * JSON array of a page's ids (`json_each`), nor one of the pending merge's authors (`a`: the
  * viewer's follows, an index range, and the viewer), nor one of the partial index of suspended
- * accounts (users_suspended_idx holds those only, read once per statement).
+ * accounts (users_suspended_idx holds those only, read once per statement), nor one of a page of
+ * ids sorted first (`page`: at most a page's rows).
  */
 function fullScans(plan: string[]): string[] {
   return plan.filter(
     (line) =>
       /^SCAN /.test(line) &&
-      !/^SCAN (CONSTANT ROW|\(subquery-\d+\)|matches$|pa$|a$|json_each VIRTUAL TABLE|users USING (COVERING )?INDEX users_suspended_idx$)/.test(line) &&
+      !/^SCAN (CONSTANT ROW|\(subquery-\d+\)|matches$|pa$|a$|page$|json_each VIRTUAL TABLE|users USING (COVERING )?INDEX users_suspended_idx$)/.test(line) &&
       !/VIRTUAL TABLE INDEX \d+:M/.test(line),
   )
 }
@@ -64,7 +65,7 @@ const paging = { page: 3, limit: 20 }
 const cases: Array<[string, () => { toSQL(): { sql: string; params: unknown[] } }, string[]]> = [
   ['feed ids (timeline)', () => timelineIdsQuery(server.services.db, 1, 61), ['SEARCH timelines USING PRIMARY KEY (user_id=?)', 'SCAN pa', 'SEARCH f USING PRIMARY KEY (follower_id=? AND following_id=?)', 'SEARCH p2 USING COVERING INDEX posts_user_created_idx (user_id=? AND created_at>?)', 'SEARCH b USING PRIMARY KEY (follower_id=?)', 'SEARCH p3 USING COVERING INDEX posts_user_created_idx (user_id=? AND created_at>?)', 'SEARCH p USING COVERING INDEX posts_user_created_idx (user_id=? AND created_at>?)']],
   // Per followed account one range of posts_user_created_idx past the page bound: the cost follows the viewer's follows, not the backlog.
-  ['feed ids (pending posts)', () => raw(pendingIdsQuery(1, 61)), ['SEARCH f USING COVERING INDEX', 'SEARCH p USING COVERING INDEX posts_user_created_idx (user_id=? AND created_at>?)', 'SEARCH c USING INTEGER PRIMARY KEY']],
+  ['feed ids (pending posts)', () => raw(pendingIdsQuery(1, 61)), ['SEARCH f USING PRIMARY KEY (follower_id=?)', 'SEARCH p USING COVERING INDEX posts_user_created_idx (user_id=? AND created_at>?)', 'SEARCH c USING INTEGER PRIMARY KEY']],
   ['feed (direct)', () => directFeedQuery(server.services.db, 1, paging), ['follows', 'posts_user_created_idx', 'likes']],
   ['feed and explore page rows', () => selectPosts(server.services.db, 1).where(idInList()), ['SEARCH posts USING INTEGER PRIMARY KEY', 'likes']],
   ['explore ranking', () => exploreRankingQuery(server.services.db, new Date()), ['posts_public_created_idx']],
@@ -74,7 +75,7 @@ const cases: Array<[string, () => { toSQL(): { sql: string; params: unknown[] } 
   ['posts by user', () => byUserQuery(server.services.db, 2, 1, paging), ['posts_user_created_idx']],
   ['post detail comments', () => commentsQuery(server.services.db, 1, 2, paging.limit + 1, (paging.page - 1) * paging.limit), ['comments_post_created_idx']],
   ['followers', () => followersQuery(server.services.db, 1, 2, paging), ['follows_following_created_idx']],
-  ['following', () => followingQuery(server.services.db, 1, 2, paging), ['follows_follower_created_idx']],
+  ['following', () => followingQuery(server.services.db, 1, 2, paging), ['SEARCH follows USING PRIMARY KEY (follower_id=?)']],
   ['blocked list', () => relationPageQuery(server.services.db, 'blocked', 1, 21, 0), ['blocks_blocker_created_idx']],
   ['muted list', () => relationPageQuery(server.services.db, 'muted', 1, 21, 0), ['mutes_muter_created_idx']],
   ['search users', () => userSearchQuery(server.services.db, 'user', 1, 10), ['users_username_lower_idx', 'users_fts VIRTUAL TABLE']],
@@ -90,16 +91,25 @@ for (const [name, build, expected] of cases) {
   })
 }
 
-test('the follow, blocked and muted lists need no extra sort (the index order is the answer order)', async () => {
+test('the followers, blocked and muted lists need no extra sort (the index order is the answer order)', async () => {
   for (const query of [
     followersQuery(server.services.db, 1, 2, paging),
-    followingQuery(server.services.db, 1, 2, paging),
     relationPageQuery(server.services.db, 'blocked', 1, 21, 0),
     relationPageQuery(server.services.db, 'muted', 1, 21, 0),
   ]) {
     const plan = await planOf(query)
     assert.not.ok(plan.some((line) => line.includes('TEMP B-TREE')), plan.join('\n'))
   }
+})
+
+test('whom a user follows is sorted ids first: the primary key range, then the users of the page only', async () => {
+  const plan = await planOf(followingQuery(server.services.db, 1, 2, paging))
+  const scan = plan.indexOf('SCAN page')
+  assert.ok(scan > 0, plan.join('\n'))
+  const [inner, outer] = [plan.slice(0, scan), plan.slice(scan)]
+  assert.ok(inner.includes('SEARCH follows USING PRIMARY KEY (follower_id=?)'), plan.join('\n'))
+  assert.ok(inner.some((line) => line.includes('TEMP B-TREE FOR ORDER BY')), plan.join('\n'))
+  assert.ok(outer.includes('SEARCH users USING INTEGER PRIMARY KEY (rowid=?)'), plan.join('\n'))
 })
 
 test('the post lookup of detail, like and comment uses primary keys only', async () => {

@@ -67,28 +67,26 @@ const insertFollow = leanStatement(
 
 /**
  * The leaves a new follow writes, for `warm` (db/warm.ts): the pair's place in the primary key,
- * the ends of the followee's range in follows_following_created_idx and of the follower's in
- * follows_follower_created_idx (a new follow is the newest), and the notification's. The two
+ * the end of the followee's range in follows_following_created_idx (a new follow is the newest),
+ * and the notification's. The two
  * users' rows were just read (the session, the target); the backfill's pages are the runner's to warm.
  */
 export const followPages = pagesQuery(['follower', 'followee'], ({ follower, followee }) => [
   sql`select 1 from ${follows} where follower_id = ${follower} and following_id = ${followee}`,
   sql`select max(created_at) from ${follows} indexed by follows_following_created_idx where following_id = ${followee}`,
-  sql`select max(created_at) from ${follows} indexed by follows_follower_created_idx where follower_id = ${follower}`,
   ...notificationPages(followee),
 ])
 
 /**
- * The leaves an unfollow changes, for `warm`: the follow's entries in the primary key and in both
- * indexes (found by its created_at; the indexes carry the primary key, so each is one exact key)
- * and the follower's timeline the prune deletes from.
+ * The leaves an unfollow changes, for `warm`: the follow's entries in the primary key and in
+ * follows_following_created_idx (found by its created_at; the index carries the primary key, so it
+ * is one exact key) and the follower's timeline the prune deletes from.
  */
 export const unfollowPages = pagesQuery(['follower', 'followee'], ({ follower, followee }) => {
   const since = sql`(select created_at from ${follows} where follower_id = ${follower} and following_id = ${followee})`
   return [
     since,
     sql`select 1 from ${follows} indexed by follows_following_created_idx where following_id = ${followee} and created_at = ${since} and follower_id = ${follower}`,
-    sql`select 1 from ${follows} indexed by follows_follower_created_idx where follower_id = ${follower} and created_at = ${since} and following_id = ${followee}`,
     ...followTimelinePages(follower, followee),
   ]
 })
@@ -160,16 +158,30 @@ function followersSelect(db: ReadDb, userId: Param, viewerId: Param | null, limi
     .offset(offset)
 }
 
-/** Whom `userId` follows, most recent first (`follows_follower_created_idx`, which carries following_id for ties); values or placeholders. */
+/**
+ * Whom `userId` follows, most recent first; values or placeholders. The primary key's range
+ * (follower_id, following_id) holds every followed id and its created_at (follows is WITHOUT ROWID),
+ * so there is no index by time (migration 0018): the page is sorted from that range, ids first (the
+ * sorter holds an id and a time per row, and only the visible; a user follows hundreds), and its
+ * users are joined after paging. Ties in time break by followed id, as before.
+ */
 function followingSelect(db: ReadDb, userId: Param, viewerId: Param | null, limit: Param, offset: Param) {
+  const page = db.$with('page').as(
+    db
+      .select({ id: follows.followingId, at: follows.createdAt })
+      .from(follows)
+      .innerJoin(users, eq(users.id, follows.followingId))
+      .where(and(eq(follows.followerId, userId), authorVisibleTo(viewerId ?? 0)))
+      .orderBy(desc(follows.createdAt), desc(follows.followingId))
+      .limit(limit)
+      .offset(offset),
+  )
   return db
+    .with(page)
     .select(userSummaryColumns(viewerId))
-    .from(follows)
-    .innerJoin(users, eq(users.id, follows.followingId))
-    .where(and(eq(follows.followerId, userId), authorVisibleTo(viewerId ?? 0)))
-    .orderBy(desc(follows.createdAt), desc(follows.followingId))
-    .limit(limit)
-    .offset(offset)
+    .from(page)
+    .innerJoin(users, eq(users.id, page.id))
+    .orderBy(desc(page.at), desc(page.id))
 }
 
 /** One page of followers (one extra row tells whether there is another); exported for its query plan. */
@@ -188,7 +200,8 @@ const followingPage = prepared((db) => followingSelect(db, ...placeholders).prep
 
 /**
  * A page of `ref`'s followers or followed users, with whether `viewerId` follows each. Prepared;
- * a shallow page is read inline (`reads`), a deep one by the `scans` workers (page-depth.ts).
+ * a shallow page is read inline (`reads`), a deep one, or any page of whom a user following more
+ * than INLINE_PAGE_DEPTH accounts follows, by the `scans` workers (page-depth.ts).
  */
 export async function listFollows(
   dbs: { reads: ReadDb; scans: ReadDb },
@@ -198,7 +211,8 @@ export async function listFollows(
   paging: Paging,
 ): Promise<{ users: UserSummary[]; page: number; has_more: boolean }> {
   const user = await findVisibleUser(dbs.reads, ref, viewerId)
-  const page = (which === 'followers' ? followersPage : followingPage)(readerForPage(dbs, paging))
+  // A page of followers reads down to its depth in the index; a page of whom they follow sorts all of them.
+  const page = which === 'followers' ? followersPage(readerForPage(dbs, paging)) : followingPage(readerForPage(dbs, paging, user.followingCount))
   const rows = await page.all({ user: user.id, viewer: viewerId ?? 0, limit: paging.limit + 1, offset: (paging.page - 1) * paging.limit })
   return { users: await withMedia(dbs.reads, rows.slice(0, paging.limit).map(toUserSummary)), page: paging.page, has_more: rows.length > paging.limit }
 }
