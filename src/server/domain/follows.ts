@@ -68,8 +68,8 @@ const insertFollow = leanStatement(
 /**
  * The leaves a new follow writes, for `warm` (db/warm.ts): the pair's place in the primary key,
  * the end of the followee's range in follows_following_created_idx (a new follow is the newest),
- * and the notification's. The two
- * users' rows were just read (the session, the target); the backfill's pages are the runner's to warm.
+ * and the notification's. The two users' rows were just read (the session, the target); the
+ * backfill's pages are the runner's to warm.
  */
 export const followPages = pagesQuery(['follower', 'followee'], ({ follower, followee }) => [
   sql`select 1 from ${follows} where follower_id = ${follower} and following_id = ${followee}`,

@@ -11,10 +11,10 @@ import type { Paging } from './posts.js'
 export const INLINE_PAGE_DEPTH = 1000
 
 /**
- * The reader for this page: `reads` down to INLINE_PAGE_DEPTH rows, `scans` past it. `reads` is
+ * The reader for this page: `reads` down to INLINE_PAGE_DEPTH rows, `scans` past it. `rowsRead` is
  * how many rows the query reads whatever the page, when that is more than its depth (a list sorted
  * from a whole range, as whom a user follows).
  */
-export function readerForPage(dbs: { reads: ReadDb; scans: ReadDb }, { page, limit }: Paging, reads = 0): ReadDb {
-  return Math.max(page * limit, reads) > INLINE_PAGE_DEPTH ? dbs.scans : dbs.reads
+export function readerForPage(dbs: { reads: ReadDb; scans: ReadDb }, { page, limit }: Paging, rowsRead = 0): ReadDb {
+  return Math.max(page * limit, rowsRead) > INLINE_PAGE_DEPTH ? dbs.scans : dbs.reads
 }
