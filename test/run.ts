@@ -1,11 +1,18 @@
 /**
  * Runs the uvu suites: every `*.test.ts` under test/, or under the folders or files given as
- * arguments. Each file runs in its own process, `PLAZA_TEST_JOBS` (default 3) at a time, largest
- * first; a file's output is printed whole when it ends. Closes with one `N passed, N failed` line
- * and exits non-zero when any test failed or no test ran. `--one FILE` is the child's mode.
+ * arguments. Each file runs in its own process, `PLAZA_TEST_JOBS` (default 3) at a time, the
+ * costliest first by the wall times recorded in test/costs.json (files it does not know go first,
+ * largest first), so the long files start early and the short ones fill in behind them; a file's
+ * output is printed whole when it ends, with its wall time and the CPU it used (its threads and
+ * the processes it waited for). `PLAZA_TEST_RECORD=1` writes this run's costs to test/costs.json.
+ * Closes with one `N passed, N failed` line and exits non-zero when any test failed or no test
+ * ran. `--one FILE` is the child's mode.
+ *
+ * Password hashes cost 2^10 rather than 2^15 here (`PLAZA_PASSWORD_COST=10` unless set): the
+ * same scrypt, a 32nd of the work; test/server/auth.test.ts checks the production default.
  */
 import { spawn } from 'node:child_process'
-import { statSync } from 'node:fs'
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { parse } from 'uvu/parse'
 import { run } from 'uvu/run'
@@ -17,12 +24,33 @@ const counts = (output: string) => {
   return { total: read('Total'), passed: read('Passed'), skipped: read('Skipped') }
 }
 
+const COSTS = path.resolve('test/costs.json')
+const CPU_MARK = /^\[cpu ([0-9.]+) s\]$/m
+
+/** CPU seconds this process used, its threads and the children it waited for included (Linux; 0 elsewhere). */
+function cpuSeconds(): number {
+  try {
+    // /proc/self/stat: fields 14-17 are utime, stime, cutime, cstime in clock ticks (100 a second on Linux).
+    const fields = readFileSync('/proc/self/stat', 'utf8').replace(/^.*\) /, '').split(' ')
+    return fields.slice(11, 15).reduce((sum, ticks) => sum + Number(ticks), 0) / 100
+  } catch {
+    return 0
+  }
+}
+
 async function runOne(file: string) {
   const dir = path.dirname(file)
   const { suites } = await parse(dir, new RegExp(`^${path.basename(file).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`), {})
   await run(suites, { bail: false })
+  process.stdout.write(`\n[cpu ${cpuSeconds().toFixed(1)} s]\n`)
   // uvu has printed its totals; leave even if a test left a handle open.
   process.exit(0)
+}
+
+type Costs = Record<string, { wall: number; cpu: number }>
+
+function readCosts(): Costs {
+  return existsSync(COSTS) ? (JSON.parse(readFileSync(COSTS, 'utf8')) as Costs) : {}
 }
 
 async function testFiles(targets: string[]): Promise<string[]> {
@@ -36,7 +64,7 @@ async function testFiles(targets: string[]): Promise<string[]> {
 
 function runChild(file: string): Promise<{ output: string; code: number | null }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', process.argv[1], '--one', file], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: process.stdout.isTTY ? '1' : '0' } })
+    const child = spawn(process.execPath, ['--import', 'tsx', process.argv[1], '--one', file], { stdio: ['ignore', 'pipe', 'pipe'], env: { PLAZA_PASSWORD_COST: '10', ...process.env, FORCE_COLOR: process.stdout.isTTY ? '1' : '0' } })
     let output = ''
     child.stdout.on('data', (chunk) => (output += chunk))
     child.stderr.on('data', (chunk) => (output += chunk))
@@ -47,9 +75,14 @@ function runChild(file: string): Promise<{ output: string; code: number | null }
 async function main() {
   const args = process.argv.slice(2)
   if (args[0] === '--one') return runOne(args[1])
-  const files = (await testFiles(args.length ? args : ['test'])).sort((a, b) => statSync(b).size - statSync(a).size)
-  const jobs = Math.max(1, Number(process.env.PLAZA_TEST_JOBS) || 3)
   const root = path.resolve('test')
+  const costs = readCosts()
+  const known = (file: string) => costs[path.relative(root, file)]?.wall
+  const files = (await testFiles(args.length ? args : ['test'])).sort(
+    (a, b) => (known(b) ?? Infinity) - (known(a) ?? Infinity) || statSync(b).size - statSync(a).size,
+  )
+  const jobs = Math.max(1, Number(process.env.PLAZA_TEST_JOBS) || 3)
+  const measured: Costs = {}
   let passed = 0
   let failed = 0
   let skipped = 0
@@ -60,17 +93,25 @@ async function main() {
       for (let file = queue.shift(); file; file = queue.shift()) {
         const t0 = Date.now()
         const { output, code } = await runChild(file)
+        const wall = (Date.now() - t0) / 1000
+        const cpu = Number(CPU_MARK.exec(output)?.[1] ?? 0)
+        measured[path.relative(root, file)] = { wall: Math.round(wall * 10) / 10, cpu }
         const result = counts(output)
         // A file that crashed before uvu printed its totals counts as one failure.
         const crashed = code !== 0 || result.total === 0
         passed += result.passed
         skipped += result.skipped
         failed += result.total - result.passed - result.skipped + (crashed && result.total === result.passed ? 1 : 0)
-        process.stdout.write(`\n[${path.relative(root, file)}, ${((Date.now() - t0) / 1000).toFixed(1)} s]\n${output.replace(/\n\s*Total:[\s\S]*$/, '')}\n`)
+        process.stdout.write(`\n[${path.relative(root, file)}, ${wall.toFixed(1)} s, cpu ${cpu.toFixed(1)} s]\n${output.replace(/\n\s*Total:[\s\S]*$/, '')}\n`)
       }
     }),
   )
-  console.log(`\n${files.length} files in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+  const cpu = Object.values(measured).reduce((sum, cost) => sum + cost.cpu, 0)
+  console.log(`\n${files.length} files in ${((Date.now() - started) / 1000).toFixed(1)} s, ${cpu.toFixed(0)} s of CPU`)
+  if (process.env.PLAZA_TEST_RECORD === '1') {
+    const sorted = Object.fromEntries(Object.entries({ ...costs, ...measured }).sort(([a], [b]) => a.localeCompare(b)))
+    writeFileSync(COSTS, `${JSON.stringify(sorted, null, 1)}\n`)
+  }
   console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`)
   process.exit(passed + skipped === 0 || failed > 0 ? 1 : 0)
 }

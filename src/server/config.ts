@@ -67,6 +67,8 @@ export interface ServerConfig {
   mediaTimeoutMs: number
   /** `PLAZA_AGENT_TIMEOUT_MS`: the longest one `POST /api/agent` run may take (docs/agent.md). */
   agentTimeoutMs: number
+  /** `PLAZA_PASSWORD_COST`: log2 of scrypt's N for new password hashes (docs/accounts.md). */
+  passwordCost: number
   /** The environment the configuration was read from; feature modules (chat providers) read their own variables from it. */
   env: NodeJS.ProcessEnv
 }
@@ -245,6 +247,18 @@ export function parseFetchAllowPrivate(value: string | undefined): boolean {
   throw new ConfigError(`PLAZA_FETCH_ALLOW_PRIVATE must be 1 or 0, not "${value}"`)
 }
 
+/**
+ * `PLAZA_PASSWORD_COST`: log2 of scrypt's N for new password hashes, 10 to 20, default 15 (OWASP's
+ * N=2^15, r=8, p=3). Below 15 only for tests and development: each step down halves what a guess costs.
+ */
+export function parsePasswordCost(value: string | undefined): number {
+  const text = value?.trim() ?? ''
+  if (text === '') return 15
+  const cost = Number(text)
+  if (!Number.isInteger(cost) || cost < 10 || cost > 20) throw new ConfigError(`PLAZA_PASSWORD_COST must be a whole number from 10 to 20, not "${value}"`)
+  return cost
+}
+
 /** `PLAZA_MEDIA_TIMEOUT`: milliseconds (or `8s`), from 100 ms to the fetch guard's own 10 s limit. */
 export function parseMediaTimeout(value: string | undefined): number {
   const ms = parseDuration('PLAZA_MEDIA_TIMEOUT', value, DEFAULTS.mediaTimeoutMs)
@@ -296,6 +310,7 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
     fetchAllowPrivate: parseFetchAllowPrivate(env.PLAZA_FETCH_ALLOW_PRIVATE),
     mediaTimeoutMs: parseMediaTimeout(env.PLAZA_MEDIA_TIMEOUT),
     agentTimeoutMs: parseAgentTimeout(env.PLAZA_AGENT_TIMEOUT_MS),
+    passwordCost: parsePasswordCost(env.PLAZA_PASSWORD_COST),
     env,
   }
 }

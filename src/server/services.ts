@@ -7,6 +7,7 @@ import { createSpeechService, type SpeechService } from './catalog/audio/service
 import { openDatabase, type Db, type ReadDb } from './db/client.js'
 import type { Warm } from './db/warm.js'
 import { ConfigError, type ServerConfig } from './config.js'
+import { setPasswordCost } from './auth/passwords.js'
 import { createSessionTouches, SessionCache, type SessionTouches } from './auth/sessions.js'
 import { startFanout, type Fanout } from './domain/fanout.js'
 import { createNotificationFeed, type NotificationFeed } from './domain/notification-feed.js'
@@ -159,6 +160,7 @@ async function openStorage(config: ServerConfig, check: boolean): Promise<Storag
 
 export async function createServices(config: ServerConfig, options: ServiceOptions = {}): Promise<Services> {
   const clock = options.clock ?? systemClock
+  setPasswordCost(config.passwordCost)
   const startedAt = clock()
   const logger = options.logger ?? createLogger(config.logLevel)
   // Created once the database is open; the gateway and the renderer report through it from then on.

@@ -7,6 +7,7 @@ import { silentLogger, type Logger } from '../../src/server/logger.js'
 import { createServices, type Clock, type Services } from '../../src/server/services.js'
 import { databaseEnvFor, forgetRemoteDatabase, recordRemoteDatabase } from './databases.js'
 import { startHranaServer, type HranaServer } from './hrana-server.js'
+import { passwordCostEnv } from './suite-env.js'
 
 export { databaseEnvFor } from './databases.js'
 
@@ -80,7 +81,7 @@ export async function startTestServer(
     hrana = await startHranaServer(options.dataDir ? { file: path.join(dataDir, 'hrana-test.sqlite') } : {})
     databaseUrl = hrana.url
   }
-  const env = databaseUrl ? { ...options.env, PLAZA_DATABASE_URL: databaseUrl } : (options.env ?? {})
+  const env = { ...passwordCostEnv(), ...options.env, ...(databaseUrl ? { PLAZA_DATABASE_URL: databaseUrl } : {}) }
   const config = loadConfig({ port: 0, host: '127.0.0.1', dataDir, rateLimits: options.rateLimits ?? false }, env)
   let services: Services
   try {

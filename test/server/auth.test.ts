@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto'
 import { eq } from 'drizzle-orm'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { DECOY_HASH, HASH_PREFIX, verifyPassword } from '../../src/server/auth/passwords.js'
+import { DECOY_HASH, decoyHash, HASH_PREFIX, verifyPassword } from '../../src/server/auth/passwords.js'
+import { ConfigError, loadConfig } from '../../src/server/config.js'
 import { sessions, users } from '../../src/server/db/schema.js'
 import { manualClock, registerUser, startTestServer, type TestServer } from '../helpers/server.js'
 
@@ -55,9 +56,6 @@ auth('passwords and tokens are stored only as hashes', async ({ server }) => {
   const stored = await server.services.db.select().from(sessions).where(eq(sessions.userId, row.id))
   assert.is(stored.length, 1)
   assert.is(stored[0].tokenHash, createHash('sha256').update(res.body.data.token).digest('hex'))
-  // New hashes and the decoy an unknown account is checked against cost the same.
-  assert.ok(row.passwordHash.startsWith(HASH_PREFIX), row.passwordHash)
-  assert.ok(DECOY_HASH.startsWith(HASH_PREFIX), DECOY_HASH)
   assert.not.ok(await verifyPassword('super secret pw', DECOY_HASH))
 })
 
@@ -192,3 +190,33 @@ auth('the same procedures answer over tRPC', async ({ server }) => {
 })
 
 auth.run()
+
+const cost = suite('password cost')
+
+cost('new hashes cost 2^15 (OWASP) unless PLAZA_PASSWORD_COST says otherwise, and the decoy an unknown account is checked against costs the same', async () => {
+  for (const [setting, prefix] of [['', HASH_PREFIX], ['11', 'scrypt$2048$8$3$']] as const) {
+    const server = await startTestServer({ env: { PLAZA_PASSWORD_COST: setting } })
+    try {
+      const user = await registerUser(server)
+      const [row] = await server.services.db.select().from(users).where(eq(users.id, user.id))
+      assert.ok(row.passwordHash.startsWith(prefix), `${setting || 'default'}: ${row.passwordHash}`)
+      const decoy = await decoyHash()
+      assert.ok(decoy.startsWith(prefix), `${setting || 'default'}: ${decoy}`)
+      if (!setting) assert.is(decoy, DECOY_HASH)
+      assert.not.ok(await verifyPassword('correct horse', decoy))
+      const unknown = await login(server, { email: 'nobody@example.com', password: 'correct horse' })
+      assert.is(unknown.status, 401)
+      assert.is((await login(server, { email: `${user.username}@example.com`, password: 'correct horse' })).status, 200)
+    } finally {
+      await server.close()
+    }
+  }
+})
+
+cost('PLAZA_PASSWORD_COST outside 10-20 stops the start-up', () => {
+  for (const bad of ['9', '21', '15.5', 'high']) {
+    assert.throws(() => loadConfig({}, { PLAZA_PASSWORD_COST: bad }), (error: unknown) => error instanceof ConfigError && /PLAZA_PASSWORD_COST/.test(String(error)), bad)
+  }
+})
+
+cost.run()

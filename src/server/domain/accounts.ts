@@ -3,7 +3,7 @@ import { eq, sql } from 'drizzle-orm'
 import { formatDateTime } from '../../shared/dates.js'
 import type { LoginInput, RegisterInput } from '../../shared/schemas/auth.js'
 import type { Session } from '../../shared/types.js'
-import { DECOY_HASH, hashPassword, verifyPassword } from '../auth/passwords.js'
+import { decoyHash, hashPassword, verifyPassword } from '../auth/passwords.js'
 import { assertNotSuspended, issueSession, revokeSession, type AuthUser } from '../auth/sessions.js'
 import { writeTransaction, type Db, type Tx } from '../db/client.js'
 import { users } from '../db/schema.js'
@@ -51,7 +51,7 @@ export async function logIn(db: Db, input: Required<LoginInput>, now: Date, user
     .from(users)
     .where(eq(sql`lower(${column})`, login))
     .limit(1)
-  const ok = await verifyPassword(input.password, user?.passwordHash ?? DECOY_HASH)
+  const ok = await verifyPassword(input.password, user?.passwordHash ?? (await decoyHash()))
   if (!user || !ok) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Invalid email or password' })
   // Only after the password: a guesser learns nothing about the account from the 403.
   assertNotSuspended(user)
