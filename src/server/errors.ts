@@ -1,5 +1,6 @@
 import { TRPCError } from '@trpc/server'
 import { ZodError } from 'zod'
+import { isModuleLoadError, reportLoadFailure } from './load-failure.js'
 
 /** HTTP status of each tRPC error code the API uses. */
 export const HTTP_STATUS: Record<string, number> = {
@@ -85,8 +86,19 @@ function isDatabaseBusy(value: unknown): boolean {
   return false
 }
 
-/** Turns anything thrown by a procedure or route into what a client may see. */
+/** What a client sees when this process failed to load a module and is about to be replaced. */
+export const RESTARTING_MESSAGE = 'The server is restarting after an update; try again shortly'
+
+/**
+ * Turns anything thrown by a procedure or route into what a client may see. A module that failed
+ * to load is a 503 and retires the process (load-failure.ts): every answer to a failed request
+ * passes through here.
+ */
 export function toPublicError(error: unknown): PublicError {
+  if (isModuleLoadError(error)) {
+    reportLoadFailure(error)
+    return { status: 503, code: 'SERVICE_UNAVAILABLE', message: RESTARTING_MESSAGE, retryAfter: 1, unexpected: true }
+  }
   const cause = isTRPCError(error) ? error.cause : undefined
   if (isObjectStoreError(error) || isObjectStoreError(cause)) {
     return { status: 503, code: 'SERVICE_UNAVAILABLE', message: STORAGE_UNAVAILABLE_MESSAGE, retryAfter: 5, unexpected: true }

@@ -1,6 +1,8 @@
 import { createApp, type App } from './app.js'
 import { openGatewayWarning } from './chat/keys/exposure.js'
 import { loadConfig, type ConfigOverrides, type ServerConfig } from './config.js'
+import { isModuleLoadError, reportLoadFailure } from './load-failure.js'
+import type { Logger } from './logger.js'
 import { createServices, type ServiceOptions } from './services.js'
 
 export interface StartedServer {
@@ -8,16 +10,20 @@ export interface StartedServer {
   url: string
   /** What the operator should hear about once (not per worker): an open gateway on a public address. */
   warnings: string[]
+  logger: Logger
 }
 
 /**
  * The last line of defence: anything that still escapes a handler (a stream error without a
  * listener, a rejected promise nobody awaited) is logged with its stack and the server keeps
- * serving, rather than one request taking the process down. Returns the remover.
+ * serving, rather than one request taking the process down; a module that failed to load retires
+ * the process all the same (load-failure.ts). Returns the remover.
  */
 export function guardProcess(logger: { error(message: string, detail?: Record<string, unknown>): void }): () => void {
-  const onError = (kind: string) => (error: unknown) =>
+  const onError = (kind: string) => (error: unknown) => {
     logger.error(`${kind}: the server keeps serving`, { error: String((error as Error)?.stack ?? error) })
+    if (isModuleLoadError(error)) reportLoadFailure(error)
+  }
   const uncaught = onError('uncaught exception')
   const unhandled = onError('unhandled rejection')
   process.on('uncaughtException', uncaught)
@@ -53,7 +59,7 @@ export async function startServer(overrides: ConfigOverrides = {}, options: Serv
     // Start the code-image workers in the background, so the first render doesn't pay for fonts and grammars.
     services.codeimage.warm().catch((error) => services.logger.error('code-image warm-up failed', { error: String(error) }))
     const warning = await openGatewayWarning(services)
-    return { app, url: `http://${host}:${address.port}`, warnings: [warning, localUploadsWarning(config)].filter((line): line is string => line !== null) }
+    return { app, url: `http://${host}:${address.port}`, warnings: [warning, localUploadsWarning(config)].filter((line): line is string => line !== null), logger: services.logger }
   } catch (error) {
     await services.close()
     throw error

@@ -38,7 +38,7 @@ interface Slot<Job, Result> {
   timer?: NodeJS.Timeout
 }
 
-type WorkerMessage<Result> = { result?: Result; refusal?: { status: number; message: string }; error?: string }
+type WorkerMessage<Result> = { result?: Result; refusal?: { status: number; message: string }; error?: string; code?: string }
 
 const REFUSAL_CODES: Record<number, TRPCError['code']> = { 400: 'BAD_REQUEST', 413: 'PAYLOAD_TOO_LARGE', 415: 'UNSUPPORTED_MEDIA_TYPE', 503: 'SERVICE_UNAVAILABLE' }
 
@@ -71,7 +71,9 @@ export function serveJobs<Job, Result>(
       port.postMessage({ result }, options.transfer(result))
     } catch (error) {
       const refusal = options.refusal(error)
-      port.postMessage({ refusal, error: refusal ? undefined : String((error as Error)?.stack ?? error) })
+      // The code goes along: one that says a module failed to load retires the whole process (load-failure.ts).
+      const code = (error as NodeJS.ErrnoException)?.code
+      port.postMessage({ refusal, error: refusal ? undefined : String((error as Error)?.stack ?? error), code: typeof code === 'string' ? code : undefined })
     }
   })
 }
@@ -140,7 +142,7 @@ export class WorkerPool<Job, Result> {
       this.finish(slot)
       if (message.result) pending.resolve(message.result)
       else if (message.refusal) pending.reject(new TRPCError({ code: REFUSAL_CODES[message.refusal.status] ?? 'BAD_REQUEST', message: message.refusal.message }))
-      else pending.reject(new Error(`${this.texts.worker} failed: ${message.error}`))
+      else pending.reject(Object.assign(new Error(`${this.texts.worker} failed: ${message.error}`), message.code ? { code: message.code } : {}))
     })
     slot.worker.on('error', (error) => this.fail(slot, error))
     slot.worker.on('exit', (code) => this.fail(slot, new Error(`${this.texts.worker} worker exited with code ${code}`)))
