@@ -88,6 +88,39 @@ test('--workers 2 runs two server processes on one port; SIGTERM lets in-flight 
   for (const pid of workers) assert.not.ok(readdirSync('/proc').includes(String(pid)), `worker ${pid} is gone`)
 })
 
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  test(`${signal} to the whole process group (a terminal's Ctrl+C, systemd's stop) lets in-flight requests on every worker finish, then all exit 0`, async () => {
+    const { child, url, exited } = await startServe(['--port', '0', '--data-dir', tempDir(), '--workers', '2', '--no-rate-limits'], {}, { detached: true })
+    const workers = childrenOf(child.pid!)
+    const first = halfSent(url, account(`group_${signal}_1`))
+    const second = halfSent(url, account(`group_${signal}_2`))
+    await untilInFlight(url, 2)
+    // Every process of the group gets the signal: the primary, which orders its workers to drain, and each worker.
+    process.kill(-child.pid!, signal)
+    await untilRefused(url)
+    first.finish()
+    second.finish()
+    assert.equal(await Promise.all([first.answer, second.answer]), [201, 201])
+    assert.is(await exited, 0)
+    for (const pid of workers) assert.not.ok(readdirSync('/proc').includes(String(pid)), `worker ${pid} is gone`)
+  })
+}
+
+test('a second Ctrl+C forces: the server exits 1 at once, cutting what was in flight', async () => {
+  const { child, url, exited } = await startServe(['--port', '0', '--data-dir', tempDir(), '--workers', '2', '--no-rate-limits'], {}, { detached: true })
+  const pending = halfSent(url, account('forced'))
+  const cut = pending.answer.then(
+    () => 'answered',
+    () => 'cut',
+  )
+  await untilInFlight(url, 1)
+  process.kill(-child.pid!, 'SIGINT')
+  await untilRefused(url)
+  process.kill(-child.pid!, 'SIGINT')
+  assert.is(await exited, 1)
+  assert.is(await cut, 'cut')
+})
+
 test('a worker that dies is replaced, and the port keeps serving', async () => {
   const { child, url, exited } = await startServe(['--port', '0', '--data-dir', tempDir(), '--workers', '2'])
   const [victim] = childrenOf(child.pid!)
