@@ -44,11 +44,12 @@ export function runCli(args: string[], { env = {}, input, cwd = ROOT }: RunOptio
 /**
  * Starts `plaza serve` and resolves once it prints its `listening on` line. `detached` puts it in a
  * process group of its own, as a shell does a foreground job: `process.kill(-child.pid, signal)`
- * then signals every process of it, as a terminal's Ctrl+C or systemd's stop do.
+ * then signals every process of it, as a terminal's Ctrl+C or systemd's stop do. `bin` runs another
+ * installation's `bin/run.js`.
  */
-export function startServe(args: string[], env: NodeJS.ProcessEnv = {}, { detached = false } = {}): Promise<{ child: ChildProcess; url: string; exited: Promise<number | null>; output: () => string }> {
+export function startServe(args: string[], env: NodeJS.ProcessEnv = {}, { detached = false, bin = BIN } = {}): Promise<{ child: ChildProcess; url: string; exited: Promise<number | null>; output: () => string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'serve', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached })
+    const child = spawn(process.execPath, [bin, 'serve', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached })
     let output = ''
     const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)))
     child.stderr!.on('data', (d) => (output += d))

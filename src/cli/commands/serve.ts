@@ -206,7 +206,7 @@ export default class Serve extends CliCommand {
           }
           // A worker that fails before the cluster is up would fail again: give up. Later, replace it.
           if (!up) return reject(new Error(`a server worker exited during start-up (${signal ?? `code ${code}`})`))
-          if (retiring.has(worker)) return
+          if (retiring.has(worker)) return void log('info', 'server worker retired', { pid: worker.process.pid, code, signal })
           log('error', 'server worker died; starting another', { pid: worker.process.pid, code, signal })
           const delay = serving.has(worker) ? 0 : Math.min(RESTART_DELAY_MS * 2 ** startFailures++, RESTART_DELAY_MAX_MS)
           restart = setTimeout(fork, delay)
