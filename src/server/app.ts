@@ -3,7 +3,7 @@ import type { AddressInfo, Socket } from 'node:net'
 import { createHTTPHandler } from '@trpc/server/adapters/standalone'
 import { TRPCError } from '@trpc/server'
 import { errorEnvelope } from '../shared/envelope.js'
-import { applyCors, CORS_METHODS } from './cors.js'
+import { applyCors } from './cors.js'
 import { createRequestContext, JSON_BODY_LIMIT, sendError, sendRedirect, sendSuccess } from './http.js'
 import { toPublicError } from './errors.js'
 import { createRestHandler, sendRouteError } from './rest/adapter.js'
@@ -22,13 +22,18 @@ export interface App {
   close(): Promise<void>
 }
 
-/** Methods any route answers; anything else (TRACE, CONNECT, WebDAV verbs) is a 405 before routing. */
-const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
 /** A tRPC batch of many calls still fits: its inputs are the same JSON the REST bodies are. */
 const TRPC_BODY_LIMIT = JSON_BODY_LIMIT
 
-const methodNotAllowed = (method: string, allow: string) =>
-  new TRPCError({ code: 'METHOD_NOT_SUPPORTED', message: `Method ${method} is not allowed here; use ${allow}` })
+/**
+ * A 405 for a path the server knows, with `Allow` listing the methods it serves. Every path says
+ * so itself (the route tables, /trpc, /health, /uploads, /): an unknown method (TRACE, WebDAV
+ * verbs) included, and a path nobody serves is a 404 whatever the method.
+ */
+function methodNotAllowed(res: ServerResponse, method: string, allow: string) {
+  res.setHeader('allow', allow)
+  return new TRPCError({ code: 'METHOD_NOT_SUPPORTED', message: `Method ${method} is not allowed here; use ${allow}` })
+}
 
 /** The request's path, or a 400 when its `%` escapes are malformed (a stray `%E0`). */
 function requestPath(req: IncomingMessage): string {
@@ -111,14 +116,10 @@ export function createApp(services: Services): App {
     try {
       if (applyCors(config.corsOrigins, req, res)) return setRoute(req, 'CORS preflight')
       const method = req.method ?? 'GET'
-      if (!METHODS.has(method)) throw methodNotAllowed(method, CORS_METHODS)
       const pathname = requestPath(req)
       if (pathname === '/trpc' || pathname.startsWith('/trpc/')) {
         setRoute(req, pathname.slice(0, 200))
-        if (method !== 'GET' && method !== 'POST') {
-          res.setHeader('allow', 'GET, POST')
-          throw methodNotAllowed(method, 'GET, POST')
-        }
+        if (method !== 'GET' && method !== 'POST') throw methodNotAllowed(res, method, 'GET, POST')
         if (Number(req.headers['content-length']) > TRPC_BODY_LIMIT) {
           throw new TRPCError({ code: 'PAYLOAD_TOO_LARGE', message: `Request body is larger than ${TRPC_BODY_LIMIT} bytes` })
         }
@@ -126,6 +127,7 @@ export function createApp(services: Services): App {
       }
       if (pathname === '/health') {
         setRoute(req, '/health')
+        if (method !== 'GET' && method !== 'HEAD') throw methodNotAllowed(res, method, 'GET, HEAD')
         return sendSuccess(res, { status: 'ok' }, { message: 'OK', now: services.clock() })
       }
       if (pathname === '/uploads' || pathname.startsWith('/uploads/')) {
@@ -135,10 +137,7 @@ export function createApp(services: Services): App {
       // The root has no page of its own: people arriving there want the API reference.
       if (pathname === '/') {
         setRoute(req, '/')
-        if (method !== 'GET' && method !== 'HEAD') {
-          res.setHeader('allow', 'GET, HEAD')
-          throw methodNotAllowed(method, 'GET, HEAD')
-        }
+        if (method !== 'GET' && method !== 'HEAD') throw methodNotAllowed(res, method, 'GET, HEAD')
         return sendRedirect(res, '/docs')
       }
       for (const mount of mounts) {

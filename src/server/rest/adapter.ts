@@ -11,6 +11,7 @@ import { readJson, sendError, sendSuccess, JSON_BODY_LIMIT } from '../http.js'
 import { setRoute } from '../request-log.js'
 import { createCaller } from '../router.js'
 import type { Context } from '../trpc.js'
+import { objectFields, procedureFields } from './input-fields.js'
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH'
 
@@ -82,13 +83,16 @@ interface CompiledRoute {
   route: Route
   pattern: RegExp
   names: string[]
+  /** Per segment of the path, whether it is fixed text (not a `:name`). */
+  literal: boolean[]
+  /** The input's fields (null: not known, so any segment fits a parameter and no body id is refused). */
+  fields: Record<string, z.ZodType> | null
 }
 
 function compile(route: Route): CompiledRoute {
   const names: string[] = []
-  const source = route.path
-    .split('/')
-    .filter(Boolean)
+  const segments = route.path.split('/').filter(Boolean)
+  const source = segments
     .map((segment) => {
       const param = /^:(\w+)(\?)?$/.exec(segment)
       if (!param) return '/' + segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
@@ -96,7 +100,8 @@ function compile(route: Route): CompiledRoute {
       return param[2] ? '(?:/([^/]+))?' : '/([^/]+)'
     })
     .join('')
-  return { route, pattern: new RegExp(`^${source}/?$`), names }
+  const fields = 'procedure' in route ? procedureFields(route.procedure) : objectFields(route.request)
+  return { route, pattern: new RegExp(`^${source}/?$`), names, literal: segments.map((segment) => !segment.startsWith(':')), fields }
 }
 
 function defaultInput({ params, query, body }: RestRequest): unknown {
@@ -143,22 +148,50 @@ export interface RestHandler {
 
 interface Match {
   c: CompiledRoute
-  match: RegExpExecArray
+  params: Record<string, string>
+}
+
+/** The path parameters a route's pattern captured, decoded. */
+function paramsOf(c: CompiledRoute, found: RegExpExecArray): Record<string, string> {
+  const params: Record<string, string> = {}
+  c.names.forEach((name, i) => {
+    const value = found[i + 1]
+    if (value !== undefined) params[name] = decodeURIComponent(value)
+  })
+  return params
+}
+
+/** Whether every parameter is a value the route's input takes for it: `feed` is not a `post_id`. */
+function fits({ c, params }: Match): boolean {
+  return Object.entries(params).every(([name, value]) => c.fields?.[name]?.safeParse(value).success ?? true)
+}
+
+/** Which of two routes matching one path is more specific: fixed text beats a parameter, leftmost first. */
+function compareSpecificity(a: CompiledRoute, b: CompiledRoute, segments: number): number {
+  for (let i = 0; i < segments; i++) if (a.literal[i] !== b.literal[i]) return a.literal[i] ? 1 : -1
+  return 0
 }
 
 /**
- * The route for `method` and `pathname` (the first in table order), or, when the path is known
- * but not for that method, every route of the path (for the 405's `Allow`).
+ * The routes `pathname` names (its resource) and the one serving `method`. A path belongs to the
+ * routes whose parameters it fits, the most specific of them: `/posts/feed` is the feed's path
+ * (GET), not a post's (DELETE, PUT), and `/posts/nope` is no path at all. A path that fits no route
+ * but has the shape of one for `method` goes to that route all the same, whose validation says
+ * what is wrong with it (`DELETE /posts/nope`: `post_id must be a number`). Null: no route knows
+ * the path (a 404).
  */
-function match(compiled: CompiledRoute[], method: string, pathname: string): { hit: Match | null; pathMatches: Match[] } {
-  const pathMatches: Match[] = []
+function match(compiled: CompiledRoute[], method: string, pathname: string): { hit: Match | null; resource: Match[] } | null {
+  const found: Match[] = []
   for (const c of compiled) {
-    const found = c.pattern.exec(pathname)
-    if (!found) continue
-    if (c.route.method === method) return { hit: { c, match: found }, pathMatches }
-    pathMatches.push({ c, match: found })
+    const result = c.pattern.exec(pathname)
+    if (result) found.push({ c, params: paramsOf(c, result) })
   }
-  return { hit: null, pathMatches }
+  const segments = pathname.split('/').filter(Boolean).length
+  const fitting = found.filter(fits)
+  const resource = fitting.filter((m) => fitting.every((other) => compareSpecificity(m.c, other.c, segments) >= 0))
+  const hit = (resource.length > 0 ? resource : found).find((m) => m.c.route.method === method) ?? null
+  if (!hit && resource.length === 0) return null
+  return { hit, resource }
 }
 
 /** The query string's parameters (the last of a repeated name wins), as `new URL(url).searchParams` reads them. */
@@ -173,20 +206,17 @@ export function createRestHandler(routes: Route[]): RestHandler {
   const compiled = routes.map(compile)
   return async (req, res, pathname, ctx, mount) => {
     const method = (req.method ?? 'GET').toUpperCase()
-    const { hit, pathMatches } = match(compiled, method, pathname)
-    if (!hit && pathMatches.length === 0) return false
-    setRoute(req, mount + (hit ?? pathMatches[0]).c.route.path)
+    const matched = match(compiled, method, pathname)
+    if (!matched) return false
+    const { hit, resource } = matched
+    setRoute(req, mount + (hit ?? resource[0]).c.route.path)
     try {
       if (!hit) {
-        const allow = [...new Set(pathMatches.map((m) => m.c.route.method))].join(', ')
+        const allow = [...new Set(resource.map((m) => m.c.route.method))].join(', ')
         res.setHeader('allow', allow)
         throw new TRPCError({ code: 'METHOD_NOT_SUPPORTED', message: `Method ${method} is not allowed here; use ${allow}` })
       }
-      const params: Record<string, string> = {}
-      hit.c.names.forEach((name, i) => {
-        const value = hit.match[i + 1]
-        if (value !== undefined) params[name] = decodeURIComponent(value)
-      })
+      const { params } = hit
       const query = queryOf(req.url ?? '/')
       const route = hit.c.route
       if ('handle' in route) {
