@@ -107,7 +107,12 @@ test('path fields become path parameters; the rest are query parameters on GET, 
 
   const edit = operation('PUT', '/api/mobile/posts/{post_id}')
   assert.equal(edit.parameters.map((p: any) => p.name), ['post_id'])
-  assert.equal(Object.keys(edit.requestBody.content['application/json'].schema.properties).sort(), ['content', 'is_public'])
+  const editBody = edit.requestBody.content['application/json'].schema
+  assert.equal(Object.keys(editBody.properties).sort(), ['content', 'image', 'is_public'])
+  // A field the route cannot apply admits no value (and says why); the ones it does not know are ignored.
+  assert.equal(editBody.properties.image.not, {})
+  assert.match(editBody.properties.image.description, /^Refused: image cannot be changed/)
+  assert.is(editBody.additionalProperties, true)
 
   // The optional segment's field is a path field only: never a query parameter or body field of the shorter path.
   const own = operation('GET', '/api/mobile/user/profile')

@@ -194,6 +194,31 @@ function match(compiled: CompiledRoute[], method: string, pathname: string): { h
   return { hit, resource }
 }
 
+/** A body field named as an id (`id`, `post_id`): never silently ignored, since a client sending one means a target. */
+const ID_FIELD = /^(?:id|\w+_id)$/
+
+/**
+ * Refuses (400) a body's id that the route would not apply, naming the field and where it goes: a
+ * path parameter of the route goes in the path (the same value in both is harmless); any other id
+ * the route's input does not take is refused, since the route acts on what its path, or the
+ * caller's session, names. Other unknown fields stay ignored: apps of other versions send them.
+ */
+function refuseIds(route: ProcedureRoute, c: CompiledRoute, mount: string, params: Record<string, string>, body: Record<string, unknown>) {
+  const where = `${route.method} ${mount}${route.path.replace(/:(\w+)\??/g, '{$1}')}`
+  for (const [name, value] of Object.entries(body)) {
+    if (!ID_FIELD.test(name) || value === undefined) continue
+    if (c.names.includes(name)) {
+      if (params[name] === undefined) throw new TRPCError({ code: 'BAD_REQUEST', message: `${name} goes in the path, not the body: ${where}` })
+      if (String(value) !== params[name]) throw new TRPCError({ code: 'BAD_REQUEST', message: `${name} in the body (${JSON.stringify(value)}) is not the one in the path (${params[name]}); ${where} acts on the path's` })
+      continue
+    }
+    if (c.fields && !(name in c.fields)) {
+      const acts = c.names.length > 0 ? `it acts on what its path names ({${c.names.join('}, {')}})` : 'it acts for the signed-in caller'
+      throw new TRPCError({ code: 'BAD_REQUEST', message: `${name} cannot be applied by ${where}: ${acts}, and no route takes ${name} in its body` })
+    }
+  }
+}
+
 /** The query string's parameters (the last of a repeated name wins), as `new URL(url).searchParams` reads them. */
 function queryOf(url: string): Record<string, string> {
   const mark = url.indexOf('?')
@@ -228,6 +253,7 @@ export function createRestHandler(routes: Route[]): RestHandler {
       if (body === null || typeof body !== 'object' || Array.isArray(body)) {
         throw new TRPCError({ code: 'BAD_REQUEST', message: 'Request body must be a JSON object' })
       }
+      refuseIds(route, hit.c, mount, params, body as Record<string, unknown>)
       const input = (route.input ?? defaultInput)({ params, query, body: body as Record<string, unknown> })
       const data = await callProcedure(ctx, route.procedure, input)
       sendSuccess(res, data ?? null, { status: route.status, message: route.message, now: ctx.services.clock() })

@@ -16,6 +16,14 @@ export const pagination = {
 export const paginationInput = z.object(pagination)
 export type PaginationInput = z.input<typeof paginationInput>
 
+/**
+ * A field a route knows but cannot apply (`username` on a profile update): present, it is a 400
+ * whose message names it and says which route can, or that none does (`why` begins with the field's
+ * name). A field a route does not know at all is ignored instead, since apps of other versions send
+ * them. In the OpenAPI document it is a property that admits no value (`not: {}`).
+ */
+export const refused = (why: string) => z.never({ error: why }).describe(`Refused: ${why}`).optional()
+
 /** A numeric id, from a JSON number or a path segment. */
 export const id = (name: string) => positiveInt(name)
 

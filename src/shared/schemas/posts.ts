@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { TEXT_LIMITS } from './auth.js'
-import { id, optionalUploadPath, pagination } from './common.js'
+import { id, optionalUploadPath, pagination, refused } from './common.js'
 import { userRef } from './users.js'
 
 /** A post needs text or an image (or both); hashtags are read from the text. */
@@ -33,6 +33,7 @@ export const editPostInput = z
       .max(TEXT_LIMITS.post, `content must be at most ${TEXT_LIMITS.post} characters`)
       .optional(),
     is_public: z.boolean({ error: 'is_public must be true or false' }).optional(),
+    image: refused('image cannot be changed: a post keeps its image; publish a new post (POST /api/mobile/posts/create) for another'),
   })
   .refine((edit) => edit.content !== undefined || edit.is_public !== undefined, { message: 'give content or is_public to change' })
 export type EditPostInput = z.input<typeof editPostInput>

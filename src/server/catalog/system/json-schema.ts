@@ -27,6 +27,19 @@ function rewriteRefs(value: unknown, names: Map<string, string>): unknown {
   return out
 }
 
+/**
+ * Says outright what zod does with a request's fields that no schema names: an object schema (not
+ * a strict one, which zod already writes as `additionalProperties: false`) ignores them, so apps
+ * of other versions may send them.
+ */
+function openObjects(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(openObjects)
+  if (value === null || typeof value !== 'object') return value
+  const out: JsonSchema = Object.fromEntries(Object.entries(value).map(([key, item]) => [key, key === 'properties' ? Object.fromEntries(Object.entries(item as JsonSchema).map(([name, field]) => [name, openObjects(field)])) : openObjects(item)]))
+  if (out.type === 'object' && out.properties && out.additionalProperties === undefined) out.additionalProperties = true
+  return out
+}
+
 export interface SchemaCollector {
   /** `schema` as a request (`input`) or an answer (`output`) reads it; its named parts become components. */
   toSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema
@@ -50,7 +63,10 @@ export function createSchemaCollector(): SchemaCollector {
   return {
     components,
     toSchema(schema, io) {
-      const convert = (form: 'input' | 'output') => z.toJSONSchema(schema, { io: form, unrepresentable: 'any' }) as JsonSchema & { $defs?: Record<string, JsonSchema> }
+      const convert = (form: 'input' | 'output') => {
+        const converted = z.toJSONSchema(schema, { io: form, unrepresentable: 'any' }) as JsonSchema & { $defs?: Record<string, JsonSchema> }
+        return form === 'input' ? (openObjects(converted) as typeof converted) : converted
+      }
       const { $schema: _dialect, $defs, ...root } = convert(io)
       // A named schema whose request form differs from its answer form (defaults, transforms) is two
       // components: the answer keeps the name, the request gets `…Input`.

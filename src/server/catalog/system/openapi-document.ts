@@ -88,6 +88,10 @@ const BASE_SCHEMAS: Record<string, JsonSchema> = {
   },
 }
 
+/** What every JSON body of the social API says about the fields it does not list. */
+const SOCIAL_BODY =
+  'Fields not listed are ignored (apps of other versions send them), except ids (`id`, `…_id`), which are refused with 400: an id goes in the path of the route that acts on it'
+
 const binary = (mediaType: string) => ({ type: 'string', contentMediaType: mediaType })
 
 /** The input's object schema (following a named component), or null when it is not an object. */
@@ -119,7 +123,9 @@ function requestOf(endpoint: Endpoint, schemas: SchemaCollector): { parameters: 
   // A named body keeps its component unless path fields have to come out of it.
   const whole = object && rest.length < Object.keys(object.properties).length ? { ...schemas.resolve(input), properties: Object.fromEntries(rest), required } : input
   if (Array.isArray(whole.required) && whole.required.length === 0) delete whole.required
-  return { parameters, requestBody: { required: required.length > 0, content: { 'application/json': { schema: whole } } } }
+  // The social API's bodies: an unknown field is ignored, but not an id (rest/adapter.ts, refuseIds).
+  const schema = endpoint.enveloped ? { ...whole, description: [whole.description, SOCIAL_BODY].filter(Boolean).join('. ') } : whole
+  return { parameters, requestBody: { required: required.length > 0, content: { 'application/json': { schema } } } }
 }
 
 /** The success answer's content, by what the endpoint answers. */
