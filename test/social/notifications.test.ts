@@ -34,6 +34,32 @@ async function seedMany(server: TestServer, user: User, actor: User, n: number) 
   for (let i = 0; i < n; i++) await like(server, actor, await createPost(server, user, `post ${i}`))
 }
 
+test('null is a field that does not apply (no post), "" a post without text or image; the OpenAPI document says the same', async () => {
+  const server = await startTestServer()
+  const [alice, bob] = [await registerUser(server), await registerUser(server)]
+  const textOnly = await createPost(server, alice, 'just words')
+  const imageOnly = await createPost(server, alice, '', await seedUpload(server, alice.id, 'image/jpeg', 'posts'))
+  await like(server, bob, textOnly)
+  await comment(server, bob, imageOnly, 'nice')
+  await follow(server, bob, alice)
+  const [followed, commented, liked] = (await list(server, alice)).body.data.notifications
+  assert.equal([followed.type, followed.post_id, followed.post_content, followed.post_image, followed.story_id], ['follow', null, null, null, null])
+  assert.equal([commented.type, commented.post_content, typeof commented.post_image], ['comment', '', 'string'])
+  assert.ok(commented.post_image.startsWith('uploads/posts/'))
+  assert.equal([liked.type, liked.post_content, liked.post_image], ['like', 'just words', ''])
+
+  const document = (await server.request('GET', '/api/openapi.json')).body
+  const schema = document.components.schemas.Notification
+  assert.match(schema.description, /Fields that do not apply are null/)
+  for (const field of ['post_id', 'post_content', 'post_image', 'story_id']) {
+    const property = schema.properties[field]
+    assert.ok(JSON.stringify(property.anyOf ?? property.type).includes('null'), `${field} is nullable`)
+    assert.match(property.description, /null/, field)
+  }
+  for (const field of ['post_content', 'post_image']) assert.match(schema.properties[field].description, /"" when it has none\); null without a post/)
+  await server.close()
+})
+
 test('the list has every Notification field, newest first; fields that do not apply are null', async () => {
   const clock = manualClock(new Date('2026-04-01T09:00:00Z'))
   const server = await startTestServer({ clock: clock.clock })

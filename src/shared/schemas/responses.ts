@@ -236,13 +236,17 @@ export const notification = z
     actor_avatar: mediaPath("The actor's avatar"),
     actor_is_verified: z.boolean(),
     post_id: rowId.nullable().describe('The post liked or commented on; null for follows and story views'),
-    post_content: z.string().nullable(),
+    post_content: z.string().nullable().describe("The post's text (\"\" when it has none); null without a post"),
     post_image: z.string().nullable().describe("The post's image path (\"\" when it has none); null without a post"),
-    story_id: rowId.nullable(),
+    story_id: rowId.nullable().describe('The story viewed; null for likes, comments and follows'),
     ...imageMeta('actor_avatar'),
     ...imageMeta('post_image'),
   })
-  .meta({ id: 'Notification', description: 'Something that happened to the caller: a like, comment, follow or story view' })
+  .meta({
+    id: 'Notification',
+    description:
+      'Something that happened to the caller: a like, comment, follow or story view. Fields that do not apply are null (decisions §2): a follow has no post or story; an empty string is a post without text or image',
+  })
 
 export const notificationPage = z
   .strictObject({ notifications: z.array(notification), ...paging })
