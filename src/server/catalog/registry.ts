@@ -23,7 +23,7 @@ import {
 } from '../chat/http.js'
 import { gatewayUsageInput } from '../../shared/schemas/gateway-keys.js'
 import { handleGetUsage } from '../chat/usage-http.js'
-import { expandFormInput, expandInput, imageFxFormInput, imageFxInput, upscaleFormInput, upscaleInput } from '../../shared/schemas/imaging.js'
+import { expandFormInput, expandInput, imageFxFormInput, imageFxInput, storeFileInput, upscaleFormInput, upscaleInput } from '../../shared/schemas/imaging.js'
 import { handleCodeImage } from '../codeimage/http.js'
 import { handleExpand, handleExpandForm, handleImageFx, handleImageFxForm, handleListEffects, handleUpscale, handleUpscaleForm } from './imaging/http.js'
 import { handleCarbon } from './maker/carbon.js'
@@ -59,6 +59,7 @@ import { handleAzureSpeech, handleElevenLabsSpeech, handleOpenAiSpeech, handlePo
 // search-backed operations (docs/search.md)
 import { clipsInput, identifyFormInput, identifyInput, lensInput, onlineInput } from '../../shared/schemas/searchops.js'
 import { handleClips, handleIdentify, handleIdentifyForm, handleLens, handleOnline } from './search/http.js'
+import { handleStoreFile } from './tools/files.js'
 
 /** Where an operation runs: inside Plaza, at a provider the operator configures, or through the chat gateway. */
 export type Backend = 'local' | 'provider' | 'gateway'
@@ -135,6 +136,19 @@ export const catalog: Operation[] = [
     handle: handleExecute,
     input: executeInput,
     docs: 'docs/execute.md',
+  }),
+  // Where a client's local image goes before an operation that takes an uploads/... path (plaza util ... --url).
+  defineOperation({
+    group: 'Tools',
+    method: 'POST',
+    path: '/api/files',
+    summary: 'Keep an image (multipart `file`) for the operations that take an uploads/... path; it expires like generated files',
+    backend: 'local',
+    handle: handleStoreFile,
+    input: storeFileInput,
+    multipart: 'file',
+    answers: 'json',
+    docs: 'docs/catalog.md',
   }),
   defineOperation({
     group: 'Tools',

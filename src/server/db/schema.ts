@@ -259,7 +259,7 @@ export const uploads = sqliteTable(
   {
     id: integer('id').primaryKey({ autoIncrement: true }),
     userId: integer('user_id').references(() => users.id, { onDelete: 'set null' }),
-    kind: text('kind', { enum: ['avatars', 'posts', 'stories', 'comments', 'codeimages', 'imagefx', 'expand', 'upscale', 'carbon', 'meme', 'fakepost', 'logo', 'tts', 'imagine', 'toanime', 'zombie', 'removebg'] }).notNull(),
+    kind: text('kind', { enum: ['avatars', 'posts', 'stories', 'comments', 'codeimages', 'imagefx', 'expand', 'upscale', 'carbon', 'meme', 'fakepost', 'logo', 'tts', 'imagine', 'toanime', 'zombie', 'removebg', 'files'] }).notNull(),
     path: text('path').notNull(),
     mime: text('mime').notNull(),
     size: integer('size').notNull(),

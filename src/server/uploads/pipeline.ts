@@ -19,7 +19,7 @@ import type { Services } from '../services.js'
 
 export type UploadKind = 'avatars' | 'posts' | 'stories' | 'comments'
 /** Every folder under `uploads/`: user uploads plus generated files (code images, image operations' results). */
-export type StoredKind = UploadKind | 'codeimages' | 'imagefx' | 'expand' | 'upscale' | 'carbon' | 'meme' | 'fakepost' | 'logo' | 'tts' | 'imagine' | 'toanime' | 'zombie' | 'removebg'
+export type StoredKind = UploadKind | 'codeimages' | 'imagefx' | 'expand' | 'upscale' | 'carbon' | 'meme' | 'fakepost' | 'logo' | 'tts' | 'imagine' | 'toanime' | 'zombie' | 'removebg' | 'files'
 
 export const MiB = 1024 * 1024
 export const IMAGE_MAX_BYTES = 10 * MiB

@@ -16,7 +16,7 @@ import type { Services } from '../services.js'
 import type { ByteRange, StoredFile } from './storage.js'
 
 /** The only request paths that can name a file; anything else (`..`, `%2e`, `\`, extra slashes) is a 404 before any lookup. */
-export const SERVED_PATH_PATTERN = /^\/uploads\/(avatars|posts|stories|comments|codeimages|imagefx|expand|upscale|carbon|meme|fakepost|logo|tts|imagine|toanime|zombie|removebg)\/[A-Za-z0-9_-]{8,128}\.(jpg|png|webp|gif|mp4|webm|svg|wav|mp3|ogg|aac|flac)$/
+export const SERVED_PATH_PATTERN = /^\/uploads\/(avatars|posts|stories|comments|codeimages|imagefx|expand|upscale|carbon|meme|fakepost|logo|tts|imagine|toanime|zombie|removebg|files)\/[A-Za-z0-9_-]{8,128}\.(jpg|png|webp|gif|mp4|webm|svg|wav|mp3|ogg|aac|flac)$/
 
 const notFound = () => new TRPCError({ code: 'NOT_FOUND', message: 'File not found' })
 

@@ -121,5 +121,8 @@ export const upscaleFormInput = z.object({
 export const upscaleInput = upscaleFormInput.extend({ url })
 
 /** The JSON answer of every image operation with `Accept: application/json`. */
+/** `POST /api/files`: the image is the multipart `file`; the query takes nothing. */
+export const storeFileInput = z.object({})
+
 export const storedImageAnswer = z.object({ message: z.string(), url: z.string(), path: z.string(), width: z.number().int(), height: z.number().int() })
 export type StoredImageAnswer = z.infer<typeof storedImageAnswer>
