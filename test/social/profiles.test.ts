@@ -101,9 +101,12 @@ test('avatar must be an own upload of kind avatars; empty removes it', async () 
   assert.is(cleared.body.data.avatar, '')
 })
 
-test('is_verified cannot be set through the API (only by plaza admin verify)', async () => {
+test('is_verified cannot be set through the API (only by plaza admin verify): a 400 saying so; a count sent along is ignored', async () => {
   const alice = await registerUser(server)
-  const res = await server.request('PUT', '/api/mobile/user/update', { token: alice.token, body: { is_verified: true, followers_count: 99 } })
+  const refused = await server.request('PUT', '/api/mobile/user/update', { token: alice.token, body: { is_verified: true, followers_count: 99 } })
+  assert.is(refused.status, 400)
+  assert.is(refused.body.message, "is_verified is set by the server's operator (plaza admin verify), not by the user")
+  const res = await server.request('PUT', '/api/mobile/user/update', { token: alice.token, body: { bio: 'hi', followers_count: 99 } })
   assert.is(res.status, 200)
   assert.is(res.body.data.is_verified, false)
   assert.is(res.body.data.followers_count, 0)
