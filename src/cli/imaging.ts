@@ -72,6 +72,20 @@ async function runRemote(url: string, operation: ImageOperation, input: string):
   }
 }
 
+/**
+ * Sends a local image to the server at `url` (`POST /api/files`) and answers the `uploads/...` path
+ * it is kept under: what an operation that takes a path or URL reads instead of the file.
+ */
+export async function storeLocalImage(url: string, file: string): Promise<string> {
+  const form = await remoteFormData()
+  form.append('file', new Blob([new Uint8Array(await readLocal(file))]), path.basename(file))
+  const response = await reach(url, `${url}/api/files`, { method: 'POST', body: form, headers: { accept: 'application/json' } })
+  const type = await answerType(url, response, true)
+  const stored = type.includes('json') ? ((await response.json()) as { path?: unknown }) : null
+  if (typeof stored?.path !== 'string') throw new Error(`unexpected answer from ${url} to POST /api/files: is it a Plaza server?`)
+  return stored.path
+}
+
 /** Reads a local image file as the server reads a fetched one: at most 10 MiB. */
 export async function readLocal(file: string): Promise<Buffer> {
   const { IMAGE_MAX_BYTES } = await import('../server/uploads/pipeline.js')

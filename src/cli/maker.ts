@@ -6,7 +6,7 @@
 import { writeFile } from 'node:fs/promises'
 import type { PlazaClient, Target } from './client.js'
 import { answerType, reach, UsageError } from './client.js'
-import { readLocal } from './imaging.js'
+import { readLocal, storeLocalImage } from './imaging.js'
 
 export type CardKind = 'meme' | 'fakepost' | 'logo'
 
@@ -31,9 +31,8 @@ const IMAGE_FIELD: Partial<Record<CardKind, string>> = { meme: 'url', fakepost: 
 async function runRemote(url: string, kind: CardKind, query: Record<string, string>): Promise<Result> {
   const field = IMAGE_FIELD[kind]
   const image = field ? query[field] : undefined
-  if (image && !isUrl(image) && !isUploadPath(image)) {
-    throw new UsageError(`${image}: a server reads images by http(s) URL or uploads/... path; upload the file first (plaza social upload), or run without --url`)
-  }
+  // A local file goes to the server first (POST /api/files); the operation then reads it by its path.
+  if (field && image && !isUrl(image) && !isUploadPath(image)) query = { ...query, [field]: await storeLocalImage(url, image) }
   const response = await reach(url, `${url}/api/${kind}?${new URLSearchParams(query)}`, { headers: { accept: 'image/png' } })
   const type = await answerType(url, response)
   if (type !== 'image/png') throw new Error(`unexpected answer from ${url} (${type || 'no content type'}): is it a Plaza server?`)

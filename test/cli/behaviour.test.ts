@@ -57,7 +57,7 @@ test('usage errors exit 2', async () => {
     [['social', 'like', 'abc'], /Expected an integer but received: abc/],
     [['social', 'feed', '--bogus'], /Nonexistent flag: --bogus/],
     [['social', 'search', 'x', '--type', 'planets'], /Expected --type=planets to be one of/],
-    [['social', 'story', 'create'], /give --text for a text story, or --media FILE/],
+    [['social', 'story', 'create'], /give --text for a text story, or --image FILE/],
     [['social', 'profile', 'update'], /nothing to change/],
     [['social', 'explore', '--url', 'not a url'], /--url must be an http\(s\) URL/],
     [['social', 'upload', 'post', '/no/such/file.png'], /cannot read \/no\/such\/file\.png: no such file/],
@@ -141,9 +141,11 @@ test('remote uploads: multipart to the server, the url printed; avatar upload se
   const served = await server.request('GET', `/${profile.avatar}`)
   assert.is(served.status, 200)
 
-  // --media uploads the story file first; --image on a comment uploads a comment image.
-  const story = await erin.json(['social', 'story', 'create', '--media', png, '--text', 'a caption', '--duration', '8'])
+  // --image uploads the story file first, as on posts and comments (where it uploads a comment image); --media, its old name, still works.
+  const story = await erin.json(['social', 'story', 'create', '--image', png, '--text', 'a caption', '--duration', '8'])
   assert.is(story.content_type, 'image')
+  const byOldName = await erin.json(['social', 'story', 'create', '--media', png])
+  assert.match(byOldName.media_url, /^uploads\/stories\//)
   assert.match(story.media_url, /^uploads\/stories\/[A-Za-z0-9_-]+\.\w+$/)
   assert.is(story.text_content, 'a caption')
   assert.is(story.duration, 8)
@@ -216,6 +218,19 @@ test('help lists the commands with descriptions and examples', async () => {
   for (const topic of ['post', 'story', 'notifications', 'upload', 'profile']) assert.match(social.stdout, new RegExp(`social ${topic}\\s+\\S`))
   const create = await runCli(['social', 'post', 'create', '--help'])
   assert.match(create.stdout, /EXAMPLES\n\s+\$ plaza social post create "Hello #plaza"/)
+})
+
+test('plaza version prints the line of plaza --version; --json the parts', async () => {
+  const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+  const line = `plaza/${version} ${process.platform}-${process.arch} node-${process.version}`
+  const plain = await runCli(['version'])
+  assert.is(plain.code, 0, plain.stderr)
+  assert.is(plain.stdout, `${line}\n`)
+  assert.is((await runCli(['--version'])).stdout, `${line}\n`)
+  const json = await runCli(['version', '--json'])
+  assert.equal(JSON.parse(json.stdout), { name: 'plaza', version, node: process.versions.node, platform: process.platform, arch: process.arch })
+  const help = await runCli(['--help'])
+  assert.match(help.stdout, /version\s+Print the version of plaza/)
 })
 
 test('shell completion: the autocomplete plugin knows the social commands', async () => {

@@ -62,7 +62,7 @@ test('bad input: a clear message and a non-zero exit', async () => {
 })
 
 test('remote: POSTs to /api/codeimage and writes what the server drew', async () => {
-  const server = await startTestServer()
+  const server = await startTestServer({ env: { PLAZA_CODEIMAGE_TIMEOUT_MS: '120000' } })
   try {
     const dir = tempDir()
     writeFileSync(path.join(dir, 'app.py'), 'def greet(name):\n    return f"hi {name}"\n')
@@ -75,9 +75,18 @@ test('remote: POSTs to /api/codeimage and writes what the server drew', async ()
     const bad = await plaza(['util', 'codeimage', 'app.py', '--url', server.url, '--language', 'klingon'], { cwd: dir })
     assert.is(bad.code, 1)
     assert.match(bad.stderr, /Unknown language "klingon"/)
-    const local = await plaza(['util', 'codeimage', 'app.py', '--url', server.url, '--background-image', 'wall.png'], { cwd: dir })
-    assert.is(local.code, 2)
-    assert.match(local.stderr, /--background-image with --url takes the uploads\/\.\.\. path of an image stored on that server/)
+    // A local picture goes to the server first (POST /api/files), and the render reads it from there.
+    const wall = await (await import('sharp')).default({ create: { width: 64, height: 48, channels: 3, background: '#00c000' } }).png().toBuffer()
+    writeFileSync(path.join(dir, 'wall.png'), wall)
+    const local = await plaza(['util', 'codeimage', 'app.py', '--url', server.url, '--scale', '1', '--background-image', 'wall.png', '-o', 'walled.png'], { cwd: dir })
+    assert.is(local.code, 0, local.stderr)
+    assert.ok(near((await decode(readFileSync(path.join(dir, 'walled.png')))).pixel(2, 2), hex('#00c000'), 8))
+    const missing = await plaza(['util', 'codeimage', 'app.py', '--url', server.url, '--background-image', 'nowhere.png'], { cwd: dir })
+    assert.is(missing.code, 2)
+    assert.match(missing.stderr, /cannot read nowhere\.png: no such file/)
+    const byUrl = await plaza(['util', 'codeimage', 'app.py', '--url', server.url, '--background-image', 'https://example.com/wall.png'], { cwd: dir })
+    assert.is(byUrl.code, 2)
+    assert.match(byUrl.stderr, /--background-image takes an image file, or the uploads\/\.\.\. path of one stored on the server/)
     const absent = await plaza(['util', 'codeimage', 'app.py', '--url', server.url, '--background-image', 'uploads/codeimages/AAAAAAAAAAAAAAAAAAAAAAAA.png'], { cwd: dir })
     assert.is(absent.code, 1)
     assert.match(absent.stderr, /backgroundImage: no such file on this server/)
@@ -121,9 +130,12 @@ test('--scale 6 doubles --scale 3; --font picks each bundled font', async () => 
 
 test('--no-window-controls, --background-color, --background-image and --no-wrap', async () => {
   const P = 32
-  const bare = await draw('let x = 5;', ['--scale', '1', '--padding', String(P), '--no-window-controls', '--background-color', '#123456'])
+  const bare = await draw('let x = 5;', ['--scale', '1', '--padding', String(P), '--no-window-controls', '--background-color', '#123456', '--title', 'x.ts'])
   assert.ok(near(bare.pixel(1, 1), hex('#123456'), 2))
   WINDOW.controls.forEach((color, i) => assert.not.ok(near(bare.pixel(P + 22 + i * 20, P + WINDOW.header / 2), hex(color), 60)))
+  // With neither controls nor a title (standard input has no file name) there is no bar at all.
+  const barless = await draw('let x = 5;', ['--scale', '1', '--padding', String(P), '--no-window-controls', '--background-color', '#123456'])
+  assert.is(bare.height - barless.height, WINDOW.header - WINDOW.bottom)
   const dir = tempDir()
   const picture = await (await import('sharp')).default({ create: { width: 64, height: 48, channels: 3, background: '#00c000' } }).png().toBuffer()
   writeFileSync(path.join(dir, 'green.png'), picture)

@@ -108,19 +108,26 @@ test('script fonts are opened the first time their characters are drawn', () => 
   assert.is(opened(), before + 2)
 })
 
-test('windowControls: false leaves the title bar free of the three dots', async () => {
+test('windowControls: false without a title draws no title bar (the code moves up); with a title the bar stays, free of the three dots', async () => {
   const P = 32
   const common = { codeSnippet: 'const x = 1', padding: P, scale: 1, darkMode: true }
   const withDots = await image(common)
-  const without = await image({ ...common, windowControls: false })
+  const bare = await image({ ...common, windowControls: false })
+  const titled = await image({ ...common, windowControls: false, title: 'main.ts' })
+  assert.is(withDots.height - bare.height, WINDOW.header - WINDOW.bottom, 'the bar gives way to a margin like the bottom one')
+  assert.is(titled.height, withDots.height)
   WINDOW.controls.forEach((color, i) => {
     const at = [P + 22 + i * 20, P + WINDOW.header / 2] as const
     assert.ok(near(withDots.pixel(...at), hex(color), 30), `dot ${i} is drawn by default`)
-    assert.not.ok(near(without.pixel(...at), hex(color), 60), `dot ${i} is gone`)
+    assert.not.ok(near(titled.pixel(...at), hex(color), 60), `dot ${i} is gone`)
   })
-  // The left corner of the title bar is one colour: the window's.
-  const corner = without.pixel(P + 8, P + 10)
-  for (let x = P + 8; x < P + 84; x++) for (let y = P + 10; y < P + WINDOW.header - 10; y++) assert.ok(near(without.pixel(x, y), corner, 6), `(${x}, ${y})`)
+  // The left corner of the titled bar is one colour: the window's.
+  const corner = titled.pixel(P + 8, P + 10)
+  for (let x = P + 8; x < P + 84; x++) for (let y = P + 10; y < P + WINDOW.header - 10; y++) assert.ok(near(titled.pixel(x, y), corner, 6), `(${x}, ${y})`)
+  // Without a bar the first line is drawn where the bar was: the band below the top margin holds its glyphs.
+  let inked = 0
+  for (let x = P + WINDOW.insetX; x < P + 120; x++) for (let y = P + WINDOW.bottom; y < P + WINDOW.header; y++) if (!near(bare.pixel(x, y), corner, 40)) inked++
+  assert.ok(inked > 20, `${inked} pixels of code in the top band`)
 })
 
 test('a very long line wraps at the default maximum width; wrap: false or maxWidth: 0 draws it whole', async () => {

@@ -79,9 +79,18 @@ test('remote: asks the server (GET), the same picture as embedded', async () => 
     assert.is(local.code, 0, local.stderr)
     const [a, b] = await Promise.all([decode(path.join(dir, 'remote.png')), decode(path.join(dir, 'local.png'))])
     assert.ok(Buffer.compare(a.data, b.data) === 0)
-    const refused = await plaza(['util', 'meme', '--image', 'local.png', '--top', 'x', '--url', server.url], dir)
-    assert.is(refused.code, 2)
-    assert.match(refused.stderr, /upload the file first/)
+    // A local picture goes to the server first (POST /api/files): the same meme as embedded.
+    const sent = await plaza(['util', 'meme', '--image', 'local.png', '--top', 'x', '-o', 'meme-remote.png', '--url', server.url], dir)
+    assert.is(sent.code, 0, sent.stderr)
+    const here = await plaza(['util', 'meme', '--image', 'local.png', '--top', 'x', '-o', 'meme-here.png'], dir)
+    assert.is(here.code, 0, here.stderr)
+    const [sentMeme, hereMeme] = await Promise.all([decode(path.join(dir, 'meme-remote.png')), decode(path.join(dir, 'meme-here.png'))])
+    assert.ok(Buffer.compare(sentMeme.data, hereMeme.data) === 0)
+    const avatar = await plaza(['util', 'fakepost', '--text', 'hello', '--name', 'Ann', '--username', 'ann', '--avatar', 'local.png', '-o', 'post.png', '--url', server.url], dir)
+    assert.is(avatar.code, 0, avatar.stderr)
+    const missing = await plaza(['util', 'meme', '--image', 'nowhere.png', '--top', 'x', '--url', server.url], dir)
+    assert.is(missing.code, 2)
+    assert.match(missing.stderr, /cannot read nowhere\.png: no such file/)
   } finally {
     await server.close()
   }

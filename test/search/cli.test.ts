@@ -98,6 +98,15 @@ test('clips, lens and identify embedded: readable lines and --json', async () =>
   const sent = fake.requests.at(-1)!.form!.file as { bytes: Buffer }
   assert.ok(sent.bytes.equals(wav()))
 
+  // A local file where the URL goes is sent as --file is.
+  fake.requests.length = 0
+  const positional = await plaza(['util', 'identify', 'clip.wav', '--json'], providers())
+  assert.is(positional.code, 0, positional.stderr)
+  assert.ok((fake.requests.at(-1)!.form!.file as { bytes: Buffer }).bytes.equals(wav()))
+  const twice = await plaza(['util', 'identify', 'clip.wav', '--file', 'clip.wav'], providers())
+  assert.is(twice.code, 2)
+  assert.match(twice.stderr, /give the audio once/)
+
   const both = await plaza(['util', 'identify', 'http://93.184.216.34/a.mp3', '--file', 'clip.wav'], providers())
   assert.is(both.code, 2)
   const missing = await plaza(['util', 'identify', '--file', 'nope.wav'], providers())

@@ -207,7 +207,7 @@ function chromeTiles(layers: Layers, width: number, height: number): Box[] {
   const x0 = Math.max(0, (win.x - 1) * s)
   const x1 = Math.min(width, (win.x + win.w + 1) * s)
   const top = Math.max(0, (win.y - 1) * s)
-  const barEnd = (win.y + WINDOW.header) * s
+  const barEnd = (win.y + layers.header) * s
   const bottom = (win.y + win.h - WINDOW.bottom) * s
   const end = Math.min(height, (win.y + win.h + 1) * s)
   const edge = 2 * s

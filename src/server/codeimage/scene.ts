@@ -77,6 +77,8 @@ export interface Layers {
   H: number
   /** The window, with its corner radius `WINDOW.radius`. */
   window: Box
+  /** Height of the window's title bar (`WINDOW.header`), or of the plain margin above the code when it has no bar. */
+  header: number
   /** CSS `linear-gradient(140deg, from, to)` from (x1, y1) to (x2, y2); null without the background. */
   gradient: { from: string; to: string; x1: number; y1: number; x2: number; y2: number } | null
   /**
@@ -444,7 +446,9 @@ export function buildScene(fonts: FontStack, lines: Token[][], o: SceneOptions):
     while (title.length > 1 && shapeLabel(fonts, title + '…').width * titleSize > titleRoom) title = [...title].slice(0, -1).join('')
     title = title.trimEnd() + '…'
   }
-  const h = Math.ceil(WINDOW.header + rows.length * lineHeight + WINDOW.bottom)
+  // A bar holds the controls or the title; with neither, the code starts below a margin like the one under it.
+  const header = o.windowControls !== false || title ? WINDOW.header : WINDOW.bottom
+  const h = Math.ceil(header + rows.length * lineHeight + WINDOW.bottom)
   const P = o.padding
   const width = (w + 2 * P) * o.scale
   const height = (h + 2 * P) * o.scale
@@ -506,7 +510,7 @@ export function buildScene(fonts: FontStack, lines: Token[][], o: SceneOptions):
   }
 
   const codeX = P + WINDOW.insetX + gutter
-  const top = P + WINDOW.header
+  const top = P + header
   const highlightFill = palette.highlight ?? palette.foreground
   const highlightOpacity = palette.highlight ? 1 : 0.1
   const bands: Layers['bands'] = []
@@ -553,5 +557,5 @@ export function buildScene(fonts: FontStack, lines: Token[][], o: SceneOptions):
     )
   }
   const windowFill = parseColor(windowColor)
-  return { width, height, svg, layers: { scale: o.scale, W, H, window: win, gradient, shadow, windowFill, chrome: chromeSvg, bands, runs, emoji } }
+  return { width, height, svg, layers: { scale: o.scale, W, H, window: win, header, gradient, shadow, windowFill, chrome: chromeSvg, bands, runs, emoji } }
 }

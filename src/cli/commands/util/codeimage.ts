@@ -44,7 +44,7 @@ export default class UtilCodeimage extends PlazaCommand<typeof UtilCodeimage> {
     wrap: Flags.boolean({ description: 'wrap lines longer than the maximum width (--no-wrap: draw them whole)', default: true, allowNo: true }),
     'background-color': Flags.string({ description: 'background instead of the theme\'s gradient: #rrggbb, or #rrggbb,#rrggbb for a gradient' }),
     'background-image': Flags.string({
-      description: 'picture behind the window: an image file (embedded), or with --url the uploads/... path of an image on that server',
+      description: 'picture behind the window: an image file (with --url it is sent to the server first), or the uploads/... path of one stored there',
     }),
     'window-controls': Flags.boolean({ description: 'draw the three window controls (--no-window-controls hides them)', default: true, allowNo: true }),
   }
@@ -56,10 +56,10 @@ export default class UtilCodeimage extends PlazaCommand<typeof UtilCodeimage> {
     const code = await readSnippet(file, 'codeimage')
     const format = flags.format as 'png' | 'svg'
     const picture = flags['background-image']
-    const remote = this.target.kind === 'remote'
-    if (picture && remote && !/^\/?uploads\//.test(picture)) {
-      throw new UsageError(`--background-image with --url takes the uploads/... path of an image stored on that server; upload ${picture} there first`)
-    }
+    const remote = this.target.kind === 'remote' ? this.target : null
+    if (picture && /^https?:\/\//i.test(picture)) throw new UsageError('--background-image takes an image file, or the uploads/... path of one stored on the server (--url)')
+    // Against a server a local file goes there first (POST /api/files), and the render reads it by its path.
+    const storedPicture = picture && remote ? (/^\/?uploads\//.test(picture) ? picture : await (await import('../../imaging.js')).storeLocalImage(remote.url, picture)) : undefined
     const input: CodeImageInput = {
       codeSnippet: code,
       theme: flags.theme,
@@ -77,7 +77,7 @@ export default class UtilCodeimage extends PlazaCommand<typeof UtilCodeimage> {
       format,
       fontFamily: flags.font,
       backgroundColor: flags['background-color'],
-      backgroundImage: picture && remote ? picture : undefined,
+      backgroundImage: storedPicture,
       windowControls: flags['window-controls'],
     }
     const image =

@@ -4,16 +4,23 @@ import type { Story } from '../../../../shared/types.js'
 import { PlazaCommand, UsageError } from '../../../base.js'
 
 export default class StoryCreate extends PlazaCommand<typeof StoryCreate> {
-  static override description = 'Publish a story for 24 hours: styled text, or an image or video (--media uploads it first).'
+  static override description = 'Publish a story for 24 hours: styled text, or an image or video (--image uploads it first; --media is its old name).'
   static override examples = [
     '<%= config.bin %> social story create --text "Good morning" --background-color "#FF7A2F" --text-color "#FFFFFF"',
-    '<%= config.bin %> social story create --media ./beach.jpg --text "caption" --privacy followers',
-    '<%= config.bin %> social story create --media ./clip.mp4 --duration 15 --json',
+    '<%= config.bin %> social story create --image ./beach.jpg --text "caption" --privacy followers',
+    '<%= config.bin %> social story create --image ./clip.mp4 --duration 15 --json',
   ]
 
   static override flags = {
-    text: Flags.string({ char: 't', description: 'the story text (a caption for --media)', helpGroup: 'CONTENT' }),
-    media: Flags.string({ char: 'm', description: 'image (JPEG, PNG, WebP, GIF) or video (MP4, WebM) file to upload', helpGroup: 'CONTENT' }),
+    text: Flags.string({ char: 't', description: 'the story text (a caption for --image)', helpGroup: 'CONTENT' }),
+    // --image as on posts and comments; --media (-m) was its name before and still works.
+    image: Flags.string({
+      char: 'i',
+      aliases: ['media'],
+      charAliases: ['m'],
+      description: 'image (JPEG, PNG, WebP, GIF) or video (MP4, WebM) file to upload (also --media)',
+      helpGroup: 'CONTENT',
+    }),
     'background-color': Flags.string({ description: 'text story background, #RRGGBB', helpGroup: 'STYLE' }),
     'text-color': Flags.string({ description: 'text colour, #RRGGBB', helpGroup: 'STYLE' }),
     'font-family': Flags.string({ description: 'font name', helpGroup: 'STYLE' }),
@@ -24,10 +31,10 @@ export default class StoryCreate extends PlazaCommand<typeof StoryCreate> {
   }
 
   async run(): Promise<Story> {
-    const { text, media } = this.flags
-    if (text === undefined && media === undefined) throw new UsageError('give --text for a text story, or --media FILE for an image or video story')
+    const { text, image } = this.flags
+    if (text === undefined && image === undefined) throw new UsageError('give --text for a text story, or --image FILE for an image or video story')
     this.requireLogin()
-    const uploaded = media === undefined ? undefined : await this.upload('story', media)
+    const uploaded = image === undefined ? undefined : await this.upload('story', image)
     const { trpc } = await this.client()
     const story = await trpc.stories.create.mutate({
       content_type: uploaded ? (/\.(mp4|webm)$/.test(uploaded.path) ? 'video' : 'image') : 'text',
