@@ -288,8 +288,9 @@ test(`fuzz: ${REQUESTS} seeded requests over every route: no 5xx, no answer outs
   // The search-backed operations (web search, clips, lens, song recognition) reach a loopback server speaking theirs.
   const search = await startFakeSearch()
   // Programs the fuzz sends to /api/execute may spin: a tiny time limit, and a place for each of the fuzz's connections (and in the speech queue).
+  // Renders get minutes, not 10 s: on a loaded machine a valid meme took longer, and its 503 is the budget's, not a fault the fuzz looks for.
   const server = await startTestServer({
-    env: { PLAZA_LLM_BASE_URL: `${upstream.url}/v1`, PLAZA_LLM_API_KEY: 'sk-fuzz', PLAZA_EXECUTE_JS_TIMEOUT_MS: '50', PLAZA_INFERENCE_BASE_URL: `${upstream.url}/v1`, PLAZA_EXECUTE_CONCURRENCY: String(CONCURRENCY), PLAZA_SPEECH_QUEUE: String(CONCURRENCY * 4),
+    env: { PLAZA_MAKER_TIMEOUT_MS: '120000', PLAZA_CODEIMAGE_TIMEOUT_MS: '120000', PLAZA_LLM_BASE_URL: `${upstream.url}/v1`, PLAZA_LLM_API_KEY: 'sk-fuzz', PLAZA_EXECUTE_JS_TIMEOUT_MS: '50', PLAZA_INFERENCE_BASE_URL: `${upstream.url}/v1`, PLAZA_EXECUTE_CONCURRENCY: String(CONCURRENCY), PLAZA_SPEECH_QUEUE: String(CONCURRENCY * 4),
       PLAZA_IMAGES_BASE_URL: `${providers.url}/v1`,
       PLAZA_REMOVEBG_BASE_URL: providers.url,
       PLAZA_REMOVEBG_PROTOCOL: 'rembg',
