@@ -189,9 +189,16 @@ function match(compiled: CompiledRoute[], method: string, pathname: string): { h
   const segments = pathname.split('/').filter(Boolean).length
   const fitting = found.filter(fits)
   const resource = fitting.filter((m) => fitting.every((other) => compareSpecificity(m.c, other.c, segments) >= 0))
-  const hit = (resource.length > 0 ? resource : found).find((m) => m.c.route.method === method) ?? null
+  // HEAD is GET without the body (node drops it), as every route that answers GET answers HEAD (RFC 9110 §9.3.2).
+  const wanted = method === 'HEAD' ? 'GET' : method
+  const hit = (resource.length > 0 ? resource : found).find((m) => m.c.route.method === wanted) ?? null
   if (!hit && resource.length === 0) return null
   return { hit, resource }
+}
+
+/** The `Allow` of a path whose routes serve `methods`: each once, in order, HEAD beside GET. */
+export function allowOf(methods: string[]): string {
+  return [...new Set(methods.flatMap((method) => (method === 'GET' ? ['GET', 'HEAD'] : [method])))].join(', ')
 }
 
 /** A body field named as an id (`id`, `post_id`): never silently ignored, since a client sending one means a target. */
@@ -237,7 +244,7 @@ export function createRestHandler(routes: Route[]): RestHandler {
     setRoute(req, mount + (hit ?? resource[0]).c.route.path)
     try {
       if (!hit) {
-        const allow = [...new Set(resource.map((m) => m.c.route.method))].join(', ')
+        const allow = allowOf(resource.map((m) => m.c.route.method))
         res.setHeader('allow', allow)
         throw new TRPCError({ code: 'METHOD_NOT_SUPPORTED', message: `Method ${method} is not allowed here; use ${allow}` })
       }
@@ -248,7 +255,7 @@ export function createRestHandler(routes: Route[]): RestHandler {
         await route.handle({ req, res, ctx, params, query })
         return true
       }
-      const bodyless = method === 'GET' || (method === 'DELETE' && !route.deleteWithBody)
+      const bodyless = method === 'GET' || method === 'HEAD' || (method === 'DELETE' && !route.deleteWithBody)
       const body = bodyless ? {} : await readJson(req, route.bodyLimit ?? JSON_BODY_LIMIT)
       if (body === null || typeof body !== 'object' || Array.isArray(body)) {
         throw new TRPCError({ code: 'BAD_REQUEST', message: 'Request body must be a JSON object' })
