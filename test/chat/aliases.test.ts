@@ -18,7 +18,7 @@ const aliases = suite<Ctx>('chat: gateway aliases, provider and model lists, the
 aliases.before(async (ctx) => {
   ctx.fake = await startFakeUpstream()
   ctx.second = await startFakeUpstream()
-  // No PLAZA_LLM_MODEL: each alias goes upstream under its own name, so the upstream tells which alias was called.
+  // No PLAZA_LLM_MODEL: each alias goes upstream as the model of the documented default mapping (chat/names.ts), never as itself.
   ctx.server = await startTestServer({
     env: { PLAZA_LLM_BASE_URL: `${ctx.fake.url}/v1`, PLAZA_LLM_API_KEY: KEY, PLAZA_INFERENCE_BASE_URL: `${ctx.second.url}/v1`, PLAZA_INFERENCE_API_KEY: INFERENCE_KEY },
   })
@@ -34,12 +34,12 @@ aliases('POST /api/copilot and /api/llama-70b call their own alias with the mess
   assert.is(copilot.status, 200)
   assert.is(copilot.body.answer, 'Hello there!')
   assert.is(copilot.body.object, 'chat.completion')
-  assert.is(fake.requests.at(-1)!.body.model, 'copilot')
+  assert.is(fake.requests.at(-1)!.body.model, 'gpt-4o')
 
   const llama = await server.request('POST', '/api/llama-70b', { body: { messages: USER_HI, temperature: 0.3, top_k: 40, model: 'ignored' } })
   assert.is(llama.status, 200)
   const upstream = fake.requests.at(-1)!.body
-  assert.is(upstream.model, 'llama-70b')
+  assert.is(upstream.model, 'meta-llama/Llama-3.3-70B-Instruct')
   assert.is(upstream.temperature, 0.3)
   assert.is(upstream.top_k, 40)
   assert.equal(upstream.messages, USER_HI)
@@ -50,7 +50,7 @@ aliases('GET /api/reasoning-small and /api/gpt take ?content= (and system=) as o
   assert.is(small.status, 200)
   assert.is(small.body.reasoning, 'The user greets me.')
   assert.is(small.body.answer, 'Hello there!')
-  assert.equal(fake.requests.at(-1)!.body, { model: 'reasoning-small', messages: [{ role: 'user', content: 'Why is the sky blue?' }] })
+  assert.equal(fake.requests.at(-1)!.body, { model: 'o3-mini', messages: [{ role: 'user', content: 'Why is the sky blue?' }] })
 
   const gpt = await server.request('GET', '/api/gpt?content=Hi&system=Be%20brief')
   assert.is(gpt.status, 200)
@@ -58,7 +58,7 @@ aliases('GET /api/reasoning-small and /api/gpt take ?content= (and system=) as o
     { role: 'system', content: 'Be brief' },
     { role: 'user', content: 'Hi' },
   ])
-  assert.is(fake.requests.at(-1)!.body.model, 'gpt')
+  assert.is(fake.requests.at(-1)!.body.model, 'gpt-4o-mini')
 })
 
 aliases('GET /api/coder answers plain text, the answer without its reasoning; maxTokens becomes max_tokens', async ({ server, fake }) => {
@@ -67,7 +67,7 @@ aliases('GET /api/coder answers plain text, the answer without its reasoning; ma
   assert.match(res.headers.get('content-type')!, /^text\/plain/)
   assert.is(await res.text(), 'Hello there!')
   const upstream = fake.requests.at(-1)!.body
-  assert.is(upstream.model, 'coder')
+  assert.is(upstream.model, 'gpt-4o')
   assert.is(upstream.max_tokens, 256)
   assert.equal(upstream.messages, [{ role: 'user', content: 'reverse a string in Go' }])
 })
@@ -102,7 +102,7 @@ aliases('GET /api/chat/providers and /api/chat/models describe the configuration
   const models = await server.request('GET', '/api/chat/models')
   assert.is(models.status, 200)
   const copilot = models.body.models.find((model: { id: string }) => model.id === 'copilot')
-  assert.equal(copilot, { id: 'copilot', targets: [{ provider: 'env', model: 'copilot' }] })
+  assert.equal(copilot, { id: 'copilot', targets: [{ provider: 'env', model: 'gpt-4o' }] })
   assert.ok(models.body.models.some((model: { id: string }) => model.id === 'modelg-4o-mini'))
   for (const text of [JSON.stringify(providers.body), JSON.stringify(models.body)]) {
     for (const secret of [KEY, INFERENCE_KEY, fake.url, second.url]) assert.not.ok(text.includes(secret), `the lists must not show ${secret}`)

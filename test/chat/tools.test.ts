@@ -278,19 +278,20 @@ passthrough('an Anthropic upstream refuses what it cannot carry with a 400 namin
   }
 })
 
-passthrough('an unknown model is OpenAI’s 404, for the list and for a completion', async ({ openai, server }) => {
+passthrough('an unknown model is OpenAI’s 404, for the list and for a completion', async ({ openai, server, fake }) => {
   const missing = await openai.models.retrieve('no-such-model').catch((error) => error)
   assert.instance(missing, OpenAI.NotFoundError)
-  // With a default model every name is served; without one, only the mapped names are.
-  const strict = await startTestServer({ env: { PLAZA_LLM_BASE_URL: 'http://127.0.0.1:9/v1' } })
-  try {
-    const client = new OpenAI({ baseURL: `${strict.url}/api/v1`, apiKey: 'unused', maxRetries: 0 })
-    const error = await client.chat.completions.create({ model: 'gpt-5', messages: [{ role: 'user', content: 'Hi' }] }).catch((e) => e)
-    assert.instance(error, OpenAI.NotFoundError)
-    assert.is(error.code, 'model_not_found')
-  } finally {
-    await strict.close()
-  }
+  // Any other name goes upstream as asked; one the provider does not know is its 404, passed on as OpenAI's.
+  fake.enqueue(json(404, { error: { message: 'The model `gpt-5` does not exist or you do not have access to it.', type: 'invalid_request_error', code: 'model_not_found' } }))
+  const error = await openai.chat.completions.create({ model: 'gpt-5', messages: [{ role: 'user', content: 'Hi' }] }).catch((e) => e)
+  assert.instance(error, OpenAI.NotFoundError)
+  assert.is(error.code, 'model_not_found')
+  assert.match(error.message, /gpt-5. does not exist/)
+  assert.is(fake.requests.at(-1)!.body.model, 'gpt-5')
+  // A configured name's upstream answering 404 is the provider failing (502), not the client's mistake.
+  fake.enqueue(json(404, { error: { message: 'no such route' } }))
+  const mapped = await openai.chat.completions.create({ model: 'modelx-2', messages: [{ role: 'user', content: 'Hi' }] }).catch((e) => e)
+  assert.is(mapped.status, 502)
   assert.ok(server.url)
 })
 

@@ -10,7 +10,7 @@ import type { ChatMessage, ChatParams } from '../../src/shared/schemas/chat.js'
 const translate = suite('chat translation')
 
 const provider = (over: Partial<ProviderConfig> = {}): ProviderConfig => ({
-  name: 'p', type: 'openai', baseUrl: 'http://x/v1', timeoutMs: 1000, extendedSampling: true, headers: {}, anthropicVersion: '2023-06-01', ...over,
+  name: 'p', type: 'openai', baseUrl: 'http://x/v1', timeoutMs: 1000, extendedSampling: true, headers: {}, anthropicVersion: '2023-06-01', responsesApi: false, ...over,
 })
 const call = (target: Partial<Target>, messages: ChatMessage[], params: ChatParams): UpstreamCall => ({
   target: { provider: provider(), model: 'm', family: 'chat', defaultMaxTokens: 4096, timeoutMs: 1000, params: {}, startsInReasoning: false, ...target },

@@ -9,6 +9,8 @@ import { z } from 'zod'
 import { CHAT_MODEL_ALIASES, CHAT_OPERATIONS, GATEWAY_ALIASES } from '../../shared/schemas/chat.js'
 import { readConfigFile } from '../config-file.js'
 import { ConfigError } from '../config.js'
+import { defaultUpstreamModel } from './names.js'
+import { createPriceTable, type Price, type PriceTable } from './prices.js'
 
 export type ProviderType = 'openai' | 'anthropic'
 /** `o1`: OpenAI's reasoning family, which takes `max_completion_tokens` and no system role or sampling knobs. */
@@ -27,6 +29,8 @@ export interface ProviderConfig {
   /** Extra, non-secret headers (e.g. OpenRouter's HTTP-Referer). */
   headers: Record<string, string>
   anthropicVersion: string
+  /** Whether it serves OpenAI's Responses API (`POST /responses`), so `/v1/responses` is passed through rather than translated to chat completions. */
+  responsesApi: boolean
 }
 
 export interface Target {
@@ -41,6 +45,11 @@ export interface Target {
   params: Record<string, unknown>
   /** Whether the model's text starts inside its reasoning, closed by `</think>` only (R1 distills). */
   startsInReasoning: boolean
+  /**
+   * Made for one request's name (a name passed through, a `provider/model` prefix, a `*` default):
+   * not tracked for cooldown, as any client can make up such names.
+   */
+  dynamic?: boolean
 }
 
 export interface RetryPolicy {
@@ -63,12 +72,19 @@ export interface RouterPolicy {
 export interface ChatConfig {
   /** Ordered targets (first choice, then fallbacks) by alias or operation name. */
   routes: Map<string, Target[]>
-  /** Serves every name `routes` does not list, when set. */
+  /** Serves every name `routes` does not list, when set; a target whose model is `*` takes the name as asked. */
   defaultRoute: Target[] | null
-  /** Sends any other name upstream as it is, to this provider (the `inference` upstream without PLAZA_INFERENCE_MODEL). */
+  /** Every provider by its name: `name/model` sends `model` to it as is. */
+  providers: Map<string, ProviderConfig>
+  /**
+   * Sends any other name upstream as it is, to this provider: the `PLAZA_LLM_BASE_URL` one, the
+   * file's only provider, or the `inference` upstream without PLAZA_INFERENCE_MODEL.
+   */
   passthrough?: ProviderConfig
   retry: RetryPolicy
   router: RouterPolicy
+  /** What each call costs, by upstream model. */
+  prices: PriceTable
   /** Every configured key, so that anything leaving the gateway can be scrubbed of them. */
   secrets: string[]
 }
@@ -94,6 +110,7 @@ const providerSchema = z.strictObject({
   extended_sampling: z.boolean().optional(),
   headers: z.record(z.string(), z.string()).optional(),
   anthropic_version: z.string().optional(),
+  responses_api: z.boolean().optional(),
 })
 
 const targetSchema = z.strictObject({
@@ -109,6 +126,10 @@ const targetSchema = z.strictObject({
 
 const routeSchema = targetSchema.extend({ fallbacks: z.array(targetSchema).optional() })
 
+/** Dollars per million tokens. */
+const dollarsPerMillion = z.number().min(0).max(1_000_000)
+const priceSchema = z.strictObject({ input: dollarsPerMillion, output: dollarsPerMillion, cached_input: dollarsPerMillion.optional() })
+
 const fileSchema = z.strictObject({
   providers: z.record(z.string().regex(/^[\w.-]+$/, 'provider names are letters, digits, _, . and -'), providerSchema).default({}),
   models: z.record(z.string().min(1).max(256), routeSchema).default({}),
@@ -118,6 +139,8 @@ const fileSchema = z.strictObject({
   router: z
     .strictObject({ allowed_fails: z.number().int().min(1).max(1000).optional(), fail_window_ms: positiveMs.optional(), cooldown_ms: z.number().int().min(0).optional() })
     .optional(),
+  /** Dollars per million tokens by upstream model (or `provider/model`), over the built-in list prices. */
+  prices: z.record(z.string().min(1).max(256), priceSchema).optional(),
   /** The provider layer's upstreams (providers/config.ts validates them). */
   services: z.unknown().optional(),
 })
@@ -147,8 +170,13 @@ export function detectStartsInReasoning(model: string): boolean {
   return /deepseek-r1|r1-distill|qwq/i.test(model)
 }
 
+type TargetOverrides = Partial<Pick<Target, 'family' | 'defaultMaxTokens' | 'timeoutMs' | 'params' | 'startsInReasoning'>>
+
+/** The name that stands for "the model as the request names it" in a `default` route. */
+const AS_ASKED = '*'
+
 /** A target from its parts, with the defaults filled in. */
-function makeTarget(provider: ProviderConfig, model: string, over: Partial<Pick<Target, 'family' | 'defaultMaxTokens' | 'timeoutMs' | 'params' | 'startsInReasoning'>> = {}): Target {
+function makeTarget(provider: ProviderConfig, model: string, over: TargetOverrides = {}): Target {
   return {
     provider,
     model,
@@ -158,6 +186,14 @@ function makeTarget(provider: ProviderConfig, model: string, over: Partial<Pick<
     params: over.params ?? {},
     startsInReasoning: over.startsInReasoning ?? detectStartsInReasoning(model),
   }
+}
+
+/** The settings a `*` target was given explicitly, kept to be applied to each name it serves. */
+const wildcardSettings = new WeakMap<Target, TargetOverrides>()
+
+/** A target for one request's name (not tracked for cooldown). */
+function dynamicTarget(provider: ProviderConfig, model: string, over: TargetOverrides = {}): Target {
+  return { ...makeTarget(provider, model, over), dynamic: true }
 }
 
 function fail(message: string): never {
@@ -197,7 +233,13 @@ function envProvider(env: NodeJS.ProcessEnv): ProviderConfig | null {
     extendedSampling: defaultExtendedSampling(type, baseUrl),
     headers: {},
     anthropicVersion: '2023-06-01',
+    responsesApi: defaultResponsesApi(type, baseUrl),
   }
+}
+
+/** OpenAI's own API serves the Responses API; for any other provider it is translated to chat completions unless the file says it serves it. */
+function defaultResponsesApi(type: ProviderType, baseUrl: string): boolean {
+  return type === 'openai' && new URL(baseUrl).hostname === 'api.openai.com'
 }
 
 /** OpenAI's own API rejects unknown sampling fields; most self-hosted servers accept them. */
@@ -221,6 +263,7 @@ function providerFromFile(name: string, spec: FileConfig['providers'][string], e
     extendedSampling: spec.extended_sampling ?? defaultExtendedSampling(spec.type, baseUrl),
     headers: spec.headers ?? {},
     anthropicVersion: spec.anthropic_version ?? '2023-06-01',
+    responsesApi: spec.responses_api ?? defaultResponsesApi(spec.type, baseUrl),
   }
 }
 
@@ -243,35 +286,44 @@ export function loadChatConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Cha
     providers.set(name, providerFromFile(name, spec, env, timeoutFrom(env)))
   }
 
-  const target = (spec: z.output<typeof targetSchema>, where: string): Target => {
+  const target = (spec: z.output<typeof targetSchema>, where: string, wildcard: boolean): Target => {
     const provider = providers.get(spec.provider)
     if (!provider) {
       const known = [...providers.keys()].join(', ') || 'none'
       fail(`${where}.provider names "${spec.provider}", which is not a configured provider (configured: ${known})`)
     }
-    return makeTarget(provider, spec.model, {
+    if (spec.model === AS_ASKED && !wildcard) fail(`${where}.model is "${AS_ASKED}", which only the default route takes (it sends each name as asked)`)
+    const over: TargetOverrides = {
       family: spec.family,
       defaultMaxTokens: spec.max_tokens,
       timeoutMs: spec.timeout_ms,
       params: spec.params,
       startsInReasoning: spec.think === undefined ? undefined : spec.think === 'open',
-    })
+    }
+    const made = makeTarget(provider, spec.model, over)
+    if (spec.model === AS_ASKED) wildcardSettings.set(made, over)
+    return made
   }
 
   const routes = new Map<string, Target[]>()
   let defaultRoute: Target[] | null = null
   for (const [name, spec] of Object.entries(parsed.models)) {
-    const targets = [target(spec, `models.${name}`), ...(spec.fallbacks ?? []).map((f, i) => target(f, `models.${name}.fallbacks.${i}`))]
-    if (name === 'default') defaultRoute = targets
+    const isDefault = name === 'default'
+    const targets = [target(spec, `models.${name}`, isDefault), ...(spec.fallbacks ?? []).map((f, i) => target(f, `models.${name}.fallbacks.${i}`, isDefault))]
+    if (isDefault) defaultRoute = targets
     else routes.set(name, targets)
   }
-  if (!defaultRoute && fromEnv) {
-    const model = env.PLAZA_LLM_MODEL?.trim()
-    // Without PLAZA_LLM_MODEL each alias is sent upstream under its own name (useful behind LiteLLM or OpenRouter-style routers).
-    if (model) defaultRoute = [makeTarget(fromEnv, model)]
-    else for (const name of BUILT_IN_NAMES) if (!routes.has(name)) routes.set(name, [makeTarget(fromEnv, name)])
+  // Any other name goes as asked to the PLAZA_LLM_BASE_URL provider, else to the file's only provider.
+  const passthrough = fromEnv ?? (providers.size === 1 ? [...providers.values()][0] : undefined)
+  // The built-in names go upstream as a model the provider knows, never as themselves: PLAZA_LLM_MODEL, else the documented default mapping (names.ts).
+  const known = (provider: ProviderConfig, name: string) => (provider === fromEnv ? env.PLAZA_LLM_MODEL?.trim() : undefined) || defaultUpstreamModel(name, provider.type) || name
+  for (const name of BUILT_IN_NAMES) {
+    if (routes.has(name)) continue
+    if (defaultRoute?.some((t) => t.model === AS_ASKED)) {
+      routes.set(name, defaultRoute.map((t) => (t.model === AS_ASKED ? makeTarget(t.provider, known(t.provider, name), { ...wildcardSettings.get(t), family: undefined, startsInReasoning: undefined }) : t)))
+    } else if (!defaultRoute && passthrough) routes.set(name, [makeTarget(passthrough, known(passthrough, name))])
   }
-  if (routes.size === 0 && !defaultRoute) fail(`${file} maps no model: add a models section (or set PLAZA_LLM_BASE_URL for a default)`)
+  if (routes.size === 0 && !defaultRoute && !passthrough) fail(`${file} maps no model: add a models section (or set PLAZA_LLM_BASE_URL for a default)`)
 
   const retry: RetryPolicy = {
     maxRetries: parsed.retry?.max_retries ?? DEFAULT_RETRY.maxRetries,
@@ -284,12 +336,32 @@ export function loadChatConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Cha
     cooldownMs: parsed.router?.cooldown_ms ?? DEFAULT_ROUTER.cooldownMs,
   }
   const secrets = [...providers.values()].map((p) => p.apiKey).filter((k): k is string => !!k)
-  return { routes, defaultRoute, retry, router, secrets }
+  const prices: Record<string, Price> = {}
+  for (const [name, price] of Object.entries(parsed.prices ?? {})) prices[name] = { input: price.input, output: price.output, cachedInput: price.cached_input }
+  return { routes, defaultRoute, providers, ...(passthrough ? { passthrough } : {}), retry, router, prices: createPriceTable(prices), secrets }
 }
 
-/** The ordered targets for an alias or operation; null when this configuration does not serve it. */
+/** A `*` target of the default route, made for one name (its explicit settings kept, the rest detected from the name). */
+function asAsked(target: Target, name: string): Target {
+  if (target.model !== AS_ASKED) return target
+  return dynamicTarget(target.provider, name, wildcardSettings.get(target))
+}
+
+/**
+ * The ordered targets for a model name; null when this configuration does not serve it. In turn:
+ * a name the file maps (or a built-in name), `provider/model` (the model as is, to that provider),
+ * the file's `default` route, then the passthrough provider with the name as asked.
+ */
 export function targetsFor(config: ChatConfig, name: string): Target[] | null {
-  return config.routes.get(name) ?? config.defaultRoute ?? (config.passthrough ? [makeTarget(config.passthrough, name)] : null)
+  const mapped = config.routes.get(name)
+  if (mapped) return mapped
+  const slash = name.indexOf('/')
+  if (slash > 0 && slash < name.length - 1) {
+    const provider = config.providers.get(name.slice(0, slash))
+    if (provider) return [dynamicTarget(provider, name.slice(slash + 1))]
+  }
+  if (config.defaultRoute) return config.defaultRoute.map((target) => asAsked(target, name))
+  return config.passthrough ? [dynamicTarget(config.passthrough, name)] : null
 }
 
 /**
@@ -316,15 +388,18 @@ export function loadInferenceConfig(env: NodeJS.ProcessEnv): ChatConfig | null {
     extendedSampling: defaultExtendedSampling('openai', baseUrl),
     headers: {},
     anthropicVersion: '2023-06-01',
+    responsesApi: false,
   }
   const model = env.PLAZA_INFERENCE_MODEL?.trim()
   return {
     routes: new Map(),
     defaultRoute: model ? [makeTarget(provider, model)] : null,
+    providers: new Map(),
     ...(model ? {} : { passthrough: provider }),
     retry: DEFAULT_RETRY,
     // Any name may be asked for: cooling names down would keep a state per name a stranger makes up.
     router: { ...DEFAULT_ROUTER, cooldownMs: 0 },
+    prices: createPriceTable(),
     secrets: apiKey ? [apiKey] : [],
   }
 }
@@ -339,6 +414,7 @@ export function describeChatConfig(config: ChatConfig): {
   if (config.defaultRoute) for (const name of BUILT_IN_NAMES) models.set(name, config.defaultRoute)
   for (const [name, targets] of config.routes) models.set(name, targets)
   for (const targets of models.values()) for (const target of targets) providers.set(target.provider.name, target.provider.type)
+  for (const provider of config.providers.values()) providers.set(provider.name, provider.type)
   if (config.passthrough) providers.set(config.passthrough.name, config.passthrough.type)
   return {
     providers: [...providers].map(([name, type]) => ({ name, type })),

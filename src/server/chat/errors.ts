@@ -26,6 +26,8 @@ export class GatewayError extends Error {
     readonly param: string | null = null,
     /** Seconds, for the Retry-After header of a 429. */
     readonly retryAfter?: number,
+    /** Headers the answer carries (a key's x-ratelimit-* on a 429). */
+    readonly headers?: Record<string, string>,
   ) {
     super(message)
   }

@@ -10,12 +10,14 @@ import type { ChatMessage, ChatParams, ChatUsage } from '../../shared/schemas/ch
 import type { Logger } from '../logger.js'
 import type { UpstreamOutcome } from '../metrics/recorder.js'
 import { describeChatConfig, HOW_TO_CONFIGURE, servedModels, targetsFor, type ChatConfig, type Target } from './config.js'
+import { requestUpstream, type RequestOptions, type UpstreamResponse } from '../providers/http.js'
 import { abortableSleep, outcomeOf, retryDelay } from '../providers/layer.js'
-import { ClientAbortError, GatewayError, redact, UpstreamError } from './errors.js'
+import { GatewayError, redact, UpstreamError } from './errors.js'
 import { createDeploymentHealth } from './health.js'
+import { createModelLists, type ListedModel } from './model-lists.js'
 import { anthropicProvider } from './providers/anthropic.js'
 import { openaiProvider } from './providers/openai.js'
-import type { CompletionChoice, Delta, Provider, ToolCallDelta, UpstreamCall } from './providers/types.js'
+import type { Completion, CompletionChoice, Delta, Provider, ToolCallDelta, UpstreamCall } from './providers/types.js'
 import { splitThink, ThinkSplitter } from './think.js'
 
 export interface ChatRequest {
@@ -41,8 +43,12 @@ export interface ChatResult {
   model: string
   /** The operator's name for the provider that answered (after any fallback). */
   provider: string
+  /** The target that answered (for the call's price). */
+  target: Target
   choices: ResultChoice[]
   usage?: ChatUsage
+  /** What the call cost by the price table, in nano-dollars (0 when its model has no price). */
+  cost: number
   systemFingerprint?: string
   upstreamRequestId?: string
   /** The first choice's raw text, `<think>` block included. */
@@ -54,16 +60,32 @@ export interface ChatResult {
 
 export type ChatStreamEvent =
   | { type: 'delta'; index: number; content?: string; reasoning?: string; toolCalls?: ToolCallDelta[]; refusal?: string; logprobs?: unknown }
-  | { type: 'done'; finishReasons: Array<{ index: number; finishReason: string }>; usage?: ChatUsage }
+  | { type: 'done'; finishReasons: Array<{ index: number; finishReason: string }>; usage?: ChatUsage; cost: number }
 
 export interface ChatStream {
   id: string
   created: number
   model: string
   provider: string
+  /** The target that answered (for the call's price). */
+  target: Target
   upstreamRequestId?: string
   /** The answer as it arrives; throws a GatewayError if the upstream breaks off. */
   events: AsyncIterable<ChatStreamEvent>
+}
+
+/** One try of one target, as a surface (chat, responses, messages, embeddings, audio) makes it. */
+export interface Attempt {
+  target: Target
+  /** The chat protocol of the target's provider (OpenAI-compatible or Anthropic). */
+  provider: Provider
+  signal: AbortSignal
+  /** The chat call of `request` to this target: its model, and its own parameters under the request's. */
+  chatCall(request: ChatRequest): UpstreamCall
+  /** A request to this target's provider with the gateway's pool, the target's timeout and the client's abort. */
+  request(options: Omit<RequestOptions, 'timeoutMs' | 'signal' | 'dispatcher' | 'label'> & { timeoutMs?: number }): Promise<UpstreamResponse>
+  /** Names the target in messages: `provider "openai" (gpt-4o-mini)`. */
+  label: string
 }
 
 export interface ChatGateway {
@@ -73,12 +95,28 @@ export interface ChatGateway {
   readonly createdAt: number
   /** The model names served, with the provider of each one's first choice (no keys, no URLs). */
   models(): Array<{ id: string; provider: string }>
+  /** The served names, then what each provider's own models endpoint lists (cached; refreshed in the background). */
+  listModels(): Promise<ListedModel[]>
   /** The providers and every served name's targets (no keys, no URLs); empty when nothing is configured. */
   describe(): ReturnType<typeof describeChatConfig>
   /** Throws the GatewayError a call to this model would fail with at once (503 nothing configured, 404 a name nothing serves). */
   assertServes(model: string): void
   complete(request: ChatRequest, signal?: AbortSignal): Promise<ChatResult>
   stream(request: ChatRequest, signal?: AbortSignal): Promise<ChatStream>
+  /**
+   * Runs `attempt` over the model's targets in order, with retries (429, 5xx, dropped connections)
+   * and then the fallbacks; deployments cooling down are skipped. The first success wins; what fails
+   * everywhere is a GatewayError (502, or 504 after a timeout), scrubbed of every key.
+   */
+  call<T>(model: string, signal: AbortSignal, attempt: (attempt: Attempt) => Promise<T>): Promise<{ value: T; target: Target }>
+  /** A provider's complete chat answer as the gateway's result, its text split. */
+  result(request: ChatRequest, completion: Completion, target: Target): ChatResult
+  /** A provider's streamed chat answer as the gateway's events, from its first piece on. */
+  events(first: IteratorResult<Delta>, iterator: AsyncIterator<Delta>, target: Target): AsyncIterable<ChatStreamEvent>
+  /** What a call of this target cost, in nano-dollars (0 when its model has no price). */
+  cost(target: Pick<Target, 'provider' | 'model'>, usage: ChatUsage | undefined): number
+  /** A failure met after an answer began (a stream cut off): the GatewayError a client sees, scrubbed of every key. */
+  failure(error: unknown): unknown
   close(): Promise<void>
 }
 
@@ -128,20 +166,28 @@ export function createChatGateway(config: ChatConfig | null, options: GatewayOpt
   }
 
   const backoff = (attempt: number, error: UpstreamError): number | null => retryDelay(config!.retry, attempt, error, random)
+  const cost = (target: Pick<Target, 'provider' | 'model'>, usage: ChatUsage | undefined): number => (config ? config.prices.cost(target.provider.name, target.model, usage) : 0)
 
-  /** Runs `attempt` over the targets in order with retries; the first success wins. */
-  async function withFallback<T>(request: ChatRequest, signal: AbortSignal, attempt: (call: UpstreamCall, provider: Provider) => Promise<T>): Promise<{ value: T; target: Target }> {
-    const targets = resolve(request.model)
+  async function call<T>(model: string, signal: AbortSignal, attempt: (attempt: Attempt) => Promise<T>): Promise<{ value: T; target: Target }> {
+    const targets = resolve(model)
     const upstream = await dispatcher()
     // Deployments cooling down are skipped while another is healthy; when none is, all are tried all the same.
-    const healthy = targets.filter((target) => !health!.coolingDown(target, now().getTime()))
+    const healthy = targets.filter((target) => target.dynamic || !health!.coolingDown(target, now().getTime()))
     const candidates = healthy.length > 0 ? healthy : targets
     let last: UpstreamError | undefined
     for (const target of candidates) {
-      const call: UpstreamCall = { target, messages: request.messages, params: { ...target.params, ...request.params }, signal, dispatcher: upstream }
+      const label = `provider "${target.provider.name}" (${target.model})`
+      const tries: Attempt = {
+        target,
+        provider: PROVIDERS[target.provider.type],
+        signal,
+        label,
+        chatCall: (request) => ({ target, messages: request.messages, params: { ...target.params, ...request.params }, signal, dispatcher: upstream }),
+        request: (options) => requestUpstream({ ...options, timeoutMs: options.timeoutMs ?? target.timeoutMs, signal, dispatcher: upstream, label }),
+      }
       for (let retry = 0; ; retry++) {
         try {
-          const value = await attempt(call, PROVIDERS[target.provider.type])
+          const value = await attempt(tries)
           // A stream counts as answered once its first piece has arrived.
           options.onUpstreamCall?.(target.provider.name, 'ok')
           return { value, target }
@@ -149,11 +195,11 @@ export function createChatGateway(config: ChatConfig | null, options: GatewayOpt
           if (!(error instanceof UpstreamError)) throw error
           options.onUpstreamCall?.(target.provider.name, outcomeOf(error))
           last = error
-          if (health!.failed(target, error, now().getTime())) {
+          if (!target.dynamic && health!.failed(target, error, now().getTime())) {
             logger?.warn('chat deployment cooling down', { provider: target.provider.name, upstream_model: target.model, failures: config!.router.allowedFails, cooldown_ms: config!.router.cooldownMs })
           }
           const delay = error.retryable && retry < config!.retry.maxRetries ? backoff(retry, error) : null
-          logger?.info('chat upstream failed', { model: request.model, provider: target.provider.name, upstream_model: target.model, attempt: retry + 1, kind: error.kind, status: error.status, message: redact(error.message, secrets), next: delay === null ? 'fallback' : `retry in ${delay} ms` })
+          logger?.info('chat upstream failed', { model, provider: target.provider.name, upstream_model: target.model, attempt: retry + 1, kind: error.kind, status: error.status, message: redact(error.message, secrets), next: delay === null ? 'fallback' : `retry in ${delay} ms` })
           if (delay === null) break
           await sleep(delay, signal)
         }
@@ -162,7 +208,17 @@ export function createChatGateway(config: ChatConfig | null, options: GatewayOpt
     const tried = candidates.length > 1 ? ` (tried ${candidates.length} providers)` : ''
     const message = redact(`${last!.message}${tried}`, secrets)
     if (last!.kind === 'timeout') throw new GatewayError(504, 'upstream_timeout', message)
+    // A name passed through as asked that the provider does not know: the client's mistake, as OpenAI answers it.
+    if (last!.status === 404 && candidates.at(-1)!.dynamic) throw new GatewayError(404, 'model_not_found', message, 'model')
     throw new GatewayError(502, 'upstream_error', message)
+  }
+
+  /** A cut stream (an UpstreamError after the first piece) as the client's GatewayError. */
+  function failure(error: unknown): unknown {
+    if (!(error instanceof UpstreamError)) return error
+    const message = redact(error.message, secrets)
+    logger?.info('chat stream broke off', { message })
+    return new GatewayError(error.kind === 'timeout' ? 504 : 502, error.kind === 'timeout' ? 'upstream_timeout' : 'upstream_error', message)
   }
 
   /**
@@ -202,12 +258,7 @@ export function createChatGateway(config: ChatConfig | null, options: GatewayOpt
         next = await iterator.next()
       }
     } catch (error) {
-      if (error instanceof UpstreamError) {
-        const message = redact(error.message, secrets)
-        logger?.info('chat stream broke off', { message })
-        throw new GatewayError(error.kind === 'timeout' ? 504 : 502, error.kind === 'timeout' ? 'upstream_timeout' : 'upstream_error', message)
-      }
-      throw error
+      throw failure(error)
     } finally {
       if (!next.done) await iterator.return?.()
     }
@@ -216,7 +267,7 @@ export function createChatGateway(config: ChatConfig | null, options: GatewayOpt
       if (rest.reasoning || rest.content) yield { type: 'delta', index, ...(rest.reasoning ? { reasoning: rest.reasoning } : {}), ...(rest.content ? { content: rest.content } : {}) }
     }
     if (finishReasons.size === 0) finishReasons.set(0, 'stop')
-    yield { type: 'done', finishReasons: [...finishReasons].sort((a, b) => a[0] - b[0]).map(([index, finishReason]) => ({ index, finishReason })), usage }
+    yield { type: 'done', finishReasons: [...finishReasons].sort((a, b) => a[0] - b[0]).map(([index, finishReason]) => ({ index, finishReason })), usage, cost: cost(target, usage) }
   }
 
   /** A complete choice with its text split. */
@@ -235,6 +286,31 @@ export function createChatGateway(config: ChatConfig | null, options: GatewayOpt
     }
   }
 
+  function result(request: ChatRequest, value: Completion, target: Target): ChatResult {
+    const choices = value.choices.map((choice) => resultChoice(choice, target))
+    const first = choices[0]
+    return {
+      id: completionId(),
+      created: Math.floor(now().getTime() / 1000),
+      model: request.model,
+      provider: target.provider.name,
+      target,
+      choices,
+      usage: value.usage,
+      cost: cost(target, value.usage),
+      ...(value.systemFingerprint ? { systemFingerprint: value.systemFingerprint } : {}),
+      ...(value.upstreamRequestId ? { upstreamRequestId: value.upstreamRequestId } : {}),
+      message: first.message,
+      reasoning: first.reasoning,
+      answer: first.content ?? '',
+      finishReason: first.finishReason,
+    }
+  }
+
+  const lists = config
+    ? createModelLists({ providers: [...new Set([...config.providers.values()])], bare: config.passthrough, dispatcher, now: () => now().getTime(), secrets, logger })
+    : null
+
   return {
     configured: config !== null,
 
@@ -242,33 +318,35 @@ export function createChatGateway(config: ChatConfig | null, options: GatewayOpt
 
     models: () => (config ? servedModels(config) : []),
 
+    async listModels() {
+      if (!config || !lists) return []
+      const served: ListedModel[] = servedModels(config)
+      const names = new Set(served.map((model) => model.id))
+      return [...served, ...(await lists.list()).filter((model) => !names.has(model.id) && names.add(model.id))]
+    },
+
     describe: () => (config ? describeChatConfig(config) : { providers: [], models: [] }),
 
     assertServes: (model) => void resolve(model),
 
+    call,
+
+    result,
+
+    events,
+
+    failure,
+
+    cost,
+
     async complete(request, signal = new AbortController().signal) {
-      const { value, target } = await withFallback(request, signal, (call, provider) => provider.complete(call))
-      const choices = value.choices.map((choice) => resultChoice(choice, target))
-      const first = choices[0]
-      return {
-        id: completionId(),
-        created: Math.floor(now().getTime() / 1000),
-        model: request.model,
-        provider: target.provider.name,
-        choices,
-        usage: value.usage,
-        ...(value.systemFingerprint ? { systemFingerprint: value.systemFingerprint } : {}),
-        ...(value.upstreamRequestId ? { upstreamRequestId: value.upstreamRequestId } : {}),
-        message: first.message,
-        reasoning: first.reasoning,
-        answer: first.content ?? '',
-        finishReason: first.finishReason,
-      }
+      const { value, target } = await call(request.model, signal, (attempt) => attempt.provider.complete(attempt.chatCall(request)))
+      return result(request, value, target)
     },
 
     async stream(request, signal = new AbortController().signal) {
-      const { value, target } = await withFallback(request, signal, async (call, provider) => {
-        const started = await provider.stream(call)
+      const { value, target } = await call(request.model, signal, async (attempt) => {
+        const started = await attempt.provider.stream(attempt.chatCall(request))
         const iterator = started.deltas[Symbol.asyncIterator]()
         // Wait for the first piece inside the retry loop, so a stream that fails at once is retried too.
         return { iterator, first: await iterator.next(), upstreamRequestId: started.upstreamRequestId }
@@ -278,6 +356,7 @@ export function createChatGateway(config: ChatConfig | null, options: GatewayOpt
         created: Math.floor(now().getTime() / 1000),
         model: request.model,
         provider: target.provider.name,
+        target,
         ...(value.upstreamRequestId ? { upstreamRequestId: value.upstreamRequestId } : {}),
         events: events(value.first, value.iterator, target),
       }

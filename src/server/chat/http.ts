@@ -6,13 +6,10 @@
  */
 import type { ServerResponse } from 'node:http'
 import type { z } from 'zod'
-import { ZodError } from 'zod'
 import { chatCompletionInput, chatOperationInput, chatQueryInput, coderInput, conversationInput, paramsOf, type ChatMessage, type ChatOperation, type GatewayAlias } from '../../shared/schemas/chat.js'
-import { ConfigError } from '../config.js'
-import { toPublicError } from '../errors.js'
-import { readJson, sendError, sendJson, writeStreamed } from '../http.js'
+import { readJson, sendJson } from '../http.js'
 import type { Exchange } from '../rest/adapter.js'
-import { enforceRateLimit } from '../trpc.js'
+import { authorizeGatewayCall, describeFailure, EVENT_STREAM_HEADERS, gatewayHandler, sendGatewayError, upstreamHeaders, writeEvent, type Upstream } from './call.js'
 import { ClientAbortError, GatewayError } from './errors.js'
 import { completionBody } from './format.js'
 import { conversationStore } from './conversations.js'
@@ -21,82 +18,18 @@ import type { GatewayPass } from './keys/access.js'
 import type { CallOutcome } from './keys/usage.js'
 
 /** Long conversations are allowed; 4 MiB is far beyond any model's context. */
-const CHAT_BODY_LIMIT = 4 * 1024 * 1024
+export const CHAT_BODY_LIMIT = 4 * 1024 * 1024
 
-type ErrorStyle = 'openai' | 'envelope'
+export { authorizeGatewayCall, upstreamHeaders } from './call.js'
 
-interface ClientError {
-  status: number
-  message: string
-  type: string
-  code: string
-  param: string | null
-  retryAfter?: number
-  unexpected: boolean
-}
-
-const TYPE_BY_STATUS: Record<number, [type: string, code: string]> = {
-  400: ['invalid_request_error', 'invalid_request'],
-  405: ['invalid_request_error', 'method_not_allowed'],
-  413: ['invalid_request_error', 'request_too_large'],
-  429: ['rate_limit_error', 'rate_limit_exceeded'],
-}
-
-/** By class name as well: under a CJS test runner the module can be loaded twice, with two classes. */
-function isConfigError(error: unknown): error is ConfigError {
-  return error instanceof ConfigError || (error instanceof Error && error.constructor.name === 'ConfigError')
-}
-
-function describe(error: unknown): ClientError {
-  if (error instanceof GatewayError) return { status: error.status, message: error.message, type: error.type, code: error.code, param: error.param, retryAfter: error.retryAfter, unexpected: false }
-  // An invalid PLAZA_LLM_* configuration found at the first chat request (`plaza serve` refuses to start with one).
-  if (isConfigError(error)) return { status: 503, message: `The chat configuration is invalid: ${error.message}`, type: 'service_unavailable', code: 'provider_not_configured', param: null, unexpected: false }
-  const failure = toPublicError(error)
-  const [type, code] = TYPE_BY_STATUS[failure.status] ?? ['server_error', 'server_error']
-  const zod = error instanceof ZodError ? error : undefined
-  const param = zod?.issues[0]?.path.length ? String(zod.issues[0].path[0]) : null
-  return { status: failure.status, message: failure.message, type, code, param, retryAfter: failure.retryAfter, unexpected: failure.unexpected }
-}
-
-export function sendChatError(exchange: Exchange, style: ErrorStyle, error: unknown) {
-  const { res, req, ctx } = exchange
-  const failure = describe(error)
-  if (failure.unexpected) ctx.services.logger.error('chat request failed', { url: req.url, error: String((error as Error)?.stack ?? error) })
-  if (res.headersSent) return void res.destroy()
-  const headers: Record<string, string> = failure.retryAfter ? { 'retry-after': String(failure.retryAfter) } : {}
-  if (failure.status === 401) headers['www-authenticate'] = 'Bearer'
-  if (style === 'openai') sendJson(res, failure.status, { error: { message: failure.message, type: failure.type, code: failure.code, param: failure.param } }, headers)
-  else sendError(res, failure.status, failure.message, headers, ctx.services.clock())
-}
-
-/** Writes one SSE event, waiting when the client reads slower than the model writes. */
-function writeEvent(res: ServerResponse, data: string): Promise<void> {
-  return writeStreamed(res, `data: ${data}\n\n`)
-}
-
-/** The upstream's own request id, echoed so that a failure can be traced at the provider. */
-function upstreamHeaders(provider: string, upstreamRequestId: string | undefined): Record<string, string> {
-  return { 'x-plaza-provider': provider, ...(upstreamRequestId ? { 'x-upstream-request-id': upstreamRequestId } : {}) }
-}
-
-/**
- * The one gate of every gateway operation: the caller's address rate limit, then its key (401 when
- * the gateway requires one and this is none). The pass then admits each call and counts its usage.
- */
-export async function authorizeGatewayCall(ctx: Exchange['ctx']): Promise<GatewayPass> {
-  await enforceRateLimit(ctx, 'default', `ip:${ctx.clientAddress}`)
-  return (await ctx.services.gatewayAccess()).authorize(ctx.token)
+/** Answers a failure of a chat operation: OpenAI's shape on /api/v1, the envelope elsewhere. */
+export function sendChatError(exchange: Pick<Exchange, 'req' | 'res' | 'ctx'>, style: 'openai' | 'envelope', error: unknown) {
+  sendGatewayError(exchange, style, error)
 }
 
 /** Streams the answer; resolves with what the call used, for the key's usage (the last chunk carries it). */
-async function sendStream(res: ServerResponse, stream: ChatStream): Promise<CallOutcome> {
-  res.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache, no-transform',
-    connection: 'keep-alive',
-    'x-accel-buffering': 'no',
-    ...upstreamHeaders(stream.provider, stream.upstreamRequestId),
-  })
+async function sendStream(res: ServerResponse, stream: ChatStream, headers: Record<string, string>): Promise<CallOutcome> {
+  res.writeHead(200, { ...EVENT_STREAM_HEADERS, ...headers, ...upstreamHeaders(stream.provider, stream.upstreamRequestId) })
   const chunk = (index: number, delta: Record<string, unknown>, finishReason: string | null = null, logprobs: unknown = null, extra: Record<string, unknown> = {}) =>
     JSON.stringify({ id: stream.id, object: 'chat.completion.chunk', created: stream.created, model: stream.model, choices: [{ index, delta, logprobs, finish_reason: finishReason }], ...extra })
   // Each choice opens with its role, as OpenAI's streams do.
@@ -121,6 +54,7 @@ async function sendStream(res: ServerResponse, stream: ChatStream): Promise<Call
       } else {
         // Usage rides on the last chunk, whether or not the client asked for it (stream_options.include_usage).
         outcome.usage = event.usage
+        outcome.cost = event.cost
         const last = event.finishReasons.length - 1
         for (const [position, { index, finishReason }] of event.finishReasons.entries()) {
           await writeEvent(res, chunk(index, {}, finishReason, null, position === last ? { usage: event.usage ?? null } : {}))
@@ -133,62 +67,42 @@ async function sendStream(res: ServerResponse, stream: ChatStream): Promise<Call
     outcome.failed = true
     // Headers are gone: the failure travels as an OpenAI error event (OpenAI's client throws on it; the
     // same shape on every operation, as an envelope means nothing inside a stream) and no [DONE] follows.
-    const failure = describe(error)
+    const failure = describeFailure(error)
     await writeEvent(res, JSON.stringify({ error: { message: failure.message, type: failure.type, code: failure.code, param: null } }))
   }
   res.end()
   return outcome
 }
 
-/** Which gateway serves an operation: the chat gateway, or the second (`inference`) upstream. */
-type Upstream = 'chat' | 'inference'
-
 /** A chat call as an operation reads it: the request, and (for a non-streamed call) how to answer. */
 interface ChatCall {
   request: ChatRequest & { stream: boolean }
   /** Answers a finished, non-streamed call; by default OpenAI's chat.completion plus message, reasoning and answer. */
-  answer?: (result: ChatResult) => Promise<void> | void
+  answer?: (result: ChatResult, headers: Record<string, string>) => Promise<void> | void
 }
 
 /** Builds the handler of one chat operation from how it reads its call (after the gateway's gate has let the caller in). */
-function chatHandler(read: (exchange: Exchange, pass: GatewayPass) => Promise<ChatCall>, style: ErrorStyle, upstream: Upstream = 'chat') {
-  return async (exchange: Exchange) => {
-    const { res, ctx } = exchange
-    // The client going away aborts the upstream call (and stops paying for tokens nobody reads).
-    const controller = new AbortController()
-    res.on('close', () => {
-      if (!res.writableFinished) controller.abort()
-    })
-    let admitted: { pass: GatewayPass; model: string } | undefined
-    try {
-      const pass = await authorizeGatewayCall(ctx)
+function chatHandler(read: (exchange: Exchange, pass: GatewayPass) => Promise<ChatCall>, style: 'openai' | 'envelope', upstream: Upstream = 'chat') {
+  return gatewayHandler(
+    async (exchange, pass) => {
       const { request, answer } = await read(exchange, pass)
-      await pass.admit(request.model)
-      admitted = { pass, model: request.model }
-      const gateway = await ctx.services[upstream]()
-      if (request.stream) {
-        const stream = await gateway.stream(request, controller.signal)
-        const outcome = await sendStream(res, stream)
-        admitted = undefined
-        pass.settle(request.model, outcome)
-      } else {
-        const result = await gateway.complete(request, controller.signal)
-        admitted = undefined
-        pass.settle(request.model, { usage: result.usage, failed: false })
-        if (answer) await answer(result)
-        else sendJson(res, 200, completionBody(result), upstreamHeaders(result.provider, result.upstreamRequestId))
+      return {
+        model: request.model,
+        async run({ gateway, signal, headers, exchange: { res } }) {
+          if (request.stream) return sendStream(res, await gateway.stream(request, signal), headers)
+          const result = await gateway.complete(request, signal)
+          const respond = () => (answer ? answer(result, headers) : sendJson(res, 200, completionBody(result), { ...headers, ...upstreamHeaders(result.provider, result.upstreamRequestId) }))
+          return { usage: result.usage, cost: result.cost, failed: false, respond }
+        },
       }
-    } catch (error) {
-      // An admitted call that failed before answering still counts, as a request and an error (a client that left is no error).
-      admitted?.pass.settle(admitted.model, { failed: !(error instanceof ClientAbortError) })
-      if (error instanceof ClientAbortError) return void res.destroy()
-      sendChatError(exchange, style, error)
-    }
-  }
+    },
+    style,
+    upstream,
+  )
 }
 
 /** A handler whose call is the JSON body, parsed. */
-const bodyHandler = (parse: (body: unknown) => ChatRequest & { stream: boolean }, style: ErrorStyle, upstream: Upstream = 'chat') =>
+const bodyHandler = (parse: (body: unknown) => ChatRequest & { stream: boolean }, style: 'openai' | 'envelope', upstream: Upstream = 'chat') =>
   chatHandler(async ({ req }) => ({ request: parse(await readJson(req, CHAT_BODY_LIMIT)) }), style, upstream)
 
 function toRequest(model: string, input: z.output<typeof chatOperationInput>): ChatRequest & { stream: boolean } {
@@ -231,8 +145,8 @@ export const handleCoder = chatHandler(async ({ query, res }) => {
   const input = coderInput.parse(query)
   return {
     request: { model: 'coder', messages: question(input.prompt), params: input.maxTokens ? { max_tokens: input.maxTokens } : {}, stream: false },
-    answer: (result) => {
-      res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', ...upstreamHeaders(result.provider, result.upstreamRequestId) })
+    answer: (result, headers) => {
+      res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', ...headers, ...upstreamHeaders(result.provider, result.upstreamRequestId) })
       res.end(result.answer)
     },
   }
@@ -245,38 +159,38 @@ export const handleConversation = chatHandler(async ({ req, res, query, ctx }, p
   const turn = await conversations.open(input, pass.key?.id ?? null)
   return {
     request: { model: 'chat', messages: turn.messages, params: {}, stream: false },
-    answer: async (result) => {
+    answer: async (result, headers) => {
       await conversations.record(turn, result.message)
-      sendJson(res, 200, { ...completionBody(result), conversationId: turn.id }, upstreamHeaders(result.provider, result.upstreamRequestId))
+      sendJson(res, 200, { ...completionBody(result), conversationId: turn.id }, { ...headers, ...upstreamHeaders(result.provider, result.upstreamRequestId) })
     },
   }
 }, 'envelope')
 
 /** One model as OpenAI's models API lists it. */
-function modelObject(model: { id: string; provider: string }, created: number) {
-  return { id: model.id, object: 'model' as const, created, owned_by: model.provider }
+function modelObject(model: { id: string; provider: string; created?: number }, created: number) {
+  return { id: model.id, object: 'model' as const, created: model.created ?? created, owned_by: model.provider }
 }
 
-/** GET /api/v1/models: every name the gateway serves (OpenAI's list shape). */
+/** GET /api/v1/models: every name the gateway serves, then what each provider's own models endpoint lists (OpenAI's list shape). */
 export async function handleListModels(exchange: Exchange): Promise<void> {
   try {
-    const pass = await authorizeGatewayCall(exchange.ctx)
+    const pass = await authorizeGatewayCall(exchange.ctx, exchange.req)
     const gateway = await exchange.ctx.services.chat()
-    const allowed = gateway.models().filter((model) => pass.allows(model.id))
+    const allowed = (await gateway.listModels()).filter((model) => pass.allows(model.id))
     sendJson(exchange.res, 200, { object: 'list', data: allowed.map((model) => modelObject(model, gateway.createdAt)) })
   } catch (error) {
     sendChatError(exchange, 'openai', error)
   }
 }
 
-/** GET /api/v1/models/{id}: one served name, or OpenAI's 404. */
+/** GET /api/v1/models/{id}: one name of that list, or OpenAI's 404. */
 export async function handleGetModel(exchange: Exchange): Promise<void> {
   try {
-    const pass = await authorizeGatewayCall(exchange.ctx)
+    const pass = await authorizeGatewayCall(exchange.ctx, exchange.req)
     const gateway = await exchange.ctx.services.chat()
     const id = exchange.params.id
     // A name the key may not use is as unknown to it as one nobody serves (OpenAI answers the same 404).
-    const model = gateway.models().find((served) => served.id === id && pass.allows(served.id))
+    const model = pass.allows(id) ? (await gateway.listModels()).find((served) => served.id === id) : undefined
     if (!model) throw new GatewayError(404, 'model_not_found', `The model "${id}" is not served here: GET /api/v1/models lists the names that are.`, 'model')
     sendJson(exchange.res, 200, modelObject(model, gateway.createdAt))
   } catch (error) {
@@ -287,7 +201,7 @@ export async function handleGetModel(exchange: Exchange): Promise<void> {
 /** GET /api/chat/providers: the configured chat providers, by name and protocol (never a key or a URL). */
 export async function handleChatProviders(exchange: Exchange): Promise<void> {
   try {
-    await authorizeGatewayCall(exchange.ctx)
+    await authorizeGatewayCall(exchange.ctx, exchange.req)
     const [chat, inference] = await Promise.all([exchange.ctx.services.chat(), exchange.ctx.services.inference()])
     const providers = [...chat.describe().providers, ...inference.describe().providers.map((provider) => ({ ...provider, serves: '/api/inference/chat/completions' }))]
     sendJson(exchange.res, 200, { message: `${providers.length} chat provider${providers.length === 1 ? '' : 's'} configured`, providers })
@@ -299,7 +213,7 @@ export async function handleChatProviders(exchange: Exchange): Promise<void> {
 /** GET /api/chat/models: every name the gateway serves (that the caller's key may use), with its upstream targets in order. */
 export async function handleChatModels(exchange: Exchange): Promise<void> {
   try {
-    const pass = await authorizeGatewayCall(exchange.ctx)
+    const pass = await authorizeGatewayCall(exchange.ctx, exchange.req)
     const gateway = await exchange.ctx.services.chat()
     const models = gateway.describe().models.filter((model) => pass.allows(model.id))
     sendJson(exchange.res, 200, { message: `${models.length} model name${models.length === 1 ? '' : 's'} served`, models })

@@ -493,6 +493,10 @@ export const gatewayKeys = sqliteTable(
     budgetTokens: integer('budget_tokens'),
     /** Tokens used so far, added in the transaction that writes the usage rows. */
     usedTokens: integer('used_tokens').notNull().default(0),
+    /** What the key may spend over its life, in nano-dollars (chat/prices.ts); null for no money budget. */
+    budgetNanos: integer('budget_nanos'),
+    /** What it has spent so far, in nano-dollars, added with `used_tokens`. */
+    usedNanos: integer('used_nanos').notNull().default(0),
     premium: integer('premium', { mode: 'boolean' }).notNull().default(false),
     createdAt: integer('created_at').notNull(),
     revokedAt: integer('revoked_at'),
@@ -520,6 +524,10 @@ export const gatewayUsage = sqliteTable(
     totalTokens: integer('total_tokens').notNull().default(0),
     requests: integer('requests').notNull().default(0),
     errors: integer('errors').notNull().default(0),
+    /** Prompt tokens the provider read from its cache (counted in `prompt_tokens` too). */
+    cachedTokens: integer('cached_tokens').notNull().default(0),
+    /** What the calls cost by the price table (chat/prices.ts), in nano-dollars. */
+    costNanos: integer('cost_nanos').notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.keyId, t.day, t.model] }), index('gateway_usage_day_idx').on(t.day)],
 )
@@ -555,6 +563,29 @@ export const chatMessages = sqliteTable(
     content: text('content').notNull(),
   },
   (t) => [primaryKey({ columns: [t.conversationId, t.seq] })],
+)
+
+/**
+ * Answers of `POST /v1/responses` kept for `previous_response_id` and `GET`/`DELETE
+ * /v1/responses/{id}` (chat/surfaces/responses-store.ts). A response belongs to the key that made
+ * it (another key gets 404) and is gone 24 hours after it was made, as idle conversations are.
+ */
+export const gatewayResponses = sqliteTable(
+  'gateway_responses',
+  {
+    /** `resp_` and 128 random bits, or the provider's own id for one it keeps itself. */
+    id: text('id').primaryKey(),
+    keyId: integer('key_id').references(() => gatewayKeys.id, { onDelete: 'cascade' }),
+    /** Unix milliseconds: the response expires 24 hours after it. */
+    createdAt: integer('created_at').notNull(),
+    /** Null when Plaza keeps the conversation (`context`); the provider's name when the provider keeps it. */
+    provider: text('provider'),
+    /** The response object as it was answered (JSON). */
+    body: text('body').notNull(),
+    /** The conversation up to and including this response, as chat messages (JSON); null when the provider keeps it. */
+    context: text('context'),
+  },
+  (t) => [index('gateway_responses_created_idx').on(t.createdAt), index('gateway_responses_key_idx').on(t.keyId)],
 )
 
 /**

@@ -202,10 +202,13 @@ export function paramsOf(input: ChatOperationInput | ChatCompletionInput): ChatP
   return params as ChatParams
 }
 
+/** OpenAI's usage: `prompt_tokens` counts cached ones too (`prompt_tokens_details.cached_tokens` of them). */
 export interface ChatUsage {
   prompt_tokens: number
   completion_tokens: number
   total_tokens: number
+  prompt_tokens_details?: { cached_tokens?: number }
+  completion_tokens_details?: { reasoning_tokens?: number }
 }
 
 /** The longest single message the query-string operations take (a URL carries no more in practice). */

@@ -20,6 +20,8 @@ export const createGatewayKeyInput = z.strictObject({
   rpm: perMinute('rpm').optional(),
   tpm: perMinute('tpm').optional(),
   budget_tokens: z.number().int('budget_tokens must be a whole number').min(1, 'budget_tokens must be at least 1').max(Number.MAX_SAFE_INTEGER).optional(),
+  /** Dollars the key may spend over its life, by the gateway's price table (docs/chat.md, "Spend"). */
+  budget_usd: z.number({ error: 'budget_usd must be a number' }).gt(0, 'budget_usd must be more than 0').max(1_000_000_000, 'budget_usd must be at most 1000000000').optional(),
   premium: z.boolean().default(false),
 })
 export type CreateGatewayKeyInput = z.input<typeof createGatewayKeyInput>

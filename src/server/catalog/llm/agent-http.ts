@@ -56,7 +56,7 @@ export async function handleAgent(exchange: Exchange): Promise<void> {
     await runAgent(input, {
       gateway,
       execute: services.execute,
-      admit: (model) => pass.admit(model),
+      admit: async (model) => void (await pass.admit(model)),
       settle: (model, outcome) => pass.settle(model, outcome),
       signal: controller.signal,
       timeoutMs,

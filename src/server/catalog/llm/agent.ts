@@ -141,7 +141,7 @@ export async function runAgent(request: AgentRequest, deps: AgentDeps): Promise<
     }
     try {
       const result = await deps.gateway.complete({ model: request.model, messages, params }, signal)
-      deps.settle?.(request.model, { usage: result.usage, failed: false })
+      deps.settle?.(request.model, { usage: result.usage, cost: result.cost, failed: false })
       return result
     } catch (error) {
       // A caller that went away is a request, not an error.

@@ -37,7 +37,7 @@ export async function handleOnline(exchange: Exchange): Promise<void> {
     admitted = { pass, model }
     const outcome = await answerOnline(deps, input, closedSignal(res))
     admitted = undefined
-    pass.settle(model, { usage: outcome.usage, failed: false })
+    pass.settle(model, { usage: outcome.usage, cost: outcome.cost, failed: false })
     sendJson(res, 200, outcome.answer, { 'x-plaza-provider': outcome.provider, ...(outcome.upstreamRequestId ? { 'x-upstream-request-id': outcome.upstreamRequestId } : {}) })
   } catch (error) {
     admitted?.pass.settle(admitted.model, { failed: !(error instanceof ClientAbortError) })

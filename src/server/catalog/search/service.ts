@@ -35,6 +35,8 @@ export interface OnlineOutcome {
   provider: string
   upstreamRequestId?: string
   usage?: ChatUsage
+  /** Nano-dollars, by the gateway's price table. */
+  cost: number
 }
 
 /** Refuses, before any search is made, what could not be answered: no chat provider, no search provider. */
@@ -52,7 +54,7 @@ export async function answerOnline(deps: OnlineDeps, input: OnlineInput, signal?
   const sources = results.map((result, index) => ({ n: index + 1, ...result }))
   const result = await deps.gateway.complete({ model, messages: onlineMessages(input.q, sources, deps.now()), params: {} }, signal)
   const answer: OnlineAnswer = { message: result.message, answer: result.answer, sources, cited: citedSources(result.answer, sources.length), model }
-  return { answer, provider: result.provider, upstreamRequestId: result.upstreamRequestId, usage: result.usage }
+  return { answer, provider: result.provider, upstreamRequestId: result.upstreamRequestId, usage: result.usage, cost: result.cost }
 }
 
 export async function findClips(layer: ProviderLayer, input: ClipsInput, signal?: AbortSignal): Promise<ClipsAnswer> {

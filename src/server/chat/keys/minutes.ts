@@ -23,9 +23,21 @@ export interface Refusal {
   wait: number
 }
 
+/** The key's last minute once a call is admitted (this call counted), for OpenAI's x-ratelimit-* headers. */
+export interface MinuteWindow {
+  requests: number
+  tokens: number
+  /** Whole seconds until the oldest counted request, or token, leaves the window (0 when none is counted). */
+  requestsReset: number
+  tokensReset: number
+}
+
 export interface KeyMinutes {
-  /** Counts one request of the key unless the last minute already holds `rpm` requests or `tpm` tokens; then says which and how long to wait. */
-  admit(keyId: number, nowMs: number, limits: KeyLimits): Promise<Refusal | null>
+  /**
+   * Counts one request of the key unless the last minute already holds `rpm` requests or `tpm`
+   * tokens; then says which and how long to wait. Null for a key without either limit (nothing is counted).
+   */
+  admit(keyId: number, nowMs: number, limits: KeyLimits): Promise<{ refused: Refusal | null; window: MinuteWindow } | null>
   /** Adds a finished call's tokens to its second (written in the background, in order; the next `admit` of this process waits for it). */
   addTokens(keyId: number, nowMs: number, tokens: number): void
 }
@@ -71,12 +83,17 @@ export function createKeyMinutes(db: Db, onError: (error: unknown) => void): Key
         ORDER BY second`)
       const requests = rows.reduce((sum, row) => sum + row.requests, 0)
       const tokens = rows.reduce((sum, row) => sum + row.tokens, 0)
-      if (limits.rpm !== null && requests >= limits.rpm) return { limit: 'rpm', wait: secondsUntilBelow(rows, (row) => row.requests, now, limits.rpm) }
-      if (limits.tpm !== null && tokens >= limits.tpm) return { limit: 'tpm', wait: secondsUntilBelow(rows, (row) => row.tokens, now, limits.tpm) }
+      const resetOf = (counts: (row: Second) => number, fallback: number) => {
+        const oldest = rows.find((row) => counts(row) > 0)
+        return oldest ? Math.max(1, oldest.second + WINDOW_SECONDS - now) : fallback
+      }
+      const window = (added: number): MinuteWindow => ({ requests: requests + added, tokens, requestsReset: resetOf((row) => row.requests, added ? WINDOW_SECONDS : 0), tokensReset: resetOf((row) => row.tokens, 0) })
+      if (limits.rpm !== null && requests >= limits.rpm) return { refused: { limit: 'rpm', wait: secondsUntilBelow(rows, (row) => row.requests, now, limits.rpm) }, window: window(0) }
+      if (limits.tpm !== null && tokens >= limits.tpm) return { refused: { limit: 'tpm', wait: secondsUntilBelow(rows, (row) => row.tokens, now, limits.tpm) }, window: window(0) }
       await db.run(sql`
         INSERT INTO gateway_key_minutes (key_id, second, requests) VALUES (${keyId}, ${now}, 1)
         ON CONFLICT (key_id, second) DO UPDATE SET requests = requests + 1`)
-      return null
+      return { refused: null, window: window(1) }
     },
 
     addTokens(keyId, nowMs, tokens) {

@@ -10,6 +10,7 @@ import { createGatewayKeyInput, type CreateGatewayKeyInput } from '../../../shar
 import type { Db } from '../../db/client.js'
 import { prepared, type AnyDb } from '../../db/prepared.js'
 import { gatewayKeys } from '../../db/schema.js'
+import { dollars } from '../prices.js'
 
 /** `sk-` so that secret scanners recognise a leaked key; 256 random bits after the prefix. */
 const KEY_PREFIX = 'sk-plaza-'
@@ -30,6 +31,9 @@ export interface GatewayKeyInfo {
   tpm: number | null
   budget_tokens: number | null
   used_tokens: number
+  /** Dollars the key may spend over its life (by the price table); null for no money budget. */
+  budget_usd: number | null
+  used_usd: number
   premium: boolean
   created_at: string
   revoked_at: string | null
@@ -44,6 +48,8 @@ function toKeyInfo(row: GatewayKeyRow): GatewayKeyInfo {
     tpm: row.tpm,
     budget_tokens: row.budgetTokens,
     used_tokens: row.usedTokens,
+    budget_usd: row.budgetNanos === null ? null : dollars(row.budgetNanos),
+    used_usd: dollars(row.usedNanos),
     premium: row.premium,
     created_at: formatDateTime(row.createdAt),
     revoked_at: row.revokedAt === null ? null : formatDateTime(row.revokedAt),
@@ -70,6 +76,7 @@ export async function createGatewayKey(db: Db, input: CreateGatewayKeyInput, now
         rpm: spec.rpm ?? null,
         tpm: spec.tpm ?? null,
         budgetTokens: spec.budget_tokens ?? null,
+        budgetNanos: spec.budget_usd === undefined ? null : Math.round(spec.budget_usd * 1e9),
         premium: spec.premium,
         createdAt: now.getTime(),
       })
@@ -117,5 +124,5 @@ export const keyByHash = prepared((db: AnyDb) =>
   db.select().from(gatewayKeys).where(eq(gatewayKeys.keyHash, sql.placeholder('hash'))).limit(1).prepare(),
 )
 
-/** Whether any key was ever created: from then on the gateway requires one. */
-export const anyGatewayKey = prepared((db: AnyDb) => db.select({ id: gatewayKeys.id }).from(gatewayKeys).limit(1).prepare())
+/** Whether a live (unrevoked) key exists: while one does, the gateway requires a key (the live-name index serves it). */
+export const anyLiveGatewayKey = prepared((db: AnyDb) => db.select({ id: gatewayKeys.id }).from(gatewayKeys).where(isNull(gatewayKeys.revokedAt)).limit(1).prepare())

@@ -20,24 +20,36 @@ export interface UsageRow {
   prompt_tokens: number
   completion_tokens: number
   total_tokens: number
+  /** Prompt tokens read from the provider's cache (within prompt_tokens). */
+  cached_tokens: number
   requests: number
   errors: number
+  /** What the calls cost by the price table, in nano-dollars. */
+  cost_nanos: number
 }
 
-type Counts = Pick<UsageRow, 'prompt_tokens' | 'completion_tokens' | 'total_tokens' | 'requests' | 'errors'>
+type Counts = Pick<UsageRow, 'prompt_tokens' | 'completion_tokens' | 'total_tokens' | 'cached_tokens' | 'requests' | 'errors' | 'cost_nanos'>
 
-/** What one call adds: its tokens (none when the upstream reported none), and whether it failed. */
+/** What one call adds: its tokens (none when the upstream reported none), its cost, and whether it failed. */
 export interface CallOutcome {
   usage?: ChatUsage
+  /** Nano-dollars, by the price table (0 or absent when its model has no price). */
+  cost?: number
   failed: boolean
+}
+
+/** A key's spending: tokens and nano-dollars. */
+export interface Spent {
+  tokens: number
+  nanos: number
 }
 
 export interface UsageBook {
   record(keyId: number, day: string, model: string, outcome: CallOutcome): void
-  /** Tokens this process counted for the key since it started (written or not). */
-  counted(keyId: number): number
-  /** Tokens this process counted for the key and has written to the database. */
-  written(keyId: number): number
+  /** What this process counted for the key since it started (written or not). */
+  counted(keyId: number): Spent
+  /** What this process counted for the key and has written to the database. */
+  written(keyId: number): Spent
   /** Usage rows of these keys from `sinceDay` on (the database's plus this process's unwritten counts). */
   read(keyIds: number[], sinceDay: string): Promise<UsageRow[]>
   /** Runs `fn` while no batch is being written, so that what it reads from the database and `written()` agree. */
@@ -55,21 +67,33 @@ export function utcDay(at: Date): string {
 type BookId = [keyId: number, day: string, model: string]
 
 function emptyCounts(): Counts {
-  return { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, requests: 0, errors: 0 }
+  return { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cached_tokens: 0, requests: 0, errors: 0, cost_nanos: 0 }
 }
 
 function addCounts(into: Counts, from: Counts) {
   into.prompt_tokens += from.prompt_tokens
   into.completion_tokens += from.completion_tokens
   into.total_tokens += from.total_tokens
+  into.cached_tokens += from.cached_tokens
   into.requests += from.requests
   into.errors += from.errors
+  into.cost_nanos += from.cost_nanos
+}
+
+const NOTHING: Spent = Object.freeze({ tokens: 0, nanos: 0 })
+
+function addSpent(into: Map<number, Spent>, keyId: number, tokens: number, nanos: number) {
+  const spent = into.get(keyId)
+  if (spent) {
+    spent.tokens += tokens
+    spent.nanos += nanos
+  } else into.set(keyId, { tokens, nanos })
 }
 
 export function createUsageBook(db: Db, options: { background: boolean; onError: (error: unknown) => void }): UsageBook {
   let pending = new Map<string, Counts>()
-  const counted = new Map<number, number>()
-  const written = new Map<number, number>()
+  const counted = new Map<number, Spent>()
+  const written = new Map<number, Spent>()
   // Reads and flushes take turns, so a read never sees a batch both in the database and still pending.
   let turn: Promise<unknown> = Promise.resolve()
   const serially = <T>(fn: () => Promise<T>): Promise<T> => {
@@ -79,21 +103,23 @@ export function createUsageBook(db: Db, options: { background: boolean; onError:
   }
 
   async function writeBatch(batch: Map<string, Counts>) {
-    const rows = [...batch].map(([id, c]) => [...(JSON.parse(id) as BookId), c.prompt_tokens, c.completion_tokens, c.total_tokens, c.requests, c.errors])
+    const rows = [...batch].map(([id, c]) => [...(JSON.parse(id) as BookId), c.prompt_tokens, c.completion_tokens, c.total_tokens, c.requests, c.errors, c.cached_tokens, c.cost_nanos])
     const json = JSON.stringify(rows)
     await writeTransaction(db, async (tx) => {
       await tx.run(sql`
-        insert into ${gatewayUsage} (key_id, day, model, prompt_tokens, completion_tokens, total_tokens, requests, errors)
-        select value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6, value ->> 7 from json_each(${json}) where true
+        insert into ${gatewayUsage} (key_id, day, model, prompt_tokens, completion_tokens, total_tokens, requests, errors, cached_tokens, cost_nanos)
+        select value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6, value ->> 7, value ->> 8, value ->> 9 from json_each(${json}) where true
         on conflict (key_id, day, model) do update set
           prompt_tokens = prompt_tokens + excluded.prompt_tokens,
           completion_tokens = completion_tokens + excluded.completion_tokens,
           total_tokens = total_tokens + excluded.total_tokens,
           requests = requests + excluded.requests,
-          errors = errors + excluded.errors`)
+          errors = errors + excluded.errors,
+          cached_tokens = cached_tokens + excluded.cached_tokens,
+          cost_nanos = cost_nanos + excluded.cost_nanos`)
       await tx.run(sql`
-        update ${gatewayKeys} set used_tokens = used_tokens + t.total
-        from (select value ->> 0 as id, sum(value ->> 5) as total from json_each(${json}) group by 1) as t
+        update ${gatewayKeys} set used_tokens = used_tokens + t.total, used_nanos = used_nanos + t.nanos
+        from (select value ->> 0 as id, sum(value ->> 5) as total, sum(value ->> 9) as nanos from json_each(${json}) group by 1) as t
         where ${gatewayKeys.id} = t.id`)
     })
   }
@@ -116,7 +142,7 @@ export function createUsageBook(db: Db, options: { background: boolean; onError:
       }
       for (const [id, counts] of batch) {
         const [keyId] = JSON.parse(id) as BookId
-        written.set(keyId, (written.get(keyId) ?? 0) + counts.total_tokens)
+        addSpent(written, keyId, counts.total_tokens, counts.cost_nanos)
       }
     })
 
@@ -131,13 +157,15 @@ export function createUsageBook(db: Db, options: { background: boolean; onError:
       const completion = outcome.usage?.completion_tokens ?? 0
       // Some upstreams leave total_tokens out; it is the sum then.
       const total = outcome.usage?.total_tokens ?? prompt + completion
-      addCounts(counts, { prompt_tokens: prompt, completion_tokens: completion, total_tokens: total, requests: 1, errors: outcome.failed ? 1 : 0 })
-      counted.set(keyId, (counted.get(keyId) ?? 0) + total)
+      const cached = outcome.usage?.prompt_tokens_details?.cached_tokens ?? 0
+      const cost = outcome.cost ?? 0
+      addCounts(counts, { prompt_tokens: prompt, completion_tokens: completion, total_tokens: total, cached_tokens: cached, requests: 1, errors: outcome.failed ? 1 : 0, cost_nanos: cost })
+      addSpent(counted, keyId, total, cost)
     },
 
-    counted: (keyId) => counted.get(keyId) ?? 0,
+    counted: (keyId) => counted.get(keyId) ?? NOTHING,
 
-    written: (keyId) => written.get(keyId) ?? 0,
+    written: (keyId) => ({ ...(written.get(keyId) ?? NOTHING) }),
 
     read(keyIds, sinceDay) {
       return serially(async () => {
@@ -150,8 +178,10 @@ export function createUsageBook(db: Db, options: { background: boolean; onError:
             prompt_tokens: gatewayUsage.promptTokens,
             completion_tokens: gatewayUsage.completionTokens,
             total_tokens: gatewayUsage.totalTokens,
+            cached_tokens: gatewayUsage.cachedTokens,
             requests: gatewayUsage.requests,
             errors: gatewayUsage.errors,
+            cost_nanos: gatewayUsage.costNanos,
           })
           .from(gatewayUsage)
           .where(and(inArray(gatewayUsage.keyId, keyIds), gte(gatewayUsage.day, sinceDay)))

@@ -150,8 +150,16 @@ export function anthropicBody(call: UpstreamCall, stream: boolean): Record<strin
   return body
 }
 
-function usageOf(input: number, output: number): ChatUsage {
-  return { prompt_tokens: input, completion_tokens: output, total_tokens: input + output }
+/**
+ * Anthropic's usage in OpenAI's terms: its `input_tokens` leave out the tokens read from and
+ * written to the prompt cache, which OpenAI's `prompt_tokens` count (the read ones as `cached_tokens`).
+ */
+export function anthropicUsage(raw: any): ChatUsage {
+  const count = (value: unknown) => (Number.isFinite(Number(value)) && Number(value) > 0 ? Math.floor(Number(value)) : 0)
+  const cached = count(raw?.cache_read_input_tokens)
+  const prompt = count(raw?.input_tokens) + cached + count(raw?.cache_creation_input_tokens)
+  const completion = count(raw?.output_tokens)
+  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, ...(cached ? { prompt_tokens_details: { cached_tokens: cached } } : {}) }
 }
 
 function post(call: UpstreamCall, stream: boolean) {
@@ -175,7 +183,7 @@ function post(call: UpstreamCall, stream: boolean) {
 /** Tracks the content blocks of a streamed message: which are tool calls, and their OpenAI index. */
 async function* deltas(events: AsyncIterable<{ event?: string; data: string }>, name: string): AsyncIterable<Delta> {
   let stopped = false
-  let inputTokens = 0
+  let startUsage: any = {}
   /** Content block index → what it is: a tool call (with its position among the tool calls) or the JSON answer. */
   const blocks = new Map<number, { kind: 'tool'; call: number } | { kind: 'json' }>()
   let calls = 0
@@ -193,7 +201,7 @@ async function* deltas(events: AsyncIterable<{ event?: string; data: string }>, 
       const overloaded = data?.error?.type === 'overloaded_error'
       throw new UpstreamError(overloaded ? 'network' : 'protocol', `${name} reported an error mid-stream: ${data?.error?.message ?? 'unknown error'}`)
     } else if (type === 'message_start') {
-      inputTokens = Number(data?.message?.usage?.input_tokens ?? 0)
+      startUsage = data?.message?.usage ?? {}
     } else if (type === 'content_block_start') {
       const block = data?.content_block
       if (block?.type === 'tool_use' && block.name === JSON_TOOL) {
@@ -214,9 +222,11 @@ async function* deltas(events: AsyncIterable<{ event?: string; data: string }>, 
         else if (block?.kind === 'tool') yield { toolCalls: [{ index: block.call, function: { arguments: delta.partial_json } }] }
       }
     } else if (type === 'message_delta') {
-      const outputTokens = Number(data?.usage?.output_tokens ?? 0)
+      // message_delta's counts are the whole message's so far; those it leaves out stand as message_start gave them.
+      const usage = { ...startUsage }
+      for (const [field, value] of Object.entries(data?.usage ?? {})) if (value !== null && value !== undefined) usage[field] = value
       const reason = finishReasonOf(data?.delta?.stop_reason)
-      yield { finishReason: jsonAnswer && reason === 'tool_calls' ? 'stop' : reason, usage: usageOf(inputTokens, outputTokens) }
+      yield { finishReason: jsonAnswer && reason === 'tool_calls' ? 'stop' : reason, usage: anthropicUsage(usage) }
     } else if (type === 'message_stop') {
       stopped = true
     }
@@ -246,7 +256,7 @@ export const anthropicProvider: Provider = {
           finishReason: json && reason === 'tool_calls' ? 'stop' : reason,
         },
       ],
-      usage: usageOf(Number(data.usage?.input_tokens ?? 0), Number(data.usage?.output_tokens ?? 0)),
+      usage: anthropicUsage(data.usage),
       upstreamRequestId: response.requestId,
     }
     return completion

@@ -57,11 +57,18 @@ export function openaiBody(call: UpstreamCall, stream: boolean): Record<string, 
   return body
 }
 
-function usageOf(raw: any): ChatUsage | undefined {
+/** OpenAI's usage, with the cached and reasoning token counts when the upstream gives them. */
+export function usageOf(raw: any): ChatUsage | undefined {
   if (!raw || typeof raw !== 'object') return undefined
-  const prompt = Number(raw.prompt_tokens ?? 0)
-  const completion = Number(raw.completion_tokens ?? 0)
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: Number(raw.total_tokens ?? prompt + completion) }
+  const count = (value: unknown) => (Number.isFinite(Number(value)) && Number(value) > 0 ? Math.floor(Number(value)) : 0)
+  const prompt = count(raw.prompt_tokens)
+  const completion = count(raw.completion_tokens)
+  const usage: ChatUsage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: raw.total_tokens === undefined ? prompt + completion : count(raw.total_tokens) }
+  const cached = count(raw.prompt_tokens_details?.cached_tokens)
+  if (cached) usage.prompt_tokens_details = { cached_tokens: cached }
+  const reasoning = count(raw.completion_tokens_details?.reasoning_tokens)
+  if (reasoning) usage.completion_tokens_details = { reasoning_tokens: reasoning }
+  return usage
 }
 
 /** DeepSeek and vLLM say `reasoning_content`, OpenRouter and newer vLLM `reasoning`. */
