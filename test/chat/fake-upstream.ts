@@ -1,15 +1,21 @@
 /**
- * A real HTTP server on loopback that speaks OpenAI's chat completions and Anthropic's Messages
- * protocols, as a model provider would. Each request takes the next scripted behaviour, or the
- * default answer when the script is empty; every request is recorded for assertions.
+ * A real HTTP server on loopback that speaks a model provider's protocols: OpenAI's chat
+ * completions, Responses, embeddings, moderations, speech and transcriptions, and Anthropic's
+ * Messages, as a provider would. Each request takes the next scripted behaviour, or the default
+ * answer when the script is empty; every request is recorded for assertions. `GET /v1/models`
+ * (OpenAI's shape, or Anthropic's when the request carries `anthropic-version`) answers the
+ * `models` option without taking a scripted behaviour, and is counted apart (`modelLists`).
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 
 export interface RecordedRequest {
+  method: string
   path: string
   headers: http.IncomingHttpHeaders
   body: any
+  /** The body's bytes (a multipart form is not JSON). */
+  raw: Buffer
   /** Resolves when the connection of this request closed before the answer ended (client abort). */
   aborted: Promise<void>
 }
@@ -19,12 +25,18 @@ export type Behaviour = (req: IncomingMessage, res: ServerResponse, body: any) =
 export interface FakeUpstream {
   url: string
   requests: RecordedRequest[]
+  /** How many times its model list was read. */
+  modelLists: number
+  /** What `GET /v1/models` lists (changeable between reads); null answers 404 as a server without the endpoint. */
+  models: string[] | null
   /** Queues behaviours for the next requests, in order. */
   enqueue(...behaviours: Behaviour[]): void
   close(): Promise<void>
 }
 
 const isAnthropic = (req: IncomingMessage) => (req.url ?? '').endsWith('/v1/messages')
+const isResponses = (req: IncomingMessage) => (req.url ?? '').endsWith('/responses')
+const endpoint = (req: IncomingMessage) => (req.url ?? '').split('?')[0]
 
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): Behaviour {
   return (_req, res) => {
@@ -57,6 +69,10 @@ export function reply(options: ReplyOptions = {}): Behaviour {
   const pieces = options.pieces ?? ['<think>The user greets me.</think>', 'Hello', ' there!']
   const usage = options.usage ?? { input: 12, output: 7 }
   return async (req, res, body) => {
+    if (req.method === 'DELETE') return json(200, { id: endpoint(req).split('/').at(-1), object: 'response', deleted: true })(req, res, body)
+    const other = OTHER_ENDPOINTS[endpoint(req).replace(/^.*\/v1\//, '')]
+    if (other) return other(req, res, body)
+    if (isResponses(req)) return responsesReply(options)(req, res, body)
     const text = pieces.join('')
     if (!body.stream) {
       res.writeHead(200, { 'content-type': 'application/json' })
@@ -113,21 +129,31 @@ export function reply(options: ReplyOptions = {}): Behaviour {
   }
 }
 
-export async function startFakeUpstream(defaultBehaviour: Behaviour = reply()): Promise<FakeUpstream> {
+export async function startFakeUpstream(defaultBehaviour: Behaviour = reply(), options: { models?: string[] | null } = {}): Promise<FakeUpstream> {
   const queue: Behaviour[] = []
   const requests: RecordedRequest[] = []
   const sockets = new Set<Socket>()
+  const fake = { modelLists: 0, models: options.models === undefined ? ['fake-large', 'fake-small'] : options.models }
   const server = http.createServer(async (req, res) => {
     const chunks: Buffer[] = []
     for await (const chunk of req) chunks.push(chunk as Buffer)
+    const raw = Buffer.concat(chunks)
+    if (req.method === 'GET' && endpoint(req) === '/v1/models') {
+      fake.modelLists++
+      if (!fake.models) return json(404, { error: { message: 'Not found' } })(req, res, {})
+      const anthropic = req.headers['anthropic-version'] !== undefined
+      const data = fake.models.map((id) => (anthropic ? { type: 'model', id, display_name: id, created_at: '2025-02-19T00:00:00Z' } : { id, object: 'model', created: 1_700_000_000, owned_by: 'fake' }))
+      return json(200, anthropic ? { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null } : { object: 'list', data })(req, res, {})
+    }
     let body: any = {}
     try {
-      body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}')
+      body = JSON.parse(raw.toString('utf8') || '{}')
     } catch {
       body = { unparsable: true }
     }
     const aborted = new Promise<void>((resolve) => res.on('close', () => !res.writableFinished && resolve()))
-    requests.push({ path: req.url ?? '', headers: req.headers, body, aborted })
+    requests.push({ method: req.method ?? 'GET', path: req.url ?? '', headers: req.headers, body, raw, aborted })
+    requestForm.set(req, raw.toString('latin1'))
     await (queue.shift() ?? defaultBehaviour)(req, res, body)
   })
   server.on('connection', (socket) => {
@@ -139,6 +165,15 @@ export async function startFakeUpstream(defaultBehaviour: Behaviour = reply()): 
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    get modelLists() {
+      return fake.modelLists
+    },
+    get models() {
+      return fake.models
+    },
+    set models(models) {
+      fake.models = models
+    },
     enqueue: (...behaviours) => void queue.push(...behaviours),
     async close() {
       for (const socket of sockets) socket.destroy()
@@ -170,6 +205,7 @@ export function callTool(call: ToolCallReply): Behaviour {
   const id = call.id ?? 'call_1'
   const pieces = cutInto(call.arguments, call.pieces ?? 5)
   return (req, res, body) => {
+    if (isResponses(req)) return responsesReply({ call: { id, name: call.name, arguments: call.arguments, pieces }, text: call.text })(req, res, body)
     if (!body.stream) {
       res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': 'req-upstream-7' })
       if (isAnthropic(req)) {
@@ -207,4 +243,112 @@ export function callTool(call: ToolCallReply): Behaviour {
     sse(res, '[DONE]')
     res.end()
   }
+}
+
+/**
+ * OpenAI's Responses API as a provider that serves it answers: a message with the reply's text, or
+ * a function call; streamed as its typed events, with sequence numbers, ending in response.completed.
+ */
+function responsesReply(options: ReplyOptions & { call?: { id: string; name: string; arguments: string; pieces: string[] }; text?: string }): Behaviour {
+  const usage = options.usage ?? { input: 12, output: 7 }
+  return (_req, res, body) => {
+    const id = `resp_upstream_${Math.random().toString(16).slice(2, 10)}`
+    const text = options.call ? (options.text ?? '') : (options.pieces ?? ['Hello', ' there!']).join('')
+    const message = { type: 'message', id: 'msg_up_1', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] }
+    const callItem = options.call && { type: 'function_call', id: 'fc_up_1', call_id: options.call.id, name: options.call.name, arguments: options.call.arguments, status: 'completed' }
+    const output = [...(text || !callItem ? [message] : []), ...(callItem ? [callItem] : [])]
+    const response = (status: string, out: unknown[]) => ({
+      id,
+      object: 'response',
+      created_at: 1_700_000_000,
+      status,
+      model: body.model,
+      output: out,
+      previous_response_id: body.previous_response_id ?? null,
+      store: body.store ?? true,
+      usage: status === 'completed' ? { input_tokens: usage.input, input_tokens_details: { cached_tokens: 0 }, output_tokens: usage.output, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: usage.input + usage.output } : null,
+    })
+    if (!body.stream) {
+      res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': 'req-responses-1' })
+      res.end(JSON.stringify(response('completed', output)))
+      return
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'x-request-id': 'req-responses-1' })
+    let sequence = 0
+    const emit = (type: string, data: Record<string, unknown>) => sse(res, { type, sequence_number: sequence++, ...data }, type)
+    emit('response.created', { response: response('in_progress', []) })
+    emit('response.in_progress', { response: response('in_progress', []) })
+    let index = 0
+    if (text || !callItem) {
+      emit('response.output_item.added', { output_index: index, item: { ...message, status: 'in_progress', content: [] } })
+      emit('response.content_part.added', { item_id: message.id, output_index: index, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } })
+      for (const piece of options.call ? [text] : (options.pieces ?? ['Hello', ' there!'])) emit('response.output_text.delta', { item_id: message.id, output_index: index, content_index: 0, delta: piece })
+      emit('response.output_text.done', { item_id: message.id, output_index: index, content_index: 0, text })
+      emit('response.content_part.done', { item_id: message.id, output_index: index, content_index: 0, part: message.content[0] })
+      emit('response.output_item.done', { output_index: index, item: message })
+      index++
+    }
+    if (callItem && options.call) {
+      emit('response.output_item.added', { output_index: index, item: { ...callItem, arguments: '', status: 'in_progress' } })
+      for (const piece of options.call.pieces) emit('response.function_call_arguments.delta', { item_id: callItem.id, output_index: index, delta: piece })
+      emit('response.function_call_arguments.done', { item_id: callItem.id, output_index: index, arguments: callItem.arguments })
+      emit('response.output_item.done', { output_index: index, item: callItem })
+    }
+    emit('response.completed', { response: response('completed', output) })
+    res.end()
+  }
+}
+
+/** OpenAI's embeddings: one small vector per input, the same for the same text; usage counts a token per word. */
+const embeddingsReply: Behaviour = (_req, res, body) => {
+  const inputs: unknown[] = Array.isArray(body.input) ? body.input : [body.input]
+  const tokens = inputs.reduce<number>((sum, input) => sum + String(input).split(/\s+/).length, 0)
+  const data = inputs.map((input, index) => ({ object: 'embedding', index, embedding: [...String(input)].slice(0, 4).map((char) => char.charCodeAt(0) / 1000).concat([0, 0, 0, 0]).slice(0, 4) }))
+  json(200, { object: 'list', data, model: body.model, usage: { prompt_tokens: tokens, total_tokens: tokens } })(_req, res, body)
+}
+
+const moderationsReply: Behaviour = (_req, res, body) => {
+  const flagged = String(body.input).includes('hate')
+  json(200, { id: 'modr-1', model: body.model, results: [{ flagged, categories: { hate: flagged }, category_scores: { hate: flagged ? 0.9 : 0.01 } }] })(_req, res, body)
+}
+
+/** The "audio" of a speech request: the input's bytes behind an ID3 header, in three chunks. */
+const speechReply: Behaviour = async (_req, res, body) => {
+  res.writeHead(200, { 'content-type': 'audio/mpeg' })
+  for (const chunk of [Buffer.from('ID3'), Buffer.from(`voice=${body.voice};`), Buffer.from(String(body.input))]) {
+    await new Promise((resolve) => res.write(chunk, resolve))
+  }
+  res.end()
+}
+
+/** A transcription: the uploaded file's size and the form's model, as JSON, text, or events (`stream=true`). */
+const transcriptionReply: Behaviour = (req, res) => {
+  const form = (requestForm.get(req) ?? '')
+  const field = (name: string) => new RegExp(`name="${name}"\\r\\n\\r\\n([^\\r]*)`).exec(form)?.[1]
+  const text = `heard ${form.length} bytes for ${field('model')}`
+  const usage = { type: 'tokens', input_tokens: 20, output_tokens: 5, total_tokens: 25 }
+  if (field('stream') === 'true') {
+    res.writeHead(200, { 'content-type': 'text/event-stream' })
+    sse(res, { type: 'transcript.text.delta', delta: 'heard ' }, 'transcript.text.delta')
+    sse(res, { type: 'transcript.text.delta', delta: text.slice(6) }, 'transcript.text.delta')
+    sse(res, { type: 'transcript.text.done', text, usage }, 'transcript.text.done')
+    res.end()
+    return
+  }
+  if (field('response_format') === 'text') {
+    res.writeHead(200, { 'content-type': 'text/plain' })
+    res.end(text)
+    return
+  }
+  json(200, { text, usage })(req, res, {})
+}
+
+/** The raw body of each request, for the behaviours that read a form. */
+const requestForm = new WeakMap<IncomingMessage, string>()
+
+const OTHER_ENDPOINTS: Record<string, Behaviour> = {
+  embeddings: embeddingsReply,
+  moderations: moderationsReply,
+  'audio/speech': speechReply,
+  'audio/transcriptions': transcriptionReply,
 }

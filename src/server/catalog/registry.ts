@@ -23,6 +23,12 @@ import {
 } from '../chat/http.js'
 import { gatewayUsageInput } from '../../shared/schemas/gateway-keys.js'
 import { handleGetUsage } from '../chat/usage-http.js'
+// The gateway's other wire formats (docs/chat.md): Responses, Anthropic Messages, embeddings, moderations, audio.
+import { audioSpeechInput, embeddingsInput, messagesInput, moderationsInput, responseIdInput, responsesInput } from '../../shared/schemas/gateway-apis.js'
+import { handleSpeech, handleTranscription } from '../chat/surfaces/audio.js'
+import { handleEmbeddings, handleModerations } from '../chat/surfaces/embeddings.js'
+import { handleMessages } from '../chat/surfaces/messages.js'
+import { handleCreateResponse, handleDeleteResponse, handleGetResponse } from '../chat/surfaces/responses.js'
 import { expandFormInput, expandInput, imageFxFormInput, imageFxInput, storeFileInput, upscaleFormInput, upscaleInput } from '../../shared/schemas/imaging.js'
 import { handleCodeImage } from '../codeimage/http.js'
 import { handleExpand, handleExpandForm, handleImageFx, handleImageFxForm, handleListEffects, handleUpscale, handleUpscaleForm } from './imaging/http.js'
@@ -279,6 +285,14 @@ export const catalog: Operation[] = [
   }),
   defineOperation({ group: 'AI', method: 'GET', path: '/api/v1/models', summary: 'The model names the gateway serves, OpenAI-compatible', backend: 'gateway', handle: handleListModels, docs: 'docs/chat.md' }),
   defineOperation({ group: 'AI', method: 'GET', path: '/api/v1/models/:id', summary: 'One model name the gateway serves, OpenAI-compatible', backend: 'gateway', handle: handleGetModel, input: modelIdInput, docs: 'docs/chat.md' }),
+  defineOperation({ group: 'AI', method: 'POST', path: '/api/v1/responses', summary: "OpenAI's Responses API: input items, tools, JSON schema, `previous_response_id`, typed events with `stream: true`", backend: 'gateway', handle: handleCreateResponse, input: responsesInput, docs: 'docs/chat.md' }),
+  defineOperation({ group: 'AI', method: 'GET', path: '/api/v1/responses/:id', summary: 'A stored response (24 hours, the key that made it)', backend: 'gateway', handle: handleGetResponse, input: responseIdInput, docs: 'docs/chat.md' }),
+  defineOperation({ group: 'AI', method: 'DELETE', path: '/api/v1/responses/:id', summary: 'Delete a stored response (at its provider too when the provider keeps it)', backend: 'gateway', handle: handleDeleteResponse, input: responseIdInput, docs: 'docs/chat.md' }),
+  defineOperation({ group: 'AI', method: 'POST', path: '/api/v1/messages', summary: "Anthropic's Messages API on any provider (Anthropic's clients with `baseURL` `/api`), streamed with Anthropic's events", backend: 'gateway', handle: handleMessages, input: messagesInput, docs: 'docs/chat.md' }),
+  defineOperation({ group: 'AI', method: 'POST', path: '/api/v1/embeddings', summary: 'Embeddings, OpenAI-compatible, on the provider serving the model', backend: 'gateway', handle: handleEmbeddings, input: embeddingsInput, docs: 'docs/chat.md' }),
+  defineOperation({ group: 'AI', method: 'POST', path: '/api/v1/moderations', summary: 'Moderation, OpenAI-compatible, on the provider serving the model', backend: 'gateway', handle: handleModerations, input: moderationsInput, docs: 'docs/chat.md' }),
+  defineOperation({ group: 'AI', method: 'POST', path: '/api/v1/audio/speech', summary: 'Speech, OpenAI-compatible: the audio streamed back from the provider serving the model', backend: 'gateway', handle: handleSpeech, input: audioSpeechInput, answers: 'audio', docs: 'docs/chat.md' }),
+  defineOperation({ group: 'AI', method: 'POST', path: '/api/v1/audio/transcriptions', summary: 'Transcription, OpenAI-compatible: multipart `file` and `model`, streamed on to the provider serving the model', backend: 'gateway', handle: handleTranscription, multipart: 'file', docs: 'docs/chat.md' }),
   defineOperation({ group: 'AI', method: 'GET', path: '/api/v1/usage', summary: "The calling key's own gateway usage by UTC day and model (`?days=`, default 30)", backend: 'gateway', handle: handleGetUsage, input: gatewayUsageInput, docs: 'docs/chat.md' }),
   defineOperation({ group: 'AI', method: 'GET', path: '/api/gpt', summary: 'Chat through the configured official provider (gateway alias `gpt`), `?content=`', backend: 'gateway', handle: handleChatQuery('gpt'), input: chatQueryInput, docs: 'docs/chat.md' }),
   defineOperation({ group: 'AI', method: 'GET', path: '/api/chat/providers', summary: 'The configured chat providers, by name and protocol (no keys, no URLs)', backend: 'local', handle: handleChatProviders, docs: 'docs/chat.md' }),

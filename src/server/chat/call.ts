@@ -149,6 +149,8 @@ export interface CallResult extends CallOutcome {
 export interface GatewayCall {
   model: string
   run(context: CallContext): Promise<CallResult>
+  /** Frees what reading the call took (a spooled upload), however the call ends. */
+  release?(): Promise<void>
 }
 
 /** Builds the handler of one gateway operation from how it reads its call (after the gateway's gate has let the caller in). */
@@ -161,9 +163,10 @@ export function gatewayHandler(read: (exchange: Exchange, pass: GatewayPass) => 
       if (!res.writableFinished) controller.abort()
     })
     let admitted: { pass: GatewayPass; model: string } | undefined
+    let call: GatewayCall | undefined
     try {
       const pass = await authorizeGatewayCall(ctx, req)
-      const call = await read(exchange, pass)
+      call = await read(exchange, pass)
       const headers = await pass.admit(call.model)
       admitted = { pass, model: call.model }
       const gateway = await ctx.services[upstream]()
@@ -176,6 +179,8 @@ export function gatewayHandler(read: (exchange: Exchange, pass: GatewayPass) => 
       admitted?.pass.settle(admitted.model, { failed: !(error instanceof ClientAbortError) })
       if (error instanceof ClientAbortError) return void res.destroy()
       sendGatewayError(exchange, style, error)
+    } finally {
+      await call?.release?.()
     }
   }
 }

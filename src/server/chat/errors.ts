@@ -15,6 +15,8 @@ export type GatewayErrorCode =
   | 'conversation_not_found'
   | 'conversation_busy'
   | 'premium_required'
+  | 'response_not_found'
+  | 'unsupported_for_model'
 
 /** What the gateway reports to its caller: an HTTP status, an OpenAI-style type and code, and a message safe to show. */
 export class GatewayError extends Error {

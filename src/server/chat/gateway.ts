@@ -9,7 +9,7 @@ import type { Dispatcher } from 'undici'
 import type { ChatMessage, ChatParams, ChatUsage } from '../../shared/schemas/chat.js'
 import type { Logger } from '../logger.js'
 import type { UpstreamOutcome } from '../metrics/recorder.js'
-import { describeChatConfig, HOW_TO_CONFIGURE, servedModels, targetsFor, type ChatConfig, type Target } from './config.js'
+import { describeChatConfig, HOW_TO_CONFIGURE, servedModels, targetsFor, type ChatConfig, type ProviderConfig, type Target } from './config.js'
 import { requestUpstream, type RequestOptions, type UpstreamResponse } from '../providers/http.js'
 import { abortableSleep, outcomeOf, retryDelay } from '../providers/layer.js'
 import { GatewayError, redact, UpstreamError } from './errors.js'
@@ -88,6 +88,13 @@ export interface Attempt {
   label: string
 }
 
+export interface CallOptions {
+  /** Only the targets that can serve this call (an embeddings call needs an OpenAI-compatible provider). */
+  accepts?: (target: Target) => boolean
+  /** The 400's message when no target of the model can (its param is `model`). */
+  refusal?: string
+}
+
 export interface ChatGateway {
   /** False when nothing is configured: every call then fails with 503. */
   readonly configured: boolean
@@ -101,6 +108,10 @@ export interface ChatGateway {
   describe(): ReturnType<typeof describeChatConfig>
   /** Throws the GatewayError a call to this model would fail with at once (503 nothing configured, 404 a name nothing serves). */
   assertServes(model: string): void
+  /** The model's targets in order (throws as assertServes does). */
+  targets(model: string): Target[]
+  /** Scrubs every configured key from text. */
+  redact(text: string): string
   complete(request: ChatRequest, signal?: AbortSignal): Promise<ChatResult>
   stream(request: ChatRequest, signal?: AbortSignal): Promise<ChatStream>
   /**
@@ -108,7 +119,7 @@ export interface ChatGateway {
    * and then the fallbacks; deployments cooling down are skipped. The first success wins; what fails
    * everywhere is a GatewayError (502, or 504 after a timeout), scrubbed of every key.
    */
-  call<T>(model: string, signal: AbortSignal, attempt: (attempt: Attempt) => Promise<T>): Promise<{ value: T; target: Target }>
+  call<T>(model: string, signal: AbortSignal, attempt: (attempt: Attempt) => Promise<T>, options?: CallOptions): Promise<{ value: T; target: Target }>
   /** A provider's complete chat answer as the gateway's result, its text split. */
   result(request: ChatRequest, completion: Completion, target: Target): ChatResult
   /** A provider's streamed chat answer as the gateway's events, from its first piece on. */
@@ -117,6 +128,10 @@ export interface ChatGateway {
   cost(target: Pick<Target, 'provider' | 'model'>, usage: ChatUsage | undefined): number
   /** A failure met after an answer began (a stream cut off): the GatewayError a client sees, scrubbed of every key. */
   failure(error: unknown): unknown
+  /** One request to a provider by its name (no retries; e.g. deleting a response it keeps); null when there is no such provider. */
+  requestProvider(name: string, options: Omit<RequestOptions, 'timeoutMs' | 'dispatcher' | 'label'>): Promise<UpstreamResponse> | null
+  /** A provider by its name (no key or URL leaves the gateway through it: for building a request only). */
+  provider(name: string): ProviderConfig | undefined
   close(): Promise<void>
 }
 
@@ -168,8 +183,10 @@ export function createChatGateway(config: ChatConfig | null, options: GatewayOpt
   const backoff = (attempt: number, error: UpstreamError): number | null => retryDelay(config!.retry, attempt, error, random)
   const cost = (target: Pick<Target, 'provider' | 'model'>, usage: ChatUsage | undefined): number => (config ? config.prices.cost(target.provider.name, target.model, usage) : 0)
 
-  async function call<T>(model: string, signal: AbortSignal, attempt: (attempt: Attempt) => Promise<T>): Promise<{ value: T; target: Target }> {
-    const targets = resolve(model)
+  async function call<T>(model: string, signal: AbortSignal, attempt: (attempt: Attempt) => Promise<T>, callOptions: CallOptions = {}): Promise<{ value: T; target: Target }> {
+    const resolved = resolve(model)
+    const targets = callOptions.accepts ? resolved.filter(callOptions.accepts) : resolved
+    if (targets.length === 0) throw new GatewayError(400, 'unsupported_for_model', callOptions.refusal ?? `No provider of the model "${model}" can serve this call.`, 'model')
     const upstream = await dispatcher()
     // Deployments cooling down are skipped while another is healthy; when none is, all are tried all the same.
     const healthy = targets.filter((target) => target.dynamic || !health!.coolingDown(target, now().getTime()))
@@ -329,6 +346,10 @@ export function createChatGateway(config: ChatConfig | null, options: GatewayOpt
 
     assertServes: (model) => void resolve(model),
 
+    targets: resolve,
+
+    redact: (text) => redact(text, secrets),
+
     call,
 
     result,
@@ -338,6 +359,14 @@ export function createChatGateway(config: ChatConfig | null, options: GatewayOpt
     failure,
 
     cost,
+
+    provider: (name) => config?.providers.get(name) ?? (config?.passthrough?.name === name ? config.passthrough : undefined),
+
+    requestProvider(name, request) {
+      const provider = config?.providers.get(name) ?? (config?.passthrough?.name === name ? config.passthrough : undefined)
+      if (!provider) return null
+      return dispatcher().then((upstream) => requestUpstream({ ...request, timeoutMs: provider.timeoutMs, dispatcher: upstream, label: `provider "${name}"` }))
+    },
 
     async complete(request, signal = new AbortController().signal) {
       const { value, target } = await call(request.model, signal, (attempt) => attempt.provider.complete(attempt.chatCall(request)))

@@ -13,7 +13,7 @@ export type UpstreamBody = { json: unknown } | { form: FormData } | { bytes: Buf
 
 export interface RequestOptions {
   url: string
-  method?: 'GET' | 'POST'
+  method?: 'GET' | 'POST' | 'DELETE'
   headers: Record<string, string>
   body?: UpstreamBody
   timeoutMs: number

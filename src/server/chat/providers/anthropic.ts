@@ -14,6 +14,7 @@
  *   `delta.tool_calls` pieces), thinking blocks the reasoning, and stop reasons OpenAI's.
  */
 import type { ChatMessage, ChatTool, ChatUsage, ContentPart, ToolCall, ToolChoice } from '../../../shared/schemas/chat.js'
+import type { ProviderConfig } from '../config.js'
 import { GatewayError, UpstreamError } from '../errors.js'
 import { postUpstream } from './http.js'
 import { label } from './openai.js'
@@ -162,16 +163,21 @@ export function anthropicUsage(raw: any): ChatUsage {
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, ...(cached ? { prompt_tokens_details: { cached_tokens: cached } } : {}) }
 }
 
+/** The headers of a request to Anthropic: its extra headers, the API version and the key. */
+export function anthropicHeaders(provider: ProviderConfig, stream = false): Record<string, string> {
+  return {
+    ...provider.headers,
+    'anthropic-version': provider.anthropicVersion,
+    ...(provider.apiKey ? { 'x-api-key': provider.apiKey } : {}),
+    ...(stream ? { accept: 'text/event-stream' } : {}),
+  }
+}
+
 function post(call: UpstreamCall, stream: boolean) {
   const { provider } = call.target
   return postUpstream({
     url: `${provider.baseUrl}/v1/messages`,
-    headers: {
-      ...provider.headers,
-      'anthropic-version': provider.anthropicVersion,
-      ...(provider.apiKey ? { 'x-api-key': provider.apiKey } : {}),
-      ...(stream ? { accept: 'text/event-stream' } : {}),
-    },
+    headers: anthropicHeaders(provider, stream),
     body: anthropicBody(call, stream),
     timeoutMs: call.target.timeoutMs,
     signal: call.signal,

@@ -4,6 +4,7 @@
  * fields included; what changes per family is which fields the upstream accepts.
  */
 import type { ChatMessage, ChatUsage, ToolCall } from '../../../shared/schemas/chat.js'
+import type { ProviderConfig } from '../config.js'
 import { UpstreamError } from '../errors.js'
 import { postUpstream } from './http.js'
 import type { Completion, CompletionChoice, Delta, Provider, ToolCallDelta, UpstreamCall } from './types.js'
@@ -108,15 +109,20 @@ export function label(call: UpstreamCall): string {
   return `provider "${call.target.provider.name}" (${call.target.model})`
 }
 
+/** The headers of a request to an OpenAI-compatible provider: its extra headers and its key. */
+export function openaiHeaders(provider: ProviderConfig, stream = false): Record<string, string> {
+  return {
+    ...provider.headers,
+    ...(provider.apiKey ? { authorization: `Bearer ${provider.apiKey}` } : {}),
+    ...(stream ? { accept: 'text/event-stream' } : {}),
+  }
+}
+
 function post(call: UpstreamCall, stream: boolean) {
   const { provider } = call.target
   return postUpstream({
     url: `${provider.baseUrl}/chat/completions`,
-    headers: {
-      ...provider.headers,
-      ...(provider.apiKey ? { authorization: `Bearer ${provider.apiKey}` } : {}),
-      ...(stream ? { accept: 'text/event-stream' } : {}),
-    },
+    headers: openaiHeaders(provider, stream),
     body: openaiBody(call, stream),
     timeoutMs: call.target.timeoutMs,
     signal: call.signal,
