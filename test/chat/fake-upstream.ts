@@ -100,7 +100,7 @@ export function reply(options: ReplyOptions = {}): Behaviour {
       return true
     }
     if (isAnthropic(req)) {
-      sse(res, { type: 'message_start', message: { id: 'msg_1', usage: { input_tokens: usage.input, output_tokens: 1 } } }, 'message_start')
+      sse(res, { type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model: body.model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: usage.input, output_tokens: 1 } } }, 'message_start')
       sse(res, { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }, 'content_block_start')
       if (options.reasoning) sse(res, { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: options.reasoning } }, 'content_block_delta')
       for (let i = 0; i < pieces.length; i++) {
@@ -219,7 +219,7 @@ export function callTool(call: ToolCallReply): Behaviour {
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'x-request-id': 'req-upstream-7' })
     if (isAnthropic(req)) {
-      sse(res, { type: 'message_start', message: { id: 'msg_2', usage: { input_tokens: 30, output_tokens: 1 } } }, 'message_start')
+      sse(res, { type: 'message_start', message: { id: 'msg_2', type: 'message', role: 'assistant', model: body.model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 30, output_tokens: 1 } } }, 'message_start')
       let block = 0
       if (call.text) {
         sse(res, { type: 'content_block_start', index: block, content_block: { type: 'text', text: '' } }, 'content_block_start')
