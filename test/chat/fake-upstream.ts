@@ -303,7 +303,10 @@ function responsesReply(options: ReplyOptions & { call?: { id: string; name: str
 const embeddingsReply: Behaviour = (_req, res, body) => {
   const inputs: unknown[] = Array.isArray(body.input) ? body.input : [body.input]
   const tokens = inputs.reduce<number>((sum, input) => sum + String(input).split(/\s+/).length, 0)
-  const data = inputs.map((input, index) => ({ object: 'embedding', index, embedding: [...String(input)].slice(0, 4).map((char) => char.charCodeAt(0) / 1000).concat([0, 0, 0, 0]).slice(0, 4) }))
+  const vector = (input: unknown) => [...String(input)].slice(0, 4).map((char) => char.charCodeAt(0) / 1000).concat([0, 0, 0, 0]).slice(0, 4)
+  // OpenAI's client asks for base64 (float32 little-endian) unless told otherwise.
+  const encode = (values: number[]) => (body.encoding_format === 'base64' ? Buffer.from(new Float32Array(values).buffer).toString('base64') : values)
+  const data = inputs.map((input, index) => ({ object: 'embedding', index, embedding: encode(vector(input)) }))
   json(200, { object: 'list', data, model: body.model, usage: { prompt_tokens: tokens, total_tokens: tokens } })(_req, res, body)
 }
 

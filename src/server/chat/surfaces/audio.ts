@@ -116,8 +116,15 @@ async function spoolForm(req: IncomingMessage): Promise<SpooledForm> {
         stream.on('error', () => {})
         if (name !== 'file' || file) return void stream.resume()
         file = { path: path.join(dir, 'audio'), name: path.basename(filename || 'audio').slice(0, 200) || 'audio', type: mimetype || 'application/octet-stream' }
-        stream.on('limit', () => stream.destroy(new TRPCError({ code: 'PAYLOAD_TOO_LARGE', message: `file: the audio is larger than ${TRANSCRIPTION_FILE_LIMIT / MiB} MiB` })))
-        writes.push(pipeline(stream, createWriteStream(file.path)))
+        stream.on('limit', () => {
+          const tooLarge = new TRPCError({ code: 'PAYLOAD_TOO_LARGE', message: `file: the audio is larger than ${TRANSCRIPTION_FILE_LIMIT / MiB} MiB` })
+          stream.destroy(tooLarge)
+          reject(tooLarge)
+        })
+        const written = pipeline(stream, createWriteStream(file.path))
+        // Awaited below once the form has ended; a failure before then is the form's (reported by `reject`).
+        written.catch(() => {})
+        writes.push(written)
       })
       parser.on('finish', () => resolve())
       parser.on('error', (error: unknown) => reject(badForm(`The multipart form could not be read (${(error as Error)?.message ?? error})`)))
@@ -175,6 +182,8 @@ export const handleTranscription = gatewayHandler(async ({ req }) => {
         },
         { accepts: openaiCompatible, refusal: `The model "${input.model}" is served by an Anthropic provider here, which has no transcriptions API.` },
       )
+      // The provider has the file: no retry or fallback will send it again.
+      await form.dispose()
       const answerHeaders = { ...headers, ...upstreamHeaders(target.provider.name, value.requestId) }
       if (value.kind === 'whole') {
         const json = /json/i.test(value.type)
