@@ -136,7 +136,7 @@ translated('GET and DELETE /v1/responses/{id}; store: false keeps nothing; an un
   assert.instance(await openai.responses.retrieve(made.id).catch((e) => e), OpenAI.NotFoundError)
 
   const unstored = await openai.responses.create({ model: 'gpt-4o-mini', input: 'Forget me', store: false })
-  assert.is(unstored.store, false)
+  assert.is((unstored as unknown as { store: boolean }).store, false)
   assert.instance(await openai.responses.retrieve(unstored.id).catch((e) => e), OpenAI.NotFoundError)
   const missing = await openai.responses.create({ model: 'gpt-4o-mini', input: 'Go on', previous_response_id: unstored.id }).catch((e) => e)
   assert.instance(missing, OpenAI.NotFoundError)

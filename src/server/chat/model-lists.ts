@@ -29,6 +29,8 @@ export interface ListedModel {
 export interface ModelLists {
   /** Every provider's models (a stale list is answered while it refreshes in the background). */
   list(): Promise<ListedModel[]>
+  /** Resolves once no list is being fetched (a background refresh has ended). */
+  settled(): Promise<void>
 }
 
 interface State {
@@ -95,7 +97,7 @@ export function createModelLists(options: {
   function refresh(provider: ProviderConfig): Promise<void> {
     const state = states.get(provider.name)
     if (state?.loading) return state.loading
-    const loading = fetchList(provider).then(
+    const loading: Promise<void> = fetchList(provider).then(
       (models) => void states.set(provider.name, { models, at: options.now(), ttl: LIST_TTL_MS }),
       (error) => {
         options.logger?.info('listing a provider\'s models failed', { provider: provider.name, message: redact(String((error as Error)?.message ?? error), options.secrets) })
@@ -118,6 +120,10 @@ export function createModelLists(options: {
       }
       await Promise.all(first)
       return options.providers.flatMap((provider) => states.get(provider.name)?.models ?? [])
+    },
+
+    async settled() {
+      await Promise.all([...states.values()].map((state) => state.loading))
     },
   }
 }
