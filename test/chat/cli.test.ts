@@ -54,6 +54,26 @@ cli('remote (--url): the server streams over SSE to the CLI', async ({ fake, ser
   assert.is(JSON.parse(json_.stdout).answer, 'Hello there!')
 })
 
+cli('-m takes any name the gateway serves; plaza util models lists them, embedded and remote, and prints shell completion', async ({ fake, server, env }) => {
+  const any = await runCli(['util', 'chat', 'Hi', '-m', 'gpt-4o-mini', '--no-stream'], { env })
+  assert.is(any.code, 0, any.stderr)
+  assert.is(fake.requests.at(-1)!.body.model, 'gpt-4o-mini', 'a real name goes upstream as asked')
+  const embedded = await runCli(['util', 'models'], { env })
+  assert.is(embedded.code, 0, embedded.stderr)
+  const names = embedded.stdout.trim().split('\n')
+  assert.ok(names.includes('modelg-4o-mini') && names.includes('chaty'), 'the gateway\'s own names')
+  assert.ok(names.includes('fake-large'), "the provider's own list")
+  const remote = await runCli(['util', 'models', '--url', server.url, '--json'], { env })
+  assert.is(remote.code, 0, remote.stderr)
+  assert.ok(JSON.parse(remote.stdout).some((model: { id: string; owned_by: string }) => model.id === 'fake-small' && model.owned_by === 'env'))
+  const zsh = await runCli(['util', 'models', '--completion', 'zsh'], { env })
+  assert.match(zsh.stdout, /compdef _plaza_with_models plaza/)
+  assert.match(zsh.stdout, /plaza util models/)
+  const bash = await runCli(['util', 'models', '--completion', 'bash'], { env })
+  assert.match(bash.stdout, /complete -o default -F _plaza_with_models plaza/)
+  assert.is((await runCli(['util', 'models', '--completion', 'fish'], { env })).code, 2)
+})
+
 cli('failures: one line on stderr, exit 1 (nothing configured, upstream error, a cut stream); usage errors exit 2', async ({ fake, server, env }) => {
   const unconfigured = await runCli(['util', 'chat', 'Hi'], { env: { PLAZA_DATA_DIR: env.PLAZA_DATA_DIR, PLAZA_URL: '', PLAZA_LLM_BASE_URL: '', PLAZA_LLM_API_KEY: '', PLAZA_LLM_MODEL: '', PLAZA_LLM_CONFIG: '' } })
   assert.is(unconfigured.code, 1)

@@ -42,7 +42,7 @@ cli('keys create prints the key once (alone on stdout, or in --json); a running 
   assert.is(created.code, 0, created.stderr)
   const info = JSON.parse(created.stdout)
   assert.match(info.key, /^sk-plaza-/)
-  assert.equal({ ...info, key: undefined, created_at: undefined }, { key: undefined, id: 1, name: 'ci', models: ['modelg-4o-mini', 'chaty'], rpm: 60, tpm: 100000, budget_tokens: 1000, used_tokens: 0, premium: true, created_at: undefined, revoked_at: null })
+  assert.equal({ ...info, key: undefined, created_at: undefined }, { key: undefined, id: 1, name: 'ci', models: ['modelg-4o-mini', 'chaty'], rpm: 60, tpm: 100000, budget_tokens: 1000, used_tokens: 0, budget_usd: null, used_usd: 0, premium: true, created_at: undefined, revoked_at: null })
 
   const plain = await runCli(['admin', 'keys', 'create', '--name', 'batch'], { env: { PLAZA_DATA_DIR: ctx.dataDir } })
   assert.is(plain.code, 0, plain.stderr)
@@ -66,9 +66,9 @@ cli('keys create prints the key once (alone on stdout, or in --json); a running 
 
   const list = await runCli(['admin', 'keys', 'list', '--data-dir', ctx.dataDir])
   assert.is(list.code, 0, list.stderr)
-  assert.match(list.stdout, /^ID\s+NAME\s+STATE\s+RPM\s+TPM\s+TOKENS\s+PREMIUM\s+CREATED\s+MODELS\n/)
-  assert.match(list.stdout, /\n1\s+ci\s+live\s+60\s+100000\s+(0|19|38)\/1000\s+yes\s+\S+ \S+\s+modelg-4o-mini,chaty\n/)
-  assert.match(list.stdout, /\n2\s+batch\s+live\s+-\s+-\s+(0|19)\s+no\s+\S+ \S+\s+all$/m)
+  assert.match(list.stdout, /^ID\s+NAME\s+STATE\s+RPM\s+TPM\s+TOKENS\s+SPENT\s+PREMIUM\s+CREATED\s+MODELS\n/)
+  assert.match(list.stdout, /\n1\s+ci\s+live\s+60\s+100000\s+(0|19|38)\/1000\s+\$0\s+yes\s+\S+ \S+\s+modelg-4o-mini,chaty\n/)
+  assert.match(list.stdout, /\n2\s+batch\s+live\s+-\s+-\s+(0|19)\s+\$0\s+no\s+\S+ \S+\s+all$/m)
   const listJson = await runCli(['admin', 'keys', 'list', '--json', '--data-dir', ctx.dataDir])
   for (const output of [list.stdout, listJson.stdout]) {
     for (const key of [info.key, plain.stdout.trim()]) {
@@ -93,17 +93,19 @@ cli('admin usage: per day, key and model once the server has written it; --key a
   const day = new Date().toISOString().slice(0, 10)
   const rows = JSON.parse(all.stdout)
   // ci's two calls of the first test and batch's one (12 + 7 each), metered's two.
+  // Every alias goes upstream as PLAZA_LLM_MODEL (`up`), which has no price: no cost (spend.test.ts prices calls).
+  const free = { cached_tokens: 0, cost_usd: 0 }
   assert.equal(rows, [
-    { key_id: ci.id, day, model: 'modelg-4o-mini', prompt_tokens: 24, completion_tokens: 14, total_tokens: 38, requests: 2, errors: 0, key_name: 'ci' },
-    { key_id: 2, day, model: 'o1-mini', prompt_tokens: 12, completion_tokens: 7, total_tokens: 19, requests: 1, errors: 0, key_name: 'batch' },
-    { key_id: metered.id, day, model: 'chaty', prompt_tokens: 5, completion_tokens: 6, total_tokens: 11, requests: 1, errors: 0, key_name: 'metered' },
-    { key_id: metered.id, day, model: 'modelg-4o-mini', prompt_tokens: 3, completion_tokens: 4, total_tokens: 7, requests: 1, errors: 0, key_name: 'metered' },
+    { key_id: ci.id, day, model: 'modelg-4o-mini', prompt_tokens: 24, completion_tokens: 14, total_tokens: 38, requests: 2, errors: 0, ...free, key_name: 'ci' },
+    { key_id: 2, day, model: 'o1-mini', prompt_tokens: 12, completion_tokens: 7, total_tokens: 19, requests: 1, errors: 0, ...free, key_name: 'batch' },
+    { key_id: metered.id, day, model: 'chaty', prompt_tokens: 5, completion_tokens: 6, total_tokens: 11, requests: 1, errors: 0, ...free, key_name: 'metered' },
+    { key_id: metered.id, day, model: 'modelg-4o-mini', prompt_tokens: 3, completion_tokens: 4, total_tokens: 7, requests: 1, errors: 0, ...free, key_name: 'metered' },
   ])
   const one = await runCli(['admin', 'usage', '--key', 'metered', '--days', '1', '--data-dir', ctx.dataDir])
   assert.is(one.code, 0, one.stderr)
-  assert.match(one.stdout, /^DAY\s+KEY\s+MODEL\s+REQUESTS\s+ERRORS\s+PROMPT\s+COMPLETION\s+TOTAL\n/)
-  assert.match(one.stdout, new RegExp(`\\n${day}\\s+metered \\(#${metered.id}\\)\\s+chaty\\s+1\\s+0\\s+5\\s+6\\s+11\\n`))
-  assert.match(one.stdout, /\ntotal\s+2\s+0\s+8\s+10\s+18$/m)
+  assert.match(one.stdout, /^DAY\s+KEY\s+MODEL\s+REQUESTS\s+ERRORS\s+PROMPT\s+CACHED\s+COMPLETION\s+TOTAL\s+COST\n/)
+  assert.match(one.stdout, new RegExp(`\\n${day}\\s+metered \\(#${metered.id}\\)\\s+chaty\\s+1\\s+0\\s+5\\s+0\\s+6\\s+11\\s+\\$0\\n`))
+  assert.match(one.stdout, /\ntotal\s+2\s+0\s+8\s+0\s+10\s+18\s+\$0$/m)
   assert.equal(JSON.parse((await runCli(['admin', 'usage', '--key', String(ci.id), '--json', '--data-dir', ctx.dataDir])).stdout).length, 1)
 })
 
@@ -125,13 +127,18 @@ cli('keys revoke by name or id: the server refuses the key within KEY_CACHE_MS; 
   const duplicate = await runCli(['admin', 'keys', 'create', '--name', 'metered', '--data-dir', ctx.dataDir])
   assert.is(duplicate.code, 1)
   assert.match(duplicate.stderr, /a live key named "metered" already exists/)
-  for (const args of [['keys', 'create', '--name', '42'], ['keys', 'create', '--name', 'x', '--rpm', '0'], ['keys', 'create'], ['usage', '--days', '0'], ['keys', 'revoke']]) {
+  for (const args of [['keys', 'create', '--name', '42'], ['keys', 'create', '--name', 'x', '--rpm', '0'], ['keys', 'create', '--name', 'x', '--budget-usd', 'lots'], ['keys', 'create'], ['usage', '--days', '0'], ['keys', 'revoke']]) {
     const bad = await runCli(['admin', ...args, '--data-dir', ctx.dataDir])
     assert.is(bad.code, 2, `${args.join(' ')}: ${bad.stderr}`)
     assert.not.match(bad.stderr, /at .*\.js:\d+/, 'no stack trace')
   }
   // The name of a revoked key is free again.
   assert.is((await runCli(['admin', 'keys', 'create', '--name', 'batch', '--data-dir', ctx.dataDir])).code, 0)
+  // A money budget, in dollars.
+  const costed = await runCli(['admin', 'keys', 'create', '--name', 'costed', '--budget-usd', '2.5', '--json', '--data-dir', ctx.dataDir])
+  assert.is(costed.code, 0, costed.stderr)
+  assert.equal([JSON.parse(costed.stdout).budget_usd, JSON.parse(costed.stdout).used_usd], [2.5, 0])
+  assert.match((await runCli(['admin', 'keys', 'list', '--data-dir', ctx.dataDir])).stdout, /\n\d+\s+costed\s+live\s+-\s+-\s+0\s+\$0\/\$2\.5\s+no/)
 })
 
 cli.run()

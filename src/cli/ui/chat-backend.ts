@@ -19,6 +19,8 @@ export interface ChatBackend {
   complete(model: string, messages: ChatMessage[], sampling: Sampling): Promise<CompletionBody>
   /** The answer as it arrives; throws if it breaks off. `signal` stops it: the request to the provider (or the server) is aborted. */
   stream(model: string, messages: ChatMessage[], sampling: Sampling, signal?: AbortSignal): AsyncIterable<StreamDelta>
+  /** The model names the gateway serves: its own names, then each provider's list (`GET /api/v1/models`). */
+  models(): Promise<Array<{ id: string; owned_by: string }>>
   close(): Promise<void>
 }
 
@@ -45,6 +47,9 @@ async function embeddedBackend(env: NodeJS.ProcessEnv): Promise<ChatBackend> {
         if (signal?.aborted) return
         if (event.type === 'delta') yield { content: event.content, reasoning: event.reasoning }
       }
+    },
+    async models() {
+      return (await gateway.listModels()).map((model) => ({ id: model.id, owned_by: model.provider }))
     },
     close: () => gateway.close(),
   }
@@ -112,6 +117,17 @@ function remoteBackend(base: string, key: string | undefined): ChatBackend {
         }
       }
       if (!done) throw new Error('the server ended the answer before finishing')
+    },
+    async models() {
+      let response: Response
+      try {
+        response = (await remoteFetch(`${base}/api/v1/models`, { headers: { accept: 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) } })) as unknown as Response
+      } catch (error) {
+        throw unreachable(base, error)
+      }
+      if (!response.ok) throw new Error(errorMessage(response.status, await response.text()))
+      const body = (await response.json()) as { data?: Array<{ id: string; owned_by: string }> }
+      return Array.isArray(body.data) ? body.data.map(({ id, owned_by }) => ({ id, owned_by })) : []
     },
     close: async () => {},
   }

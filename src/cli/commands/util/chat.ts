@@ -1,9 +1,7 @@
 import { Args, Flags } from '@oclif/core'
-import { CHAT_MODEL_ALIASES, CHAT_OPERATIONS, DEFAULT_CHAT_ALIAS, type ChatMessage, type Sampling } from '../../../shared/schemas/chat.js'
+import { DEFAULT_CHAT_ALIAS, type ChatMessage, type Sampling } from '../../../shared/schemas/chat.js'
 import { PlazaCommand, UsageError } from '../../base.js'
 import type { ChatBackend, CompletionBody } from '../../ui/chat-backend.js'
-
-const MODELS = [...CHAT_MODEL_ALIASES, ...CHAT_OPERATIONS]
 
 export default class Chat extends PlazaCommand<typeof Chat> {
   static override description = `Chat with a model through Plaza's chat gateway.
@@ -14,6 +12,7 @@ Embedded (no --url), the gateway runs in-process with the PLAZA_LLM_* settings o
   static override examples = [
     '<%= config.bin %> util chat "Explain SSE in one sentence"',
     'git diff | <%= config.bin %> util chat --system "Review this diff" --model modelc-3-5-sonnet-20241022',
+    '<%= config.bin %> util chat -m gpt-4o-mini "Any model name the gateway serves: plaza util models lists them"',
     '<%= config.bin %> util chat --model reasoning-70b --no-stream --json "Is 1001 prime?"',
     '<%= config.bin %> util chat --url http://127.0.0.1:8080',
   ]
@@ -24,7 +23,7 @@ Embedded (no --url), the gateway runs in-process with the PLAZA_LLM_* settings o
   }
 
   static override flags = {
-    model: Flags.string({ char: 'm', description: 'model alias, or chaty / reasoning-70b for those operations', options: MODELS, default: DEFAULT_CHAT_ALIAS }),
+    model: Flags.string({ char: 'm', description: 'any model name the gateway serves (plaza util models lists them): a real name, a spec alias, provider/model, or chaty / reasoning-70b for those operations', default: DEFAULT_CHAT_ALIAS }),
     system: Flags.string({ char: 's', description: 'system prompt' }),
     stream: Flags.boolean({ description: 'print the answer as it arrives (--no-stream: all at once)', default: true, allowNo: true }),
     'max-tokens': Flags.integer({ description: 'longest answer, in tokens', min: 1 }),

@@ -26,11 +26,12 @@ export default class AdminKeysList extends CliCommand {
           limit(key.rpm),
           limit(key.tpm),
           key.budget_tokens === null ? String(key.used_tokens) : `${key.used_tokens}/${key.budget_tokens}`,
+          key.budget_usd === null ? `$${key.used_usd}` : `$${key.used_usd}/$${key.budget_usd}`,
           key.premium ? 'yes' : 'no',
           key.created_at,
           key.models?.join(',') ?? 'all',
         ])
-        this.log(formatTable(['ID', 'NAME', 'STATE', 'RPM', 'TPM', 'TOKENS', 'PREMIUM', 'CREATED', 'MODELS'], rows))
+        this.log(formatTable(['ID', 'NAME', 'STATE', 'RPM', 'TPM', 'TOKENS', 'SPENT', 'PREMIUM', 'CREATED', 'MODELS'], rows))
       }
     }
     return keys

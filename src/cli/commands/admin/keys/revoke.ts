@@ -6,7 +6,7 @@ import { CliCommand } from '../../../command.js'
 /** Operator command: ends a gateway key for good (its usage stays on record). */
 export default class AdminKeysRevoke extends CliCommand {
   static override description = `Revoke a chat gateway key by id or name: calls with it get 401 (a running server sees it within a second).
-Its usage stays on record, and the gateway stays closed: revoking every key does not open it again.`
+Its usage stays on record. The gateway needs a key while a live key exists: revoking the last one opens it again, unless the server runs with PLAZA_GATEWAY_AUTH=required.`
 
   static override examples = ['<%= config.bin %> admin keys revoke ci', '<%= config.bin %> admin keys revoke 3 --json']
 
@@ -20,8 +20,13 @@ Its usage stays on record, and the gateway stays closed: revoking every key does
 
   async run(): Promise<GatewayKeyInfo> {
     const { args, flags } = await this.parse(AdminKeysRevoke).catch(asUsageError)
-    const revoked = await withDataDir(this, flags['data-dir'], async (services) => (await services.gatewayAccess()).revokeKey(args.key))
+    const { revoked, lastOne } = await withDataDir(this, flags['data-dir'], async (services) => {
+      const access = await services.gatewayAccess()
+      const revoked = await access.revokeKey(args.key)
+      return { revoked, lastOne: (await access.listKeys()).every((key) => key.revoked_at !== null) }
+    })
     if (!this.jsonEnabled()) this.log(`gateway key #${revoked.id} "${revoked.name}" is revoked`)
+    if (lastOne && process.stderr.isTTY) process.stderr.write('no live key is left: the gateway is open again, unless the server runs with PLAZA_GATEWAY_AUTH=required\n')
     return revoked
   }
 }
