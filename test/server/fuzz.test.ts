@@ -51,6 +51,9 @@ const FIELD_NAMES = [
   'maxSteps',
   // POST /api/codeimage past ray.so (issue #19): fonts, background colour and picture, window controls, wrapping.
   'codeSnippet', 'backgroundImage', 'windowControls', 'wrap', 'maxWidth',
+  // The gateway's other wire formats (issue #46): Responses, Anthropic Messages, embeddings, moderations, audio.
+  'input', 'instructions', 'previous_response_id', 'tools', 'tool_choice', 'max_output_tokens', 'text', 'store', 'metadata', 'role', 'type',
+  'system', 'stop_sequences', 'thinking', 'voice', 'encoding_format', 'dimensions', 'call_id', 'output', 'arguments', 'name',
 ]
 const QUERY_KEYS = [
   'page', 'limit', 'q', 'unread', 'type', 'input', 'batch', 'cursor', 'url', 'imageUrl', 'effect', 'effectIndex', 'ratio', 'scale', 'content', 'prompt', 'maxTokens', 'conversationId', 'system', 'fetch', 'text', 'voice', 'format', 'speed', 'pitch', 'template', 'top', 'bottom', 'username', 'name', 'avatar', 'verified', 'likes', 'replies', 'reposts', 'theme', 'time', 'style', 'color', 'background', 'size', 'model', 'location', 'units',
@@ -195,7 +198,11 @@ function checkAnswer(sent: Sent, status: number, type: string, text: string): st
     return items.every((item) => item && ('result' in item || (item.error && typeof item.error.message === 'string'))) ? null : `${where}: not a tRPC answer: ${text.slice(0, 200)}`
   }
   if (sent.kind === 'openai' && status >= 400 && body?.error && typeof body.error.message === 'string') return null
-  if (sent.kind === 'openai' && status < 300 && ['chat.completion', 'list', 'model'].includes(body?.object)) return null
+  if (sent.kind === 'openai' && status < 300 && ['chat.completion', 'list', 'model', 'response'].includes(body?.object)) return null
+  // Anthropic's Messages API answers a Message (errors are `{type: "error", error: {type, message}}`, read above as any `error.message`).
+  if (/^\/api\/v1\/messages(\?|$)/.test(sent.path) && status < 300 && body?.type === 'message') return null
+  if (/^\/api\/v1\/moderations(\?|$)/.test(sent.path) && status < 300 && Array.isArray(body?.results)) return null
+  if (/^\/api\/v1\/audio\/transcriptions(\?|$)/.test(sent.path) && status < 300 && typeof body?.text === 'string') return null
   // OpenAI's images answer has no `object`: `{created, data: [{url} | {b64_json}]}`.
   if (/^\/api\/v1\/images\/generations(\?|$)/.test(sent.path) && status < 300 && typeof body?.created === 'number' && Array.isArray(body?.data)) return null
   // The chat operations and aliases answer the same unwrapped chat.completion on success (docs/chat.md).
@@ -357,6 +364,11 @@ test(`fuzz: ${REQUESTS} seeded requests over every route: no 5xx, no answer outs
       { method: 'GET', path: '/api/imagine?prompt=a+fox+in+snow&model=dalle-3', kind: 'rest' },
       { method: 'GET', path: '/api/weather?location=Berlin&units=imperial', kind: 'rest' },
       { method: 'POST', path: '/api/v1/images/generations', kind: 'openai' },
+      // The gateway's other wire formats, more often than their one row each (their bodies are the random objects).
+      { method: 'POST', path: '/api/v1/responses', kind: 'openai' },
+      { method: 'POST', path: '/api/v1/messages', kind: 'openai' },
+      { method: 'POST', path: '/api/v1/embeddings', kind: 'openai' },
+      { method: 'POST', path: '/api/v1/audio/transcriptions', kind: 'openai', multipart: true },
       // The coding agent, twice as often (it is also in utilityRoutes): a valid body needs only a prompt.
       { method: 'POST', path: '/api/agent', kind: 'rest' },
       // The speech providers, streamed from the fake providers.
