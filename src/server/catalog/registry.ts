@@ -24,7 +24,7 @@ import {
 import { gatewayUsageInput } from '../../shared/schemas/gateway-keys.js'
 import { handleGetUsage } from '../chat/usage-http.js'
 // The gateway's other wire formats (docs/chat.md): Responses, Anthropic Messages, embeddings, moderations, audio.
-import { audioSpeechInput, embeddingsInput, messagesInput, moderationsInput, responseIdInput, responsesInput } from '../../shared/schemas/gateway-apis.js'
+import { audioSpeechInput, audioTranscriptionFields, embeddingsInput, messagesInput, moderationsInput, responseIdInput, responsesInput } from '../../shared/schemas/gateway-apis.js'
 import { handleSpeech, handleTranscription } from '../chat/surfaces/audio.js'
 import { handleEmbeddings, handleModerations } from '../chat/surfaces/embeddings.js'
 import { handleMessages } from '../chat/surfaces/messages.js'
@@ -292,7 +292,7 @@ export const catalog: Operation[] = [
   defineOperation({ group: 'AI', method: 'POST', path: '/api/v1/embeddings', summary: 'Embeddings, OpenAI-compatible, on the provider serving the model', backend: 'gateway', handle: handleEmbeddings, input: embeddingsInput, docs: 'docs/chat.md' }),
   defineOperation({ group: 'AI', method: 'POST', path: '/api/v1/moderations', summary: 'Moderation, OpenAI-compatible, on the provider serving the model', backend: 'gateway', handle: handleModerations, input: moderationsInput, docs: 'docs/chat.md' }),
   defineOperation({ group: 'AI', method: 'POST', path: '/api/v1/audio/speech', summary: 'Speech, OpenAI-compatible: the audio streamed back from the provider serving the model', backend: 'gateway', handle: handleSpeech, input: audioSpeechInput, answers: 'audio', docs: 'docs/chat.md' }),
-  defineOperation({ group: 'AI', method: 'POST', path: '/api/v1/audio/transcriptions', summary: 'Transcription, OpenAI-compatible: multipart `file` and `model`, streamed on to the provider serving the model', backend: 'gateway', handle: handleTranscription, multipart: 'file', docs: 'docs/chat.md' }),
+  defineOperation({ group: 'AI', method: 'POST', path: '/api/v1/audio/transcriptions', summary: 'Transcription, OpenAI-compatible: multipart `file` and `model`, streamed on to the provider serving the model', backend: 'gateway', handle: handleTranscription, input: audioTranscriptionFields, multipart: 'file', docs: 'docs/chat.md' }),
   defineOperation({ group: 'AI', method: 'GET', path: '/api/v1/usage', summary: "The calling key's own gateway usage by UTC day and model (`?days=`, default 30)", backend: 'gateway', handle: handleGetUsage, input: gatewayUsageInput, docs: 'docs/chat.md' }),
   defineOperation({ group: 'AI', method: 'GET', path: '/api/gpt', summary: 'Chat through the configured official provider (gateway alias `gpt`), `?content=`', backend: 'gateway', handle: handleChatQuery('gpt'), input: chatQueryInput, docs: 'docs/chat.md' }),
   defineOperation({ group: 'AI', method: 'GET', path: '/api/chat/providers', summary: 'The configured chat providers, by name and protocol (no keys, no URLs)', backend: 'local', handle: handleChatProviders, docs: 'docs/chat.md' }),

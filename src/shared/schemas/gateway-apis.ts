@@ -259,7 +259,7 @@ export const audioSpeechInput = z.looseObject(
   { error: 'Request body must be a JSON object' },
 )
 
-/** POST /v1/audio/transcriptions: the form's fields besides `file` (what the OpenAPI document shows; the handler reads them from the form). */
+/** POST /v1/audio/transcriptions: the form's fields besides `file` (OpenAI's clients send them in the form; the query may carry them too, as the OpenAPI document shows them). */
 export const audioTranscriptionFields = z.looseObject({
   model: modelName,
   language: optional(z.string().max(16)),

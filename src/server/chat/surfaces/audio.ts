@@ -148,8 +148,10 @@ async function spoolForm(req: IncomingMessage): Promise<SpooledForm> {
 }
 
 /** POST /v1/audio/transcriptions */
-export const handleTranscription = gatewayHandler(async ({ req }) => {
+export const handleTranscription = gatewayHandler(async ({ req, query }) => {
   const form = await spoolForm(req)
+  // The fields may come in the query too, as the catalog's other forms take theirs; the form's win.
+  form.fields = { ...query, ...form.fields }
   let parsed
   try {
     parsed = audioTranscriptionFields.parse(form.fields)
