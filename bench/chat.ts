@@ -1,9 +1,11 @@
 /**
  * The latency the chat gateway adds: the same request sent straight to a loopback
- * OpenAI-compatible upstream, through Plaza's /api/v1/chat/completions with the gateway open, and
- * through a second Plaza that requires a key (key check, per-minute windows, budget check and
- * usage recording on, its usage written every 5 s), interleaved in one run so all three see the
- * same machine state. Reports median and p95 of each and the differences.
+ * OpenAI-compatible upstream, through Plaza's /api/v1/chat/completions with the gateway open,
+ * through a second Plaza that requires a key (key check, allow-list, per-minute windows, token and
+ * money budgets, the price table and usage recording on, its usage written every 5 s), and through
+ * that one's /api/v1/responses (the Responses API translated to chat completions; `store: false`,
+ * and stored for previous_response_id), interleaved in one run so all of them see the same machine
+ * state. Reports median and p95 of each and the differences.
  * Run: npx tsx bench/chat.ts [iterations]
  */
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -51,7 +53,8 @@ const upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port
 
 async function startPlaza() {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'plaza-bench-chat-'))
-  const config = loadConfig({ port: 0, host: '127.0.0.1', dataDir, rateLimits: false }, { PLAZA_LLM_BASE_URL: `${upstreamUrl}/v1`, PLAZA_LLM_MODEL: 'bench' })
+  // gpt-4o-mini: a model of the built-in price table, so every call is priced.
+  const config = loadConfig({ port: 0, host: '127.0.0.1', dataDir, rateLimits: false }, { PLAZA_LLM_BASE_URL: `${upstreamUrl}/v1`, PLAZA_LLM_MODEL: 'gpt-4o-mini' })
   const services = await createServices(config, { logger: silentLogger })
   const app = createApp(services)
   app.server.keepAliveTimeout = 60_000
@@ -60,7 +63,7 @@ async function startPlaza() {
 const open = await startPlaza()
 const keyed = await startPlaza()
 // Every limit set, so that every check runs; none is reached.
-const { key } = await (await keyed.services.gatewayAccess()).createKey({ name: 'bench', models: ['modelg-4o-mini'], rpm: 1e9, tpm: 1e9, budget_tokens: 1e15 })
+const { key } = await (await keyed.services.gatewayAccess()).createKey({ name: 'bench', models: ['modelg-4o-mini'], rpm: 1e9, tpm: 1e9, budget_tokens: 1e15, budget_usd: 1e6 })
 
 const messages = [{ role: 'system', content: 'You are concise.' }, { role: 'user', content: 'Say hello in one sentence.' }]
 const direct = new Pool(upstreamUrl, { connections: 1 })
@@ -81,10 +84,14 @@ const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length 
 async function compare(label: string, stream: boolean) {
   const directBody = { model: 'bench', messages, ...(stream ? { stream: true } : {}) }
   const plazaBody = { model: 'modelg-4o-mini', messages, ...(stream ? { stream: true } : {}) }
+  const responsesBody = { model: 'modelg-4o-mini', instructions: 'You are concise.', input: 'Say hello in one sentence.', ...(stream ? { stream: true } : {}) }
+  const auth = { authorization: `Bearer ${key}` }
   const paths = [
     () => timed(direct, '/v1/chat/completions', directBody),
     () => timed(viaPlaza, '/api/v1/chat/completions', plazaBody),
-    () => timed(viaKeyed, '/api/v1/chat/completions', plazaBody, { authorization: `Bearer ${key}` }),
+    () => timed(viaKeyed, '/api/v1/chat/completions', plazaBody, auth),
+    () => timed(viaKeyed, '/api/v1/responses', { ...responsesBody, store: false }, auth),
+    () => timed(viaKeyed, '/api/v1/responses', responsesBody, auth),
   ]
   const times: number[][] = paths.map(() => [])
   for (let i = 0; i < WARMUP + ITERATIONS; i++) {
@@ -96,7 +103,7 @@ async function compare(label: string, stream: boolean) {
     }
   }
   for (const list of times) list.sort((a, b) => a - b)
-  const [directTimes, plazaTimes, keyedTimes] = times
+  const [directTimes, plazaTimes, keyedTimes, responsesTimes, storedTimes] = times
   const row = (name: string, list: number[]) => `| ${label} | ${name} | ${quantile(list, 0.5).toFixed(3)} | ${quantile(list, 0.95).toFixed(3)} |`
   const added = (name: string, over: number[], base: number[]) =>
     `| ${label} | **${name}** | **${(quantile(over, 0.5) - quantile(base, 0.5)).toFixed(3)}** | **${(quantile(over, 0.95) - quantile(base, 0.95)).toFixed(3)}** |`
@@ -106,6 +113,10 @@ async function compare(label: string, stream: boolean) {
   console.log(added('added by the gateway, open', plazaTimes, directTimes))
   console.log(added('added by the gateway, with a key and usage recording', keyedTimes, directTimes))
   console.log(added('of which the key and usage', keyedTimes, plazaTimes))
+  console.log(row('Responses API, with a key, translated, store: false', responsesTimes))
+  console.log(row('Responses API, with a key, translated, stored', storedTimes))
+  console.log(added('added by the gateway, Responses API with a key (store: false)', responsesTimes, directTimes))
+  console.log(added('added by the gateway, Responses API with a key (stored)', storedTimes, directTimes))
 }
 
 console.log(`Node ${process.version}, ${ITERATIONS} requests each (after ${WARMUP} warm-up), one keep-alive connection per side, times in ms\n`)
@@ -115,7 +126,7 @@ await compare('non-streamed', false)
 await compare('streamed (to [DONE])', true)
 
 const usage = await (await keyed.services.gatewayAccess()).usage({ ref: 'bench', days: 1 })
-console.log(`\nusage recorded for the key: ${usage.map((row) => `${row.model} ${row.requests} requests, ${row.total_tokens} tokens`).join('; ')}`)
+console.log(`\nusage recorded for the key: ${usage.map((row) => `${row.model} ${row.requests} requests, ${row.total_tokens} tokens, $${(row.cost_nanos / 1e9).toFixed(6)}`).join('; ')}`)
 
 await direct.close()
 await viaPlaza.close()

@@ -7,7 +7,9 @@
 import OpenAI from 'openai'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
+import { eq } from 'drizzle-orm'
 import { RESPONSE_TTL_MS } from '../../src/server/chat/surfaces/responses-store.js'
+import { gatewayResponses } from '../../src/server/db/schema.js'
 import { manualClock, startTestServer, type TestServer } from '../helpers/server.js'
 import { callTool, json, reply, startFakeUpstream, type FakeUpstream } from './fake-upstream.js'
 import { providerFile } from './helpers.js'
@@ -143,13 +145,18 @@ translated('GET and DELETE /v1/responses/{id}; store: false keeps nothing; an un
   assert.is(missing.param, 'previous_response_id')
 })
 
-translated('a response expires 24 hours after it was made', async ({ openai, clock }) => {
+translated('a response expires 24 hours after it was made', async ({ openai, clock, server }) => {
   const made = await openai.responses.create({ model: 'gpt-4o-mini', input: 'Hi' })
   clock.advance(RESPONSE_TTL_MS - 1000)
   assert.is((await openai.responses.retrieve(made.id)).id, made.id)
   clock.advance(1000)
   assert.instance(await openai.responses.retrieve(made.id).catch((e) => e), OpenAI.NotFoundError)
   assert.instance(await openai.responses.create({ model: 'gpt-4o-mini', input: 'Hi', previous_response_id: made.id }).catch((e) => e), OpenAI.NotFoundError)
+  // The row itself goes when a later response sweeps the expired ones away.
+  const stored = async () => (await server.services.db.select({ id: gatewayResponses.id }).from(gatewayResponses).where(eq(gatewayResponses.id, made.id))).length
+  assert.is(await stored(), 1)
+  await openai.responses.create({ model: 'gpt-4o-mini', input: 'Hi' })
+  assert.is(await stored(), 0)
 })
 
 translated('what chat completions cannot carry is a 400 naming the field, before any upstream call', async ({ openai, fake, server }) => {

@@ -8,19 +8,22 @@
  *   keeps its body and the provider's name, and passes `previous_response_id` on to it.
  * - A response belongs to the key that made it: another key gets 404. Without keys, possession
  *   of the id (128 random bits) is access, as for conversations.
- * - A response is gone 24 hours after it was made (404, as an unknown id); new responses sweep
- *   a bounded batch of expired ones away.
+ * - A response is gone 24 hours after it was made (404, as an unknown id); saving one sweeps a
+ *   bounded batch of expired ones away, at most once a minute per process.
  */
-import { eq, inArray, lt } from 'drizzle-orm'
+import { eq, inArray, lte, sql } from 'drizzle-orm'
 import type { ChatMessage } from '../../../shared/schemas/chat.js'
-import { writeTransaction, type Db } from '../../db/client.js'
+import type { Db, ReadDb } from '../../db/client.js'
+import { prepared, type AnyDb } from '../../db/prepared.js'
 import { gatewayResponses } from '../../db/schema.js'
 import type { Clock } from '../../services.js'
 
 export const RESPONSE_TTL_MS = 24 * 60 * 60 * 1000
 /** A conversation longer than this is not kept for continuing (its response is still kept for GET). */
 export const CONTEXT_LIMIT_BYTES = 16 * 1024 * 1024
-const SWEEP_BATCH = 100
+/** Expired responses are deleted in batches of this many, at most once per SWEEP_MS per process. */
+const SWEEP_BATCH = 500
+const SWEEP_MS = 60_000
 
 export interface StoredResponse {
   id: string
@@ -41,17 +44,25 @@ export interface ResponseStore {
   delete(id: string, keyId: number | null): Promise<boolean>
 }
 
-export function responseStore(services: { db: Db; clock: Clock }): ResponseStore {
+/** A response by its id: a primary-key lookup on the inline reader, which sees every write committed before it. */
+const responseById = prepared((db: AnyDb) => db.select().from(gatewayResponses).where(eq(gatewayResponses.id, sql.placeholder('id'))).limit(1).prepare())
+
+/** When each database was last swept by this process. */
+const sweptAt = new WeakMap<Db, number>()
+
+export function responseStore(services: { db: Db; reads: ReadDb; clock: Clock }): ResponseStore {
   const { db } = services
   const now = () => services.clock().getTime()
   const visible = (row: { keyId: number | null; createdAt: number }, keyId: number | null) => row.createdAt > now() - RESPONSE_TTL_MS && (row.keyId === null || row.keyId === keyId)
 
+  async function get(id: string, keyId: number | null): Promise<StoredResponse | null> {
+    const row = await responseById(services.reads).get({ id })
+    if (!row || !visible(row, keyId)) return null
+    return { id: row.id, keyId: row.keyId, body: JSON.parse(row.body), provider: row.provider, context: row.context === null ? null : JSON.parse(row.context) }
+  }
+
   return {
-    async get(id, keyId) {
-      const [row] = await db.select().from(gatewayResponses).where(eq(gatewayResponses.id, id)).limit(1)
-      if (!row || !visible(row, keyId)) return null
-      return { id: row.id, keyId: row.keyId, body: JSON.parse(row.body), provider: row.provider, context: row.context === null ? null : JSON.parse(row.context) }
-    },
+    get,
 
     async save(response) {
       const at = now()
@@ -64,17 +75,17 @@ export function responseStore(services: { db: Db; clock: Clock }): ResponseStore
         body: JSON.stringify(response.body),
         context: context !== null && Buffer.byteLength(context) <= CONTEXT_LIMIT_BYTES ? context : null,
       }
-      await writeTransaction(db, async (tx) => {
-        const expired = tx.select({ id: gatewayResponses.id }).from(gatewayResponses).where(lt(gatewayResponses.createdAt, at - RESPONSE_TTL_MS)).limit(SWEEP_BATCH)
-        await tx.delete(gatewayResponses).where(inArray(gatewayResponses.id, expired))
-        // A provider's id seen twice (it was stored, then answered again) keeps its latest body.
-        await tx.insert(gatewayResponses).values(values).onConflictDoUpdate({ target: gatewayResponses.id, set: { body: values.body, createdAt: at } })
-      })
+      // One statement on the request path; a provider's id seen twice (stored, then answered again) keeps its latest body.
+      await db.insert(gatewayResponses).values(values).onConflictDoUpdate({ target: gatewayResponses.id, set: { body: values.body, createdAt: at } })
+      if (at - (sweptAt.get(db) ?? -Infinity) >= SWEEP_MS) {
+        sweptAt.set(db, at)
+        const expired = db.select({ id: gatewayResponses.id }).from(gatewayResponses).where(lte(gatewayResponses.createdAt, at - RESPONSE_TTL_MS)).limit(SWEEP_BATCH)
+        await db.delete(gatewayResponses).where(inArray(gatewayResponses.id, expired))
+      }
     },
 
     async delete(id, keyId) {
-      const found = await this.get(id, keyId)
-      if (!found) return false
+      if (!(await get(id, keyId))) return false
       await db.delete(gatewayResponses).where(eq(gatewayResponses.id, id))
       return true
     },
