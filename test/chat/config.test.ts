@@ -86,7 +86,7 @@ prices:
   assert.equal(targetsFor(loaded, 'claude/claude-3-7-sonnet-latest')!.map((t) => [t.provider.name, t.provider.type, t.model]), [['claude', 'anthropic', 'claude-3-7-sonnet-latest']])
   assert.is(targetsFor(loaded, 'gpt-4o'), null, 'several providers and no default: a bare name that nothing maps is not served')
   assert.is(targetsFor(loaded, 'nowhere/gpt-4o'), null)
-  assert.is(targetsFor(loaded, 'modelg-4o-mini'), null, 'nothing serves the aliases either: no default, no single provider')
+  assert.is(targetsFor(loaded, 'modelg-4o-mini'), null, 'nothing serves the aliases either: no default, no PLAZA_LLM_BASE_URL')
   assert.is(targetsFor(loaded, 'router/x')![0].provider.responsesApi, true)
   // Prices: the file's, by provider/model or model, over the built-in list prices.
   assert.equal(loaded.prices.of('openai', 'gpt-4o-mini'), { input: 1, output: 2, cachedInput: undefined })
@@ -155,7 +155,7 @@ config('mistakes fail at start-up with a message that says what to fix', () => {
   fails({ PLAZA_LLM_CONFIG: file('inline-key.yaml', 'providers: {p: {base_url: "http://x/v1", api_key: sk-oops}}') }, /providers\.p: .*api_key/)
   fails({ PLAZA_LLM_CONFIG: file('keyval.yaml', 'providers: {p: {base_url: "http://x/v1", api_key_env: "sk-abc-123"}}') }, /must be the name of an environment variable/)
   fails({ PLAZA_LLM_CONFIG: file('nourl.yaml', 'providers: {p: {type: openai}}\nmodels: {chaty: {provider: p, model: m}}') }, /providers\.p\.base_url is required/)
-  fails({ PLAZA_LLM_CONFIG: file('empty.yaml', 'providers: {p: {base_url: "http://x/v1"}, q: {base_url: "http://y/v1"}}') }, /maps no model/)
+  fails({ PLAZA_LLM_CONFIG: file('empty.yaml', 'providers: {p: {base_url: "http://x/v1"}}') }, /maps no model/)
   fails({ PLAZA_LLM_CONFIG: file('price.yaml', 'providers: {p: {base_url: "http://x/v1"}}\nprices: {m: {input: -1, output: 1}}') }, /prices\.m\.input/)
 })
 
@@ -177,10 +177,11 @@ config('any model name can be mapped, each with its own timeout, parameters and 
   const [r1] = targetsFor(loaded, 'team/r1')!
   assert.equal([r1.timeoutMs, r1.params, r1.startsInReasoning], [120000, { temperature: 0.6, top_p: 0.95 }, true], 'an R1 distill starts in its reasoning')
   assert.is(targetsFor(loaded, 'plain')![0].startsInReasoning, false, 'think: tags overrides the name')
-  // The file's only provider serves every other name as asked, and the aliases by the default mapping.
-  assert.is(targetsFor(loaded, 'modelx-2')![0].model, 'grok-2')
-  assert.is(targetsFor(loaded, 'qwen3:8b')![0].model, 'qwen3:8b')
-  assert.equal(servedModels(loaded).map((m) => m.id).slice(0, 3), ['gpt-5', 'team/r1', 'plain'])
+  // A file serves the names it maps, provider/model prefixes and its default: nothing else, even with one provider.
+  assert.is(targetsFor(loaded, 'modelx-2'), null, 'no default: other names are not served')
+  assert.is(targetsFor(loaded, 'qwen3:8b'), null)
+  assert.is(targetsFor(loaded, 'p/qwen3:8b')![0].model, 'qwen3:8b')
+  assert.equal(servedModels(loaded).map((m) => m.id), ['gpt-5', 'team/r1', 'plain'])
   // PLAZA_LLM_BASE_URL alone serves every built-in name, the catalog's gateway aliases included, each as a real model.
   const env = loadChatConfig({ PLAZA_LLM_BASE_URL: 'http://x/v1' })!
   for (const name of ['modelg-4o-mini', 'chaty', 'reasoning-70b', 'copilot', 'llama-70b', 'reasoning-small', 'gpt', 'coder', 'chat', 'online']) {

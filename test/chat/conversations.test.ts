@@ -38,7 +38,7 @@ conversations('a conversation starts without an id, and the next message carries
     { role: 'system', content: 'You are terse.' },
     { role: 'user', content: 'My name is Ada.' },
   ])
-  assert.is(fake.requests.at(-1)!.body.model, 'chat')
+  assert.is(fake.requests.at(-1)!.body.model, 'gpt-4o-mini', 'the alias chat goes upstream as the model it stands for')
 
   const id = first.body.conversationId
   const second = await server.request('GET', `/api/chat?content=${encodeURIComponent('What is my name?')}&conversationId=${id}`)

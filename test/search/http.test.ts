@@ -7,7 +7,7 @@
  */
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { reply, startFakeUpstream, type FakeUpstream } from '../chat/fake-upstream.js'
+import { json as chatJson, reply, startFakeUpstream, type FakeUpstream } from '../chat/fake-upstream.js'
 import { startTestServer, type TestServer } from '../helpers/server.js'
 import { AUDD_KEY, hang, HOSTILE_SNIPPET, json, LENS_KEY, startFakeSearch, YOUTUBE_KEY, type Behaviour, type FakeSearch } from './fake-search.js'
 
@@ -107,7 +107,8 @@ test('online: the top results, deduplicated and numbered, go to the model as dat
   assert.is(search.query.get('format'), 'json')
 
   const upstream = chat.requests.at(-1)!
-  assert.is(upstream.body.model, 'online')
+  // The alias `online` goes upstream as the model it stands for (docs/chat.md, "Model names").
+  assert.is(upstream.body.model, 'gpt-4o-mini')
   const [system, user] = upstream.body.messages
   assert.is(system.role, 'system')
   assert.match(system.content, /untrusted/)
@@ -133,9 +134,11 @@ test('online: model= picks another served name, limit= how many sources; an unkn
   assert.is(res.body.model, 'gpt')
   assert.is(res.body.sources.length, 2)
   assert.equal(res.body.cited, [2])
-  assert.is(chat.requests.at(-1)!.body.model, 'gpt')
+  assert.is(chat.requests.at(-1)!.body.model, 'gpt-4o-mini')
   assert.match(chat.requests.at(-1)!.body.messages[0].content, /from 1 to 2\./)
 
+  // Any other name goes upstream as asked; one the provider does not know is its 404.
+  chat.enqueue(chatJson(404, { error: { message: 'The model `no-such-model` does not exist', code: 'model_not_found' } }))
   const unknown = await get('/api/online?q=news&model=no-such-model')
   assert.is(unknown.status, 404)
   assert.is(unknown.body.status, 'error')

@@ -77,8 +77,8 @@ export interface ChatConfig {
   /** Every provider by its name: `name/model` sends `model` to it as is. */
   providers: Map<string, ProviderConfig>
   /**
-   * Sends any other name upstream as it is, to this provider: the `PLAZA_LLM_BASE_URL` one, the
-   * file's only provider, or the `inference` upstream without PLAZA_INFERENCE_MODEL.
+   * Sends any other name upstream as it is, to this provider: the `PLAZA_LLM_BASE_URL` one, or the
+   * `inference` upstream without PLAZA_INFERENCE_MODEL.
    */
   passthrough?: ProviderConfig
   retry: RetryPolicy
@@ -313,8 +313,8 @@ export function loadChatConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Cha
     if (isDefault) defaultRoute = targets
     else routes.set(name, targets)
   }
-  // Any other name goes as asked to the PLAZA_LLM_BASE_URL provider, else to the file's only provider.
-  const passthrough = fromEnv ?? (providers.size === 1 ? [...providers.values()][0] : undefined)
+  // Any other name goes as asked to the PLAZA_LLM_BASE_URL provider (a file routes names by its map, prefixes and default).
+  const passthrough = fromEnv ?? undefined
   // The built-in names go upstream as a model the provider knows, never as themselves: PLAZA_LLM_MODEL, else the documented default mapping (names.ts).
   const known = (provider: ProviderConfig, name: string) => (provider === fromEnv ? env.PLAZA_LLM_MODEL?.trim() : undefined) || defaultUpstreamModel(name, provider.type) || name
   for (const name of BUILT_IN_NAMES) {
