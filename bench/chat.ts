@@ -4,8 +4,8 @@
  * through a second Plaza that requires a key (key check, allow-list, per-minute windows, token and
  * money budgets, the price table and usage recording on, its usage written every 5 s), and through
  * that one's /api/v1/responses (the Responses API translated to chat completions; `store: false`,
- * and stored for previous_response_id), interleaved in one run so all of them see the same machine
- * state. Reports median and p95 of each and the differences.
+ * and stored for previous_response_id; and with a key without rpm/tpm, whose checks touch no
+ * database), interleaved in one run so all of them see the same machine state. Reports median and p95 of each and the differences.
  * Run: npx tsx bench/chat.ts [iterations]
  */
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -64,6 +64,8 @@ const open = await startPlaza()
 const keyed = await startPlaza()
 // Every limit set, so that every check runs; none is reached.
 const { key } = await (await keyed.services.gatewayAccess()).createKey({ name: 'bench', models: ['modelg-4o-mini'], rpm: 1e9, tpm: 1e9, budget_tokens: 1e15, budget_usd: 1e6 })
+// The same without rpm/tpm: the per-minute windows are the part of a key's checks that reads and writes the database on each call.
+const { key: windowless } = await (await keyed.services.gatewayAccess()).createKey({ name: 'bench-windowless', models: ['modelg-4o-mini'], budget_tokens: 1e15, budget_usd: 1e6 })
 
 const messages = [{ role: 'system', content: 'You are concise.' }, { role: 'user', content: 'Say hello in one sentence.' }]
 const direct = new Pool(upstreamUrl, { connections: 1 })
@@ -92,6 +94,7 @@ async function compare(label: string, stream: boolean) {
     () => timed(viaKeyed, '/api/v1/chat/completions', plazaBody, auth),
     () => timed(viaKeyed, '/api/v1/responses', { ...responsesBody, store: false }, auth),
     () => timed(viaKeyed, '/api/v1/responses', responsesBody, auth),
+    () => timed(viaKeyed, '/api/v1/responses', { ...responsesBody, store: false }, { authorization: `Bearer ${windowless}` }),
   ]
   const times: number[][] = paths.map(() => [])
   for (let i = 0; i < WARMUP + ITERATIONS; i++) {
@@ -103,7 +106,7 @@ async function compare(label: string, stream: boolean) {
     }
   }
   for (const list of times) list.sort((a, b) => a - b)
-  const [directTimes, plazaTimes, keyedTimes, responsesTimes, storedTimes] = times
+  const [directTimes, plazaTimes, keyedTimes, responsesTimes, storedTimes, windowlessTimes] = times
   const row = (name: string, list: number[]) => `| ${label} | ${name} | ${quantile(list, 0.5).toFixed(3)} | ${quantile(list, 0.95).toFixed(3)} |`
   const added = (name: string, over: number[], base: number[]) =>
     `| ${label} | **${name}** | **${(quantile(over, 0.5) - quantile(base, 0.5)).toFixed(3)}** | **${(quantile(over, 0.95) - quantile(base, 0.95)).toFixed(3)}** |`
@@ -117,6 +120,8 @@ async function compare(label: string, stream: boolean) {
   console.log(row('Responses API, with a key, translated, stored', storedTimes))
   console.log(added('added by the gateway, Responses API with a key (store: false)', responsesTimes, directTimes))
   console.log(added('added by the gateway, Responses API with a key (stored)', storedTimes, directTimes))
+  console.log(row('Responses API, with a key without rpm/tpm, store: false', windowlessTimes))
+  console.log(added('added by the gateway, Responses API with a key without rpm/tpm (store: false)', windowlessTimes, directTimes))
 }
 
 console.log(`Node ${process.version}, ${ITERATIONS} requests each (after ${WARMUP} warm-up), one keep-alive connection per side, times in ms\n`)
@@ -125,8 +130,8 @@ console.log('|---|---|---|---|')
 await compare('non-streamed', false)
 await compare('streamed (to [DONE])', true)
 
-const usage = await (await keyed.services.gatewayAccess()).usage({ ref: 'bench', days: 1 })
-console.log(`\nusage recorded for the key: ${usage.map((row) => `${row.model} ${row.requests} requests, ${row.total_tokens} tokens, $${(row.cost_nanos / 1e9).toFixed(6)}`).join('; ')}`)
+const usage = await (await keyed.services.gatewayAccess()).usage({ days: 1 })
+console.log(`\nusage recorded for the key: ${usage.map((row) => `${row.key_name} ${row.model} ${row.requests} requests, ${row.total_tokens} tokens, $${(row.cost_nanos / 1e9).toFixed(6)}`).join('; ')}`)
 
 await direct.close()
 await viaPlaza.close()
