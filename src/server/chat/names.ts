@@ -42,6 +42,3 @@ export function defaultUpstreamModel(name: string, type: ProviderType): string |
   const row = TABLE[name]
   return row && (type === 'anthropic' ? row[1] : row[0])
 }
-
-/** The whole table, for the docs test. */
-export const DEFAULT_UPSTREAM_MODELS: Readonly<Record<string, readonly [string, string]>> = TABLE

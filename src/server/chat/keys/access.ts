@@ -27,7 +27,7 @@ import { createKeyMinutes, type MinuteWindow } from './minutes.js'
 export const KEY_CACHE_MS = 1_000
 
 /** What a 401 says about sending a key, to every kind of client. */
-export const HOW_TO_SEND_A_KEY =
+const HOW_TO_SEND_A_KEY =
   'send it as Authorization: Bearer <key> (OpenAI clients: their apiKey), or x-api-key: <key> (Anthropic clients: their apiKey); the plaza CLI sends the PLAZA_GATEWAY_KEY variable. The operator creates keys with plaza admin keys create.'
 
 /** What one admitted caller may do; the open gateway's pass allows everything and counts nothing. */

@@ -20,7 +20,7 @@ import type { Clock } from '../../services.js'
 
 export const RESPONSE_TTL_MS = 24 * 60 * 60 * 1000
 /** A conversation longer than this is not kept for continuing (its response is still kept for GET). */
-export const CONTEXT_LIMIT_BYTES = 16 * 1024 * 1024
+const CONTEXT_LIMIT_BYTES = 16 * 1024 * 1024
 /** Expired responses are deleted in batches of this many, at most once per SWEEP_MS per process. */
 const SWEEP_BATCH = 500
 const SWEEP_MS = 60_000
