@@ -26,6 +26,50 @@ export const HTTP_STATUS: Record<string, number> = {
 
 export const GENERIC_ERROR_MESSAGE = 'Internal server error'
 
+/**
+ * Error statuses an operation can answer beyond those its shape implies (a body, a token, a path
+ * parameter: catalog/system/openapi-document.ts derives those), each with when it happens. Declared
+ * next to the code that throws them (`FETCH_ERRORS` in fetch-guard.ts, `PROVIDER_ERRORS`, ...), and
+ * named by the procedures (`.meta({ errors })`) and routes that can reach that code: the OpenAPI
+ * document lists them, and the suite fails on an answer whose status it does not list.
+ */
+export type ErrorCases = Readonly<Partial<Record<number, string>>>
+
+/** Several sources' cases as one; a status two sources share says both whens. */
+export function errorCases(...sources: Array<ErrorCases | undefined>): ErrorCases {
+  const merged: Record<number, string> = {}
+  for (const source of sources) {
+    for (const [status, when] of Object.entries(source ?? {})) {
+      const held = merged[Number(status)]
+      merged[Number(status)] = held && !held.split('; ').includes(when!) ? `${held}; ${when}` : when!
+    }
+  }
+  return merged
+}
+
+/**
+ * Paths whose errors are OpenAI's `{error: {message, type, code, param}}` rather than the envelope,
+ * so that OpenAI's client libraries read them: the OpenAI-compatible API (`/api/v1/...`) and the
+ * second upstream's (`/api/inference/...`).
+ */
+export function isOpenAiPath(path: string): boolean {
+  return /^\/api\/(?:v1|inference)\//.test(path)
+}
+
+/** OpenAI's error `type` and `code` by status, for errors that carry no gateway code of their own. */
+export const OPENAI_ERROR_TYPES: Record<number, [type: string, code: string]> = {
+  400: ['invalid_request_error', 'invalid_request'],
+  404: ['invalid_request_error', 'not_found'],
+  405: ['invalid_request_error', 'method_not_allowed'],
+  413: ['invalid_request_error', 'request_too_large'],
+  429: ['rate_limit_error', 'rate_limit_exceeded'],
+}
+
+/** toPublicError's 503s: any request that reaches the database (a rate-limit count, a session) or file storage. */
+export const DATA_ERRORS: ErrorCases = {
+  503: 'The database is busy or the file storage is unreachable; `Retry-After` says when to try again',
+}
+
 /** A rate-limit refusal; carries the seconds for `Retry-After`. */
 export class RateLimitedError extends TRPCError {
   constructor(readonly retryAfter: number) {
