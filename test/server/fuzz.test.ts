@@ -2,8 +2,10 @@
  * A seeded, bounded fuzz run over every route of the route tables, every tRPC procedure, /uploads
  * and /health: random methods, path parameters (malformed escapes, traversal, huge numbers),
  * queries, JSON and non-JSON bodies, multipart forms (truncated ones too) and tokens. No answer may
- * be a 5xx or leave the envelope (tRPC's own error shape on /trpc, OpenAI's on /api/v1), and the
- * server must still be serving afterwards. `PLAZA_FUZZ_SEED` and `PLAZA_FUZZ_REQUESTS` replay or
+ * be a 5xx or leave the envelope (tRPC's own error shape on /trpc, OpenAI's on /api/v1), every
+ * answer to an operation of the OpenAPI document must be one it declares (status, media type, JSON
+ * body matching the schema: test/helpers/openapi-validator.ts), and the server must still be
+ * serving afterwards. `PLAZA_FUZZ_SEED` and `PLAZA_FUZZ_REQUESTS` replay or
  * extend a run.
  */
 import http from 'node:http'
@@ -16,6 +18,7 @@ import { rootRoutes, utilityRoutes } from '../../src/server/rest/utility.js'
 import { startFakeUpstream } from '../chat/fake-upstream.js'
 import { startFakeProviders } from '../providers/fake-providers.js'
 import { AUDD_KEY, LENS_KEY, startFakeSearch } from '../search/fake-search.js'
+import { createOpenApiValidator, type OpenApiValidator } from '../helpers/openapi-validator.js'
 import { registerUser, startTestServer, type TestServer } from '../helpers/server.js'
 import { solidImage } from '../uploads/fixtures.js'
 
@@ -210,7 +213,7 @@ function checkAnswer(sent: Sent, status: number, type: string, text: string): st
   return null
 }
 
-async function fire(server: TestServer, rng: Rng, targets: Target[], tokens: string[], ids: number[], png: Buffer): Promise<{ sent: Sent; problem: string | null }> {
+async function fire(server: TestServer, rng: Rng, targets: Target[], tokens: string[], ids: number[], png: Buffer, contract: OpenApiValidator): Promise<{ sent: Sent; problem: string | null }> {
   const target = rng.pick(targets)
   const method = rng.chance(0.85) ? target.method : rng.pick(['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'TRACE'])
   let path = target.path.replace(/:(\w+)\??/g, () => randomParam(rng, ids))
@@ -246,7 +249,8 @@ async function fire(server: TestServer, rng: Rng, targets: Target[], tokens: str
   try {
     const answer = await send(server.url + path, method, headers, body)
     statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1)
-    return { sent, problem: checkAnswer(sent, answer.status, answer.type, answer.text) }
+    const problem = checkAnswer(sent, answer.status, answer.type, answer.text)
+    return { sent, problem: problem ?? contract.check({ method, path, status: answer.status, contentType: answer.type, body: answer.text }).problem }
   } catch (error) {
     // The server may close a connection after refusing a body it did not read; a reset is not an answer to check.
     const code = (error as NodeJS.ErrnoException).code
@@ -326,6 +330,7 @@ test(`fuzz: ${REQUESTS} seeded requests over every route: no 5xx, no answer outs
     // Premium, so that POST /api/agent runs (against the fake upstream) rather than only refusing.
     const gateway = await (await server.services.gatewayAccess()).createKey({ name: 'fuzz', rpm: 1_000_000, premium: true })
     const png = await solidImage(8, 8, 'png')
+    const contract = createOpenApiValidator((await server.request('GET', '/api/openapi.json')).body)
 
     const targets: Target[] = [
       ...targetsOf('/api/mobile', mobileRoutes),
@@ -377,12 +382,16 @@ test(`fuzz: ${REQUESTS} seeded requests over every route: no 5xx, no answer outs
       Array.from({ length: CONCURRENCY }, async () => {
         while (done < REQUESTS) {
           done++
-          const { problem } = await fire(server, rng, targets, [alice.token, bob.token, gateway.key], ids, png)
+          const { problem } = await fire(server, rng, targets, [alice.token, bob.token, gateway.key], ids, png, contract)
           if (problem) problems.push(problem)
         }
       }),
     )
-    if (process.env.PLAZA_FUZZ_VERBOSE) console.log([...statuses].sort((a, b) => String(a[0]).localeCompare(String(b[0]))))
+    if (process.env.PLAZA_FUZZ_VERBOSE) {
+      console.log([...statuses].sort((a, b) => String(a[0]).localeCompare(String(b[0]))))
+      // Every kind of problem once (the assertion shows the first ten).
+      console.log([...new Set(problems.map((problem) => problem.replace(/^(\S+ )\S+( -> \d+: .{0,60}).*$/, '$1$2')))].join('\n'))
+    }
     assert.equal(problems.slice(0, 10), [], `seed ${SEED}: ${problems.length} problems`)
     const health = await server.request('GET', '/health')
     assert.is(health.status, 200)
