@@ -35,13 +35,13 @@ export const GENERIC_ERROR_MESSAGE = 'Internal server error'
  */
 export type ErrorCases = Readonly<Partial<Record<number, string>>>
 
-/** Several sources' cases as one; a status two sources share says both whens. */
+/** Several sources' cases as one; a status two sources share says both whens, a line each. */
 export function errorCases(...sources: Array<ErrorCases | undefined>): ErrorCases {
   const merged: Record<number, string> = {}
   for (const source of sources) {
     for (const [status, when] of Object.entries(source ?? {})) {
       const held = merged[Number(status)]
-      merged[Number(status)] = held && !held.split('; ').includes(when!) ? `${held}; ${when}` : when!
+      merged[Number(status)] = held && !held.split('\n').includes(when!) ? `${held}\n${when}` : when!
     }
   }
   return merged
@@ -77,13 +77,23 @@ export class RateLimitedError extends TRPCError {
   }
 }
 
-/** Reads zod issues as one sentence a client developer can act on: `field: problem; field: problem`. */
+/** True when `message` names `field` as a word of its own (`Unknown fontFamily "x"`, `backgroundColor: cannot read`). */
+function names(message: string, field: string): boolean {
+  return new RegExp(`(?:^|[^\\w.])${field.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w])`).test(message)
+}
+
+/**
+ * Reads zod issues as one sentence a client developer can act on: `field: problem; field: problem`.
+ * A message that starts with its field, or names a top-level field anywhere, is kept as it is (no
+ * `fontFamily: Unknown fontFamily "x"`); a nested field's path is kept for where it is.
+ */
 export function describeZodError(error: ZodError): string {
   return error.issues
     .map((issue) => {
       const field = issue.path.join('.')
       const last = String(issue.path[issue.path.length - 1] ?? '')
-      if (!field || issue.message.startsWith(last + ' ')) return issue.message
+      const named = issue.message.startsWith(last + ' ') || issue.message.startsWith(last + ':') || (issue.path.length === 1 && names(issue.message, last))
+      if (!field || named) return issue.message
       return `${field}: ${issue.message}`
     })
     .join('; ')
