@@ -15,11 +15,9 @@ import { appRouter } from '../../src/server/router.js'
 import type { Route } from '../../src/server/rest/adapter.js'
 import { mobileRoutes } from '../../src/server/rest/mobile.js'
 import { rootRoutes, utilityRoutes } from '../../src/server/rest/utility.js'
-import { startFakeUpstream } from '../chat/fake-upstream.js'
-import { startFakeProviders } from '../providers/fake-providers.js'
-import { AUDD_KEY, LENS_KEY, startFakeSearch } from '../search/fake-search.js'
 import { createOpenApiValidator, type OpenApiValidator } from '../helpers/openapi-validator.js'
 import { registerUser, startTestServer, type TestServer } from '../helpers/server.js'
+import { startStandIns } from '../helpers/stand-ins.js'
 import { solidImage } from '../uploads/fixtures.js'
 
 const SEED = Number(process.env.PLAZA_FUZZ_SEED) || 20261123
@@ -286,35 +284,12 @@ const statuses = new Map<number | string, number>()
 const keepAlive = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY })
 
 test(`fuzz: ${REQUESTS} seeded requests over every route: no 5xx, no answer outside the envelope, server alive`, async () => {
-  const upstream = await startFakeUpstream()
-  // The provider-backed operations (images, background removal, weather) reach a loopback server speaking their protocols.
-  const providers = await startFakeProviders()
-  // The search-backed operations (web search, clips, lens, song recognition) reach a loopback server speaking theirs.
-  const search = await startFakeSearch()
+  // The provider-backed operations (chat, images, weather, speech, search) reach loopback servers speaking their protocols.
+  const standIns = await startStandIns()
   // Programs the fuzz sends to /api/execute may spin: a tiny time limit, and a place for each of the fuzz's connections (and in the speech queue).
   // Renders get minutes, not 10 s: on a loaded machine a valid meme took longer, and its 503 is the budget's, not a fault the fuzz looks for.
   const server = await startTestServer({
-    env: { PLAZA_MAKER_TIMEOUT_MS: '120000', PLAZA_CODEIMAGE_TIMEOUT_MS: '120000', PLAZA_LLM_BASE_URL: `${upstream.url}/v1`, PLAZA_LLM_API_KEY: 'sk-fuzz', PLAZA_EXECUTE_JS_TIMEOUT_MS: '50', PLAZA_INFERENCE_BASE_URL: `${upstream.url}/v1`, PLAZA_EXECUTE_CONCURRENCY: String(CONCURRENCY), PLAZA_SPEECH_QUEUE: String(CONCURRENCY * 4),
-      PLAZA_IMAGES_BASE_URL: `${providers.url}/v1`,
-      PLAZA_REMOVEBG_BASE_URL: providers.url,
-      PLAZA_REMOVEBG_PROTOCOL: 'rembg',
-      PLAZA_WEATHER_BASE_URL: providers.url,
-      PLAZA_WEATHER_GEOCODING_URL: providers.url,
-      PLAZA_SPEECH_BASE_URL: `${providers.url}/v1`,
-      PLAZA_ELEVENLABS_BASE_URL: providers.url,
-      PLAZA_ELEVENLABS_API_KEY: 'xi-fuzz',
-      PLAZA_POLLY_BASE_URL: providers.url,
-      PLAZA_POLLY_REGION: 'eu-west-1',
-      PLAZA_POLLY_ACCESS_KEY_ID: 'AKIDFUZZ',
-      PLAZA_POLLY_SECRET_ACCESS_KEY: 'fuzz-secret',
-      PLAZA_AZURE_SPEECH_BASE_URL: providers.url,
-      PLAZA_SEARCH_BASE_URL: `${search.url}/searx`,
-      PLAZA_CLIPS_BASE_URL: `${search.url}/inv`,
-      PLAZA_LENS_BASE_URL: `${search.url}/serp`,
-      PLAZA_LENS_API_KEY: LENS_KEY,
-      PLAZA_AUDD_BASE_URL: `${search.url}/audd`,
-      PLAZA_AUDD_API_KEY: AUDD_KEY,
-    },
+    env: { ...standIns.env, PLAZA_MAKER_TIMEOUT_MS: '120000', PLAZA_CODEIMAGE_TIMEOUT_MS: '120000', PLAZA_EXECUTE_JS_TIMEOUT_MS: '50', PLAZA_EXECUTE_CONCURRENCY: String(CONCURRENCY), PLAZA_SPEECH_QUEUE: String(CONCURRENCY * 4) },
   })
   try {
     const alice = await registerUser(server)
@@ -342,9 +317,9 @@ test(`fuzz: ${REQUESTS} seeded requests over every route: no 5xx, no answer outs
       // POST /reports (also in mobileRoutes) a second time, so the seeded run sends it twice as often.
       { method: 'POST', path: '/api/mobile/reports', kind: 'rest' },
       { method: 'GET', path: '/health', kind: 'rest' },
-      // The reference page and one of its files (the table's `/docs/:asset?` becomes a random, unknown asset).
+      // The reference page and one of its files (the table's `/docs/:asset` becomes a random, unknown asset).
       { method: 'GET', path: '/docs', kind: 'page' },
-      { method: 'GET', path: '/docs/plaza-init.js', kind: 'page' },
+      { method: 'GET', path: '/docs/plaza-docs.js', kind: 'page' },
       { method: 'GET', path: '/uploads/posts/:name', kind: 'rest' },
       { method: 'GET', path: '/api/mobile/notifications/stream?last_event_id=:id', kind: 'rest' },
       { method: 'GET', path: '/nowhere/:x', kind: 'rest' },
@@ -401,9 +376,7 @@ test(`fuzz: ${REQUESTS} seeded requests over every route: no 5xx, no answer outs
     assert.is(detail.body.data.post.content, 'untouched')
   } finally {
     await server.close()
-    await upstream.close()
-    await providers.close()
-    await search.close()
+    await standIns.close()
   }
 })
 

@@ -7,6 +7,7 @@ import { createRequire } from 'node:module'
 import { GATEWAY_KEY_ERRORS } from '../../chat/errors.js'
 import { DATA_ERRORS, errorCases, type ErrorCases } from '../../errors.js'
 import type { Endpoint, TokenScheme } from './endpoints.js'
+import { exampleOf } from './examples.js'
 import { createSchemaCollector, type JsonSchema, type SchemaCollector } from './json-schema.js'
 import { TAG_DESCRIPTIONS } from './tags.js'
 
@@ -109,7 +110,7 @@ function errorResponses(endpoint: Endpoint, used: Record<string, JsonSchema>): R
   const statuses = [...new Set([...shared, ...Object.keys(own).map(Number)])].sort((a, b) => a - b)
   const responses: Record<string, JsonSchema> = {}
   for (const status of statuses) {
-    const whens = own[status]?.split('; ')
+    const whens = own[status]?.split('\n')
     if (!whens) {
       responses[status] = sharedError(status, endpoint.errorFormat, used)
       continue
@@ -192,22 +193,29 @@ function objectOf(schema: JsonSchema, schemas: SchemaCollector): { properties: R
 function requestOf(endpoint: Endpoint, schemas: SchemaCollector): { parameters: JsonSchema[]; requestBody?: JsonSchema } {
   const input = endpoint.input && schemas.toSchema(endpoint.input, 'input')
   const object = input ? objectOf(input, schemas) : null
+  // Each parameter and the body carry the operation's example (examples.ts), where it has one.
+  const example = (field: string, schema: JsonSchema, required: boolean) => {
+    const value = exampleOf(endpoint.operationId, field, schemas.resolve(schema), required)
+    return value === undefined ? {} : { example: value }
+  }
   const parameters: JsonSchema[] = endpoint.pathParams.map(({ name, field }) => {
     const schema = object?.properties[field] ?? { type: 'string' }
     // A segment the document renamed (two paths would be one template) says which id it carries.
-    return { name, in: 'path', required: true, ...(name !== field && { description: `The \`${field}\` (the path's other operations take another id in this segment)` }), schema }
+    const renamed = name !== field && { description: `The \`${field}\` (the path's other operations take another id in this segment)` }
+    return { name, in: 'path', required: true, ...renamed, schema, ...example(field, schema, true) }
   })
   const rest = Object.entries(object?.properties ?? {}).filter(([name]) => !endpoint.pathFields.includes(name))
   const required = (object?.required ?? []).filter((name) => !endpoint.pathFields.includes(name))
+  const queryParameters = () => rest.map(([name, schema]) => ({ name, in: 'query', required: required.includes(name), schema, ...example(name, schema, required.includes(name)) }))
   if (endpoint.multipart) {
     // The file is the form; what else the operation takes (an effect, a ratio) is in the query.
-    for (const [name, schema] of rest) parameters.push({ name, in: 'query', required: required.includes(name), schema })
+    parameters.push(...queryParameters())
     const form = { type: 'object', properties: { [endpoint.multipart]: { ...binary('application/octet-stream'), format: 'binary' } }, required: [endpoint.multipart] }
     return { parameters, requestBody: { required: true, content: { 'multipart/form-data': { schema: form } } } }
   }
   if (endpoint.inputIn === 'query') {
     if (input && !object) throw new Error(`${endpoint.method} ${endpoint.path}: a query input must be an object schema`)
-    for (const [name, schema] of rest) parameters.push({ name, in: 'query', required: required.includes(name), schema })
+    parameters.push(...queryParameters())
     return { parameters }
   }
   if (!input || (object && rest.length === 0)) return { parameters }
@@ -216,7 +224,9 @@ function requestOf(endpoint: Endpoint, schemas: SchemaCollector): { parameters: 
   if (Array.isArray(whole.required) && whole.required.length === 0) delete whole.required
   // The social API's bodies: an unknown field is ignored, but not an id (rest/adapter.ts, refuseIds).
   const schema = endpoint.enveloped ? { ...whole, description: [whole.description, SOCIAL_BODY].filter(Boolean).join('. ') } : whole
-  return { parameters, requestBody: { required: required.length > 0, content: { 'application/json': { schema } } } }
+  const body = Object.fromEntries(rest.flatMap(([name, field]) => Object.entries(example(name, field, required.includes(name))).map(([, value]) => [name, value])))
+  const media = { schema, ...(Object.keys(body).length > 0 && { example: body }) }
+  return { parameters, requestBody: { required: required.length > 0, content: { 'application/json': media } } }
 }
 
 /** The success answer's content, by what the endpoint answers. */
@@ -239,7 +249,9 @@ function successOf(endpoint: Endpoint, schemas: SchemaCollector): JsonSchema {
     case 'text':
       return { description: 'Plain text', content: { 'text/plain': { schema: { type: 'string' } } } }
     case 'html':
-      return { description: 'An HTML page (or one of its files)', content: { 'text/html': { schema: { type: 'string' } } } }
+      return { description: 'An HTML page', content: { 'text/html': { schema: { type: 'string' } } } }
+    case 'asset':
+      return { description: "A file of a page: its style sheet or its script", content: { 'text/css': { schema: { type: 'string' } }, 'text/javascript': { schema: { type: 'string' } } } }
     case 'event-stream':
       return { description: 'Server-Sent Events until the client leaves', content: { 'text/event-stream': { schema: { type: 'string' } } } }
     case 'redirect':
