@@ -63,7 +63,7 @@ export interface ProcedureRoute extends RouteBase {
 }
 
 /** What a handler answers on success, for the OpenAPI document (image and audio also as JSON on `Accept: application/json`). */
-export type AnswerKind = 'json' | 'image' | 'audio' | 'text' | 'html' | 'redirect' | 'event-stream'
+export type AnswerKind = 'json' | 'image' | 'audio' | 'text' | 'html' | 'asset' | 'redirect' | 'event-stream'
 
 /**
  * A handler reads the raw request, so the OpenAPI document cannot learn its input from a procedure:
