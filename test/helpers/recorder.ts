@@ -16,7 +16,7 @@ export interface RecordedAnswer {
   contentType: string
   /** The body as text when it is JSON and at most MAX_BODY bytes; else ''. */
   body: string
-  /** True when a JSON body was longer than MAX_BODY, or cut short (it is then not recorded). */
+  /** True when a JSON body was longer than MAX_BODY, or never finished (it is then not recorded). */
   truncated: boolean
   /** The test file that made the request. */
   file: string
@@ -51,12 +51,23 @@ export function recordAnswers(server: http.Server): void {
   server.prependListener('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
     const chunks: Buffer[] = []
     let size = 0
+    let answer: RecordedAnswer | undefined
     const keep = (chunk: unknown, encoding?: unknown) => {
       if (chunk === undefined || chunk === null || typeof chunk === 'function') return
       const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8')
       size += buffer.length
       if (size <= MAX_BODY) chunks.push(buffer)
     }
+    // The head is recorded when it is written (an event stream never finishes); the body when the answer does.
+    const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => http.ServerResponse
+    res.writeHead = ((...args: unknown[]) => {
+      const result = writeHead(...args)
+      const contentType = String(res.getHeader('content-type') ?? '')
+      const json = /json/i.test(contentType) && !/gzip|br|deflate/i.test(String(res.getHeader('content-encoding') ?? ''))
+      answer = { method: req.method ?? 'GET', path: req.url ?? '/', status: res.statusCode, contentType, body: '', truncated: json, file }
+      pending.push(answer)
+      return result
+    }) as typeof res.writeHead
     const write = res.write.bind(res) as (...args: unknown[]) => boolean
     const end = res.end.bind(res) as (...args: unknown[]) => http.ServerResponse
     res.write = ((...args: unknown[]) => {
@@ -67,24 +78,11 @@ export function recordAnswers(server: http.Server): void {
       keep(args[0], args[1])
       return end(...args)
     }) as typeof res.end
-    let done = false
-    const record = (finished: boolean) => {
-      if (done || !res.headersSent) return
-      done = true
-      const contentType = String(res.getHeader('content-type') ?? '')
-      const json = /json/i.test(contentType) && !/gzip|br|deflate/i.test(String(res.getHeader('content-encoding') ?? ''))
-      pending.push({
-        method: req.method ?? 'GET',
-        path: req.url ?? '/',
-        status: res.statusCode,
-        contentType,
-        body: json && finished && size <= MAX_BODY ? Buffer.concat(chunks).toString('utf8') : '',
-        truncated: json && (!finished || size > MAX_BODY),
-        file,
-      })
-    }
-    res.once('finish', () => record(true))
-    // An event stream (or a body cut short) ends with the connection: its status and type are the answer.
-    res.once('close', () => record(false))
+    // One listener, on `finish` (a response's `close` already has several).
+    res.once('finish', () => {
+      if (!answer?.truncated || size > MAX_BODY) return
+      answer.body = Buffer.concat(chunks).toString('utf8')
+      answer.truncated = false
+    })
   })
 }

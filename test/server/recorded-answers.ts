@@ -34,7 +34,7 @@ test("every answer the suite's test servers gave is declared by the OpenAPI docu
   const problems = new Map<string, { problem: string; files: Set<string>; count: number }>()
   const operations = new Set<string>()
   for (const answer of answers) {
-    const { operation, problem } = validator.check({ ...answer, body: answer.truncated ? '' : answer.body, contentType: answer.truncated ? '' : answer.contentType })
+    const { operation, problem } = validator.check({ ...answer, bodyUnknown: answer.truncated })
     if (operation) operations.add(operation)
     if (!problem) continue
     // One line per operation, status and kind of problem, however often the suite met it.

@@ -154,7 +154,7 @@ export const catalog: Operation[] = [
     input: catalogListInput,
     docs: 'docs/catalog.md',
   }),
-  defineOperation({ group: 'system', method: 'GET', path: '/api/stats', summary: 'Calls, errors, mean and p95 latency per operation, since start and all-time', backend: 'local', handle: handleStats, docs: 'docs/metrics.md' }),
+  defineOperation({ group: 'system', method: 'GET', path: '/api/stats', auth: 'metrics-token', errors: METRICS_ERRORS, summary: 'Calls, errors, mean and p95 latency per operation, since start and all-time', backend: 'local', handle: handleStats, docs: 'docs/metrics.md' }),
 
   // Tools
   defineOperation({

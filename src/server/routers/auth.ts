@@ -10,7 +10,7 @@ export const authRouter = router({
     .mutation(({ ctx, input }) => registerAccount(ctx.services.db, input, ctx.services.clock(), ctx.userAgent)),
 
   login: publicProcedure
-    .meta({ rateLimit: 'auth', errors: { 401: 'Wrong email (or username) or password' } })
+    .meta({ rateLimit: 'auth', errors: { 401: 'Wrong email (or username) or password', 403: 'The account is suspended' } })
     .input(loginInput)
     .mutation(({ ctx, input }) => logIn(ctx.services.db, input, ctx.services.clock(), ctx.userAgent)),
 
