@@ -42,7 +42,7 @@ import { weatherInput } from '../../shared/schemas/weather.js'
 import { handleWeather } from './weather/http.js'
 import { imageGenerationsInput, imageSourceInput, imagineInput } from '../../shared/schemas/images.js'
 import { handleImageGenerations, handleImagine, handleRemoveBg, handleToAnime, handleZombie } from './images/http.js'
-import { docsAssetInput, handleDocsAsset, handleDocsPage } from './system/docs-page.js'
+import { docsPageInput, handleDocsPage } from './system/docs-page.js'
 import { handleListOperations } from './system/list.js'
 import { handleMetricsJson, handleMetricsText } from './system/metrics.js'
 import { handleOpenApi } from './system/openapi.js'
@@ -136,9 +136,19 @@ export function defineOperation(operation: Operation): Operation {
 export const catalog: Operation[] = [
   // system
   defineOperation({ group: 'system', method: 'GET', path: '/api/openapi.json', errors: { 304: 'Not modified: the document is the one whose ETag `If-None-Match` holds' }, summary: 'OpenAPI 3.1 document of every REST path (mobile and utility)', backend: 'local', handle: handleOpenApi, docs: 'docs/api-reference.md' }),
-  defineOperation({ group: 'system', method: 'GET', path: '/docs', summary: 'The API reference page: every operation, written on the server; its script adds "Try it"', backend: 'local', handle: handleDocsPage, answers: 'html', errors: { 304: 'Not modified: the page is the one whose ETag `If-None-Match` holds' }, docs: 'docs/api-reference.md' }),
-  // The page's own files (its style sheet and script), from a fixed list.
-  defineOperation({ group: 'system', method: 'GET', path: '/docs/:asset', summary: "A file of the reference page: its style sheet or script", backend: 'local', handle: handleDocsAsset, input: docsAssetInput, answers: 'asset', errors: { 304: 'Not modified: the file is the one whose ETag `If-None-Match` holds' }, docs: 'docs/api-reference.md' }),
+  // `:asset` serves the page's own files (its style sheet and script), from a fixed list.
+  defineOperation({
+    group: 'system',
+    method: 'GET',
+    path: '/docs/:asset?',
+    summary: 'Interactive API reference page',
+    backend: 'local',
+    handle: handleDocsPage,
+    input: docsPageInput,
+    answers: 'page',
+    errors: { 304: 'Not modified: the page (or file) is the one whose ETag `If-None-Match` holds' },
+    docs: 'docs/api-reference.md',
+  }),
   defineOperation({ group: 'system', method: 'GET', path: '/api/uptime', summary: 'Server uptime and start time', backend: 'local', handle: handleUptime, docs: 'docs/catalog.md' }),
   defineOperation({ group: 'system', method: 'GET', path: '/api/website', summary: 'Redirect to the website (PLAZA_WEBSITE_URL, default /docs)', backend: 'local', answers: 'redirect', handle: handleWebsite, docs: 'docs/catalog.md' }),
   defineOperation({ group: 'system', method: 'GET', path: '/api/metrics', auth: 'metrics-token', errors: METRICS_ERRORS, summary: 'Metrics report as JSON: requests, errors and latency per route, process and database figures', backend: 'local', handle: handleMetricsJson, docs: 'docs/metrics.md' }),

@@ -62,8 +62,12 @@ export interface ProcedureRoute extends RouteBase {
   deleteWithBody?: boolean
 }
 
-/** What a handler answers on success, for the OpenAPI document (image and audio also as JSON on `Accept: application/json`). */
-export type AnswerKind = 'json' | 'image' | 'audio' | 'text' | 'html' | 'asset' | 'redirect' | 'event-stream'
+/**
+ * What a handler answers on success, for the OpenAPI document (image and audio also as JSON on
+ * `Accept: application/json`). `page`: an HTML page at the bare path, its style sheet and script at
+ * the optional last segment (`/docs/:asset?`).
+ */
+export type AnswerKind = 'json' | 'image' | 'audio' | 'text' | 'html' | 'page' | 'redirect' | 'event-stream'
 
 /**
  * A handler reads the raw request, so the OpenAPI document cannot learn its input from a procedure:

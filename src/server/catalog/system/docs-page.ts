@@ -35,9 +35,12 @@ const ASSETS = {
 } as const
 type AssetName = keyof typeof ASSETS
 
-/** Path input of `GET /docs/:asset`: one of the page's two files. */
-export const docsAssetInput = z.object({
-  asset: z.enum(Object.keys(ASSETS) as [AssetName, ...AssetName[]]).describe("A file of the page: its style sheet or its script (which adds \"Try it\")"),
+/** Path input of `GET /docs/:asset?`: the page itself, or one of its two files. */
+export const docsPageInput = z.object({
+  asset: z
+    .enum(Object.keys(ASSETS) as [AssetName, ...AssetName[]])
+    .optional()
+    .describe('A file of the page: its style sheet or its script (which adds "Try it"); omitted for the page'),
 })
 
 /** Files are linked with their content's hash, so a browser keeps them until they change. */
@@ -82,16 +85,15 @@ function send({ req, res }: Pick<Exchange, 'req' | 'res'>, served: Served, cache
   res.end(payload)
 }
 
-/** `GET /docs`: revalidated on every load (a 304 while the server has not changed). */
+/**
+ * `GET /docs`: the page, revalidated on every load (a 304 while the server has not changed).
+ * `GET /docs/{asset}`: its files, and nothing else of the server's.
+ */
 export async function handleDocsPage(exchange: Exchange): Promise<void> {
-  send(exchange, await pageOnce(), 'no-cache')
-}
-
-/** `GET /docs/{asset}`: the page's files, and nothing else of the server's. */
-export async function handleDocsAsset(exchange: Exchange): Promise<void> {
-  const input = docsAssetInput.safeParse(exchange.params)
+  const input = docsPageInput.safeParse(exchange.params)
   if (!input.success) throw new TRPCError({ code: 'NOT_FOUND', message: `Not found: /docs/${exchange.params.asset}` })
   const name = input.data.asset
+  if (!name) return send(exchange, await pageOnce(), 'no-cache')
   assets ??= new Map()
   if (!assets.has(name)) assets.set(name, serve(ASSETS[name].type, ASSETS[name].text))
   send(exchange, await assets.get(name)!, 'public, max-age=31536000, immutable')

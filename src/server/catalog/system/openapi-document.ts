@@ -250,8 +250,10 @@ function successOf(endpoint: Endpoint, schemas: SchemaCollector): JsonSchema {
       return { description: 'Plain text', content: { 'text/plain': { schema: { type: 'string' } } } }
     case 'html':
       return { description: 'An HTML page', content: { 'text/html': { schema: { type: 'string' } } } }
-    case 'asset':
-      return { description: "A file of a page: its style sheet or its script", content: { 'text/css': { schema: { type: 'string' } }, 'text/javascript': { schema: { type: 'string' } } } }
+    case 'page':
+      return endpoint.pathParams.length === 0
+        ? { description: 'An HTML page', content: { 'text/html': { schema: { type: 'string' } } } }
+        : { description: "A file of the page: its style sheet or its script", content: { 'text/css': { schema: { type: 'string' } }, 'text/javascript': { schema: { type: 'string' } } } }
     case 'event-stream':
       return { description: 'Server-Sent Events until the client leaves', content: { 'text/event-stream': { schema: { type: 'string' } } } }
     case 'redirect':
