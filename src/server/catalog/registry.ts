@@ -136,7 +136,7 @@ export function defineOperation(operation: Operation): Operation {
 export const catalog: Operation[] = [
   // system
   defineOperation({ group: 'system', method: 'GET', path: '/api/openapi.json', errors: { 304: 'Not modified: the document is the one whose ETag `If-None-Match` holds' }, summary: 'OpenAPI 3.1 document of every REST path (mobile and utility)', backend: 'local', handle: handleOpenApi, docs: 'docs/api-reference.md' }),
-  // `:asset` serves the page's own files (its style sheet and script), from a fixed list.
+  // `:asset` serves the page's script, from a fixed list.
   defineOperation({
     group: 'system',
     method: 'GET',

@@ -64,8 +64,8 @@ export interface ProcedureRoute extends RouteBase {
 
 /**
  * What a handler answers on success, for the OpenAPI document (image and audio also as JSON on
- * `Accept: application/json`). `page`: an HTML page at the bare path, its style sheet and script at
- * the optional last segment (`/docs/:asset?`).
+ * `Accept: application/json`). `page`: an HTML page at the bare path, its script at the optional
+ * last segment (`/docs/:asset?`).
  */
 export type AnswerKind = 'json' | 'image' | 'audio' | 'text' | 'html' | 'page' | 'redirect' | 'event-stream'
 

@@ -1,5 +1,5 @@
 /**
- * The reference page's two files: its style sheet, and its script, which adds "Try it" to each
+ * The reference page's style sheet (written into the page) and its script, which adds "Try it" to each
  * operation the server has already written out (docs-html.ts). The script reads the operation's
  * parameters and example from /api/openapi.json, sends the request to this server and shows the
  * answer: JSON or text, an image, audio, or a stream as it arrives. Tokens typed in stay in the
@@ -17,7 +17,8 @@ a { color: var(--accent); text-decoration: none; } a:hover { text-decoration: un
 main { margin-left: 300px; padding: 8px 32px 64px; max-width: 1200px; }
 @media (max-width: 900px) { #toc { position: static; width: auto; max-height: 40vh; border-right: 0; border-bottom: 1px solid var(--line); } main { margin-left: 0; padding: 8px 14px; } }
 h2 { margin: 40px 0 4px; padding-top: 8px; border-top: 2px solid var(--line); }
-.op { margin: 18px 0; padding: 10px 14px; border: 1px solid var(--line); border-radius: 8px; }
+.op { margin: 18px 0; padding: 10px 14px; border: 1px solid var(--line); border-radius: 8px; content-visibility: auto; contain-intrinsic-size: auto 640px; }
+.schema { content-visibility: auto; contain-intrinsic-size: auto 240px; }
 .op-head { margin: 0; font-size: 16px; display: flex; flex-wrap: wrap; align-items: center; gap: 8px; }
 .summary { margin: 4px 0 8px; }
 .m { display: inline-block; min-width: 58px; padding: 1px 6px; border-radius: 4px; color: #fff; font: 600 12px/1.6 ui-monospace, monospace; text-align: center; }

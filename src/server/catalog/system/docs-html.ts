@@ -122,7 +122,7 @@ function responsesOf(operation: Json, components: Record<string, Json>): string 
 
 const slug = (text: string) => text.toLowerCase().replace(/[^a-z0-9]+/g, '-')
 
-/** The whole page; `assets` names the style sheet and script with their versions. */
+/** The whole page: `style` is its style sheet (written into the page), `script` the address of its script. */
 export function renderDocsPage(document: OpenApiDocument, assets: { style: string; script: string }): string {
   const doc = document as Json
   const schemas = (doc.components?.schemas ?? {}) as Record<string, JsonSchema>
@@ -176,7 +176,7 @@ ${parametersOf(operation)}${bodyOf(operation, schemas)}${responsesOf(operation, 
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(doc.info.title)} API reference</title>
-<link rel="stylesheet" href="${assets.style}">
+<style>${assets.style}</style>
 <script src="${assets.script}" defer></script>
 </head>
 <body>

@@ -1,8 +1,9 @@
 /**
  * GET /docs: the API reference, written on the server from the OpenAPI document (docs-html.ts), so
- * it reads at once, script or no script; GET /docs/{asset} serves its style sheet and the script that
- * adds "Try it" (docs-assets.ts). Both come from this server only: the page's
- * Content-Security-Policy allows nothing else, so no request leaves the machine.
+ * it reads at once, script or no script; its style sheet is in the page (allowed by its hash: no
+ * request holds up the first paint), and GET /docs/{asset} serves the script that adds "Try it"
+ * (docs-assets.ts). The page's Content-Security-Policy allows nothing but this server, so no
+ * request leaves the machine.
  */
 import { createHash } from 'node:crypto'
 import { promisify } from 'node:util'
@@ -30,17 +31,16 @@ const serve = async (type: string, text: string): Promise<Served> => {
 }
 
 const ASSETS = {
-  'plaza-docs.css': { type: 'text/css; charset=utf-8', text: DOCS_STYLE },
   'plaza-docs.js': { type: 'text/javascript; charset=utf-8', text: DOCS_SCRIPT },
 } as const
 type AssetName = keyof typeof ASSETS
 
-/** Path input of `GET /docs/:asset?`: the page itself, or one of its two files. */
+/** Path input of `GET /docs/:asset?`: the page itself, or its script. */
 export const docsPageInput = z.object({
   asset: z
     .enum(Object.keys(ASSETS) as [AssetName, ...AssetName[]])
     .optional()
-    .describe('A file of the page: its style sheet or its script (which adds "Try it"); omitted for the page'),
+    .describe('A file of the page: its script, which adds "Try it"; omitted for the page'),
 })
 
 /** Files are linked with their content's hash, so a browser keeps them until they change. */
@@ -51,17 +51,20 @@ let page: Promise<Served> | undefined
 
 /** Written (and gzipped) once per process, on first request: the document does not change while the server runs. */
 function pageOnce(): Promise<Served> {
-  page ??= openApiDocument().then(({ document }) => serve('text/html; charset=utf-8', renderDocsPage(document, { style: assetUrl('plaza-docs.css'), script: assetUrl('plaza-docs.js') })))
+  page ??= openApiDocument().then(({ document }) => serve('text/html; charset=utf-8', renderDocsPage(document, { style: DOCS_STYLE, script: assetUrl('plaza-docs.js') })))
   page.catch(() => (page = undefined))
   return page
 }
 
-/** Only this server, for everything: the script and the style sheet are files; images and audio of "Try it" are blobs. */
+/**
+ * Only this server, for everything: the script is a file, the one inline style sheet is allowed by
+ * its hash (no other inline style runs); images and audio shown by "Try it" are blobs.
+ */
 const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
   "img-src 'self' data: blob:",
   "media-src 'self' blob:",
-  "style-src 'self'",
+  `style-src 'sha256-${createHash('sha256').update(DOCS_STYLE).digest('base64')}'`,
   "object-src 'none'",
   "base-uri 'none'",
   "form-action 'none'",

@@ -253,7 +253,7 @@ function successOf(endpoint: Endpoint, schemas: SchemaCollector): JsonSchema {
     case 'page':
       return endpoint.pathParams.length === 0
         ? { description: 'An HTML page', content: { 'text/html': { schema: { type: 'string' } } } }
-        : { description: "A file of the page: its style sheet or its script", content: { 'text/css': { schema: { type: 'string' } }, 'text/javascript': { schema: { type: 'string' } } } }
+        : { description: 'A file of the page (its script)', content: { 'text/javascript': { schema: { type: 'string' } } } }
     case 'event-stream':
       return { description: 'Server-Sent Events until the client leaves', content: { 'text/event-stream': { schema: { type: 'string' } } } }
     case 'redirect':
