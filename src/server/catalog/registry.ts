@@ -190,6 +190,7 @@ export const catalog: Operation[] = [
     input: storeFileInput,
     multipart: 'file',
     answers: 'json',
+    errors: IMAGE_FORM_ERRORS,
     docs: 'docs/catalog.md',
   }),
   defineOperation({

@@ -44,6 +44,7 @@ const SHARED_ERRORS: Record<number, [name: string, description: string]> = {
   429: ['TooManyRequests', 'Past the rate limit; `Retry-After` says when to come back'],
   431: ['HeadersTooLarge', "The request's URL and headers are larger than the server reads (16 KiB); the connection is closed"],
   500: ['InternalError', 'An unexpected failure (a bug; the details are in the server log only)'],
+  503: ['ServiceUnavailable', 'The server is restarting after an update (this process failed to load part of its code); `Retry-After` says when to try again'],
 }
 
 /** Headers some error answers carry. */
@@ -96,8 +97,8 @@ function tokenErrors(endpoint: Endpoint): { shared: number[]; own: ErrorCases } 
 function errorResponses(endpoint: Endpoint, used: Record<string, JsonSchema>): Record<string, JsonSchema> {
   // Every method but GET and a plain DELETE reads a body, which can be malformed or too large.
   const readsBody = endpoint.inputIn === 'body'
-  // Any request can arrive too slowly or with too large headers, and any can fail unexpectedly.
-  const shared = new Set([405, 408, 431, 500])
+  // Any request can arrive too slowly or with too large headers, fail unexpectedly, or meet a process being replaced.
+  const shared = new Set([405, 408, 431, 500, 503])
   if (endpoint.input || readsBody || endpoint.pathParams.length > 0) shared.add(400)
   if (endpoint.pathParams.length > 0) shared.add(404)
   if (readsBody) shared.add(413)
