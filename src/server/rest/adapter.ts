@@ -67,7 +67,7 @@ export interface ProcedureRoute extends RouteBase {
  * `Accept: application/json`). `page`: an HTML page at the bare path, its script at the optional
  * last segment (`/docs/:asset?`).
  */
-export type AnswerKind = 'json' | 'image' | 'audio' | 'text' | 'html' | 'page' | 'redirect' | 'event-stream'
+export type AnswerKind = 'json' | 'image' | 'audio' | 'text' | 'page' | 'redirect' | 'event-stream'
 
 /**
  * A handler reads the raw request, so the OpenAPI document cannot learn its input from a procedure:

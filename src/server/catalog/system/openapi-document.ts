@@ -249,8 +249,6 @@ function successOf(endpoint: Endpoint, schemas: SchemaCollector): JsonSchema {
       return storedOrBytes('audio/*', 'audio')
     case 'text':
       return { description: 'Plain text', content: { 'text/plain': { schema: { type: 'string' } } } }
-    case 'html':
-      return { description: 'An HTML page', content: { 'text/html': { schema: { type: 'string' } } } }
     case 'page':
       return endpoint.pathParams.length === 0
         ? { description: 'An HTML page', content: { 'text/html': { schema: { type: 'string' } } } }
