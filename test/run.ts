@@ -5,14 +5,17 @@
  * largest first), so the long files start early and the short ones fill in behind them; a file's
  * output is printed whole when it ends, with its wall time and the CPU it used (its threads and
  * the processes it waited for). `PLAZA_TEST_RECORD=1` writes this run's costs to test/costs.json.
- * Closes with one `N passed, N failed` line and exits non-zero when any test failed or no test
- * ran. `--one FILE` is the child's mode.
+ * The answers the files' test servers gave are recorded (test/helpers/recorder.ts) and, once every
+ * file has run, checked against the OpenAPI document by test/server/recorded-answers.ts, counted
+ * like a file of its own. Closes with one `N passed, N failed` line and exits non-zero when any
+ * test failed or no test ran. `--one FILE` is the child's mode.
  *
  * Password hashes cost 2^10 rather than 2^15 here (`PLAZA_PASSWORD_COST=10` unless set): the
  * same scrypt, a 32nd of the work; test/server/auth.test.ts checks the production default.
  */
 import { spawn } from 'node:child_process'
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { parse } from 'uvu/parse'
 import { run } from 'uvu/run'
@@ -72,9 +75,16 @@ function runChild(file: string): Promise<{ output: string; code: number | null }
   })
 }
 
+/** Checks the recorded answers after the files have run (not a `*.test.ts`, so never picked as one). */
+const RECORDED_CHECK = path.resolve('test/server/recorded-answers.ts')
+
 async function main() {
   const args = process.argv.slice(2)
   if (args[0] === '--one') return runOne(args[1])
+  // The children's answers, for the contract check; a directory named by the caller is kept.
+  const ownAnswersDir = !process.env.PLAZA_TEST_ANSWERS_DIR
+  process.env.PLAZA_TEST_ANSWERS_DIR ??= mkdtempSync(path.join(tmpdir(), 'plaza-answers-'))
+  const answersDir = process.env.PLAZA_TEST_ANSWERS_DIR
   const root = path.resolve('test')
   const costs = readCosts()
   const known = (file: string) => costs[path.relative(root, file)]?.wall
@@ -88,24 +98,27 @@ async function main() {
   let skipped = 0
   const queue = [...files]
   const started = Date.now()
+  const runFile = async (file: string) => {
+    const t0 = Date.now()
+    const { output, code } = await runChild(file)
+    const wall = (Date.now() - t0) / 1000
+    const cpu = Number(CPU_MARK.exec(output)?.[1] ?? 0)
+    measured[path.relative(root, file)] = { wall: Math.round(wall * 10) / 10, cpu }
+    const result = counts(output)
+    // A file that crashed before uvu printed its totals counts as one failure.
+    const crashed = code !== 0 || result.total === 0
+    passed += result.passed
+    skipped += result.skipped
+    failed += result.total - result.passed - result.skipped + (crashed && result.total === result.passed ? 1 : 0)
+    process.stdout.write(`\n[${path.relative(root, file)}, ${wall.toFixed(1)} s, cpu ${cpu.toFixed(1)} s]\n${output.replace(/\n\s*Total:[\s\S]*$/, '')}\n`)
+  }
   await Promise.all(
     Array.from({ length: Math.min(jobs, files.length) }, async () => {
-      for (let file = queue.shift(); file; file = queue.shift()) {
-        const t0 = Date.now()
-        const { output, code } = await runChild(file)
-        const wall = (Date.now() - t0) / 1000
-        const cpu = Number(CPU_MARK.exec(output)?.[1] ?? 0)
-        measured[path.relative(root, file)] = { wall: Math.round(wall * 10) / 10, cpu }
-        const result = counts(output)
-        // A file that crashed before uvu printed its totals counts as one failure.
-        const crashed = code !== 0 || result.total === 0
-        passed += result.passed
-        skipped += result.skipped
-        failed += result.total - result.passed - result.skipped + (crashed && result.total === result.passed ? 1 : 0)
-        process.stdout.write(`\n[${path.relative(root, file)}, ${wall.toFixed(1)} s, cpu ${cpu.toFixed(1)} s]\n${output.replace(/\n\s*Total:[\s\S]*$/, '')}\n`)
-      }
+      for (let file = queue.shift(); file; file = queue.shift()) await runFile(file)
     }),
   )
+  if (readdirSync(answersDir).length > 0) await runFile(RECORDED_CHECK)
+  if (ownAnswersDir) rmSync(answersDir, { recursive: true, force: true })
   const cpu = Object.values(measured).reduce((sum, cost) => sum + cost.cpu, 0)
   console.log(`\n${files.length} files in ${((Date.now() - started) / 1000).toFixed(1)} s, ${cpu.toFixed(0)} s of CPU`)
   if (process.env.PLAZA_TEST_RECORD === '1') {

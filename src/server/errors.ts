@@ -26,6 +26,51 @@ export const HTTP_STATUS: Record<string, number> = {
 
 export const GENERIC_ERROR_MESSAGE = 'Internal server error'
 
+/**
+ * Error statuses an operation can answer beyond those its shape implies (a body, a token, a path
+ * parameter: catalog/system/openapi-document.ts derives those), each with when it happens. Declared
+ * next to the code that throws them (`FETCH_ERRORS` in fetch-guard.ts, `PROVIDER_ERRORS`, ...), and
+ * named by the procedures (`.meta({ errors })`) and routes that can reach that code: the OpenAPI
+ * document lists them, and the suite fails on an answer whose status it does not list.
+ */
+export type ErrorCases = Readonly<Partial<Record<number, string>>>
+
+/** Several sources' cases as one; a status two sources share says both whens, a line each. */
+export function errorCases(...sources: Array<ErrorCases | undefined>): ErrorCases {
+  const merged: Record<number, string> = {}
+  for (const source of sources) {
+    for (const [status, when] of Object.entries(source ?? {})) {
+      const held = merged[Number(status)]
+      merged[Number(status)] = held && !held.split('\n').includes(when!) ? `${held}\n${when}` : when!
+    }
+  }
+  return merged
+}
+
+/**
+ * Paths whose errors are OpenAI's `{error: {message, type, code, param}}` rather than the envelope,
+ * so that OpenAI's client libraries read them: the OpenAI-compatible API (`/api/v1/...`) and the
+ * second upstream's (`/api/inference/...`).
+ */
+export function isOpenAiPath(path: string): boolean {
+  return /^\/api\/(?:v1|inference)\//.test(path)
+}
+
+/** OpenAI's error `type` and `code` by status, for errors that carry no gateway code of their own. */
+export const OPENAI_ERROR_TYPES: Record<number, [type: string, code: string]> = {
+  400: ['invalid_request_error', 'invalid_request'],
+  404: ['invalid_request_error', 'not_found'],
+  405: ['invalid_request_error', 'method_not_allowed'],
+  413: ['invalid_request_error', 'request_too_large'],
+  415: ['invalid_request_error', 'unsupported_media_type'],
+  429: ['rate_limit_error', 'rate_limit_exceeded'],
+}
+
+/** toPublicError's 503s: any request that reaches the database (a rate-limit count, a session) or file storage. */
+export const DATA_ERRORS: ErrorCases = {
+  503: 'The database is busy or the file storage is unreachable; `Retry-After` says when to try again',
+}
+
 /** A rate-limit refusal; carries the seconds for `Retry-After`. */
 export class RateLimitedError extends TRPCError {
   constructor(readonly retryAfter: number) {
@@ -33,13 +78,23 @@ export class RateLimitedError extends TRPCError {
   }
 }
 
-/** Reads zod issues as one sentence a client developer can act on: `field: problem; field: problem`. */
+/** True when `message` names `field` as a word of its own (`Unknown fontFamily "x"`, `backgroundColor: cannot read`). */
+function names(message: string, field: string): boolean {
+  return new RegExp(`(?:^|[^\\w.])${field.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w])`).test(message)
+}
+
+/**
+ * Reads zod issues as one sentence a client developer can act on: `field: problem; field: problem`.
+ * A message that starts with its field, or names a top-level field anywhere, is kept as it is (no
+ * `fontFamily: Unknown fontFamily "x"`); a nested field's path is kept for where it is.
+ */
 export function describeZodError(error: ZodError): string {
   return error.issues
     .map((issue) => {
       const field = issue.path.join('.')
       const last = String(issue.path[issue.path.length - 1] ?? '')
-      if (!field || issue.message.startsWith(last + ' ')) return issue.message
+      const named = issue.message.startsWith(last + ' ') || issue.message.startsWith(last + ':') || (issue.path.length === 1 && names(issue.message, last))
+      if (!field || named) return issue.message
       return `${field}: ${issue.message}`
     })
     .join('; ')

@@ -11,10 +11,22 @@ import { lookup as dnsLookup } from 'node:dns/promises'
 import { BlockList, isIP, type LookupFunction } from 'node:net'
 import { TRPCError } from '@trpc/server'
 import type { Agent } from 'undici'
+import type { ErrorCases } from './errors.js'
 
 export const FETCH_MAX_BYTES = 10 * 1024 * 1024
 export const FETCH_TIMEOUT_MS = 10_000
 export const FETCH_MAX_REDIRECTS = 5
+
+/** What a guarded fetch of a user-given URL can answer (ErrorCases in errors.ts). */
+export const FETCH_ERRORS: ErrorCases = {
+  400: 'The URL is not http(s), or names an address that is not public',
+  413: 'The file at the URL is larger than the operation takes',
+  422: 'The URL could not be fetched: its host does not resolve, its server answered an error, or it redirects too often',
+  504: "The URL's server did not send the file in time",
+}
+
+/** What checking a user-given URL without fetching it (checkPublicUrl) can answer. */
+export const URL_CHECK_ERRORS: ErrorCases = { 400: FETCH_ERRORS[400], 422: 'The URL\'s host does not resolve' }
 
 export interface GuardedFetchOptions {
   /** The query or body field the URL came from, named in every refusal. */

@@ -1,6 +1,6 @@
 import { initTRPC, TRPCError } from '@trpc/server'
 import { assertNotSuspended, type AuthUser } from './auth/sessions.js'
-import { RateLimitedError, toPublicError } from './errors.js'
+import { RateLimitedError, toPublicError, type ErrorCases } from './errors.js'
 import type { RateLimitClass } from './rate-limit.js'
 import type { Services } from './services.js'
 
@@ -22,6 +22,8 @@ export interface Meta {
   rateLimit?: RateLimitClass
   /** Set by the base procedures below, so the OpenAPI document can tell which ones take a bearer token. */
   auth?: 'required' | 'optional'
+  /** Error statuses the procedure answers beyond those of its input, token and path (ErrorCases in errors.ts). */
+  errors?: ErrorCases
 }
 
 const t = initTRPC

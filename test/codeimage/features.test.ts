@@ -79,7 +79,8 @@ test('each bundled font draws the code differently; names are read loosely; unkn
   assert.not.ok(differs(spelled, images[CODE_FONTS.indexOf('fira-code')]))
   const bad = await post({ codeSnippet: 'x', fontFamily: 'Comic Sans' })
   assert.is(bad.status, 400)
-  assert.match(bad.body.message, /Unknown fontFamily "comic-sans"; bundled fonts: jetbrains-mono, fira-code/)
+  // The message names its field once (it used to read `fontFamily: Unknown fontFamily ...`).
+  assert.match(bad.body.message, /^Unknown fontFamily "comic-sans"; bundled fonts: jetbrains-mono, fira-code/)
 })
 
 test('ligatures apply where the font has them', () => {
@@ -158,7 +159,7 @@ test('backgroundColor: one colour fills the corners; two make the gradient; bad 
     assert.ok(near(gradient.pixel(gradient.width - 2, gradient.height - 2), hex('#0000ff'), 16), value)
   }
   for (const [body, message] of [
-    [{ backgroundColor: 'red' }, /backgroundColor: cannot read "red"/],
+    [{ backgroundColor: 'red' }, /^backgroundColor: cannot read "red"/],
     [{ backgroundColor: '#1,#2,#3' }, /backgroundColor: cannot read/],
     [{ backgroundColor: '#123456', background: false }, /background: false leaves out/],
   ] as const) {

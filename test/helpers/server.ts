@@ -7,6 +7,7 @@ import { silentLogger, type Logger } from '../../src/server/logger.js'
 import { createServices, type Clock, type Services } from '../../src/server/services.js'
 import { databaseEnvFor, forgetRemoteDatabase, recordRemoteDatabase } from './databases.js'
 import { startHranaServer, type HranaServer } from './hrana-server.js'
+import { recordAnswers } from './recorder.js'
 import { passwordCostEnv } from './suite-env.js'
 
 export { databaseEnvFor } from './databases.js'
@@ -92,6 +93,8 @@ export async function startTestServer(
   }
   if (databaseUrl) recordRemoteDatabase(dataDir, databaseUrl)
   const app = createApp(services)
+  // Under the test runner, every answer is kept and checked against the OpenAPI document after the run (recorder.ts).
+  recordAnswers(app.server)
   // Longer than any pause in a test: fetch may reuse an idle connection just as a 5 s server timeout closes it on a busy machine.
   app.server.keepAliveTimeout = 60_000
   const address = await app.listen(0, '127.0.0.1')

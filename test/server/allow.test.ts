@@ -22,8 +22,11 @@ test.after(async () => {
   await server.close()
 })
 
-/** node:http rather than fetch, which refuses methods such as TRACE. */
-function send(method: string, path: string, token?: string): Promise<{ status: number; allow: string | undefined; body: { status?: string; message?: string } }> {
+/**
+ * node:http rather than fetch, which refuses methods such as TRACE. The message is read from the
+ * envelope, or from OpenAI's `{error}` under the OpenAI-compatible paths (`openai` says which).
+ */
+function send(method: string, path: string, token?: string): Promise<{ status: number; allow: string | undefined; body: { status?: string; message?: string }; openai: boolean }> {
   return new Promise((resolve, reject) => {
     const headers = { 'content-type': 'application/json', 'content-length': 2, ...(token && { authorization: `Bearer ${token}` }) }
     const req = http.request(`${server.url}${path}`, { method, headers }, (res) => {
@@ -31,11 +34,12 @@ function send(method: string, path: string, token?: string): Promise<{ status: n
       res.setEncoding('utf8')
       res.on('data', (chunk) => (text += chunk))
       res.on('end', () => {
-        let body = {}
+        let body: { status?: string; message?: string; error?: { message?: string } } = {}
         try {
           body = JSON.parse(text)
         } catch {}
-        resolve({ status: res.statusCode!, allow: res.headers.allow, body })
+        const openai = typeof body.error?.message === 'string'
+        resolve({ status: res.statusCode!, allow: res.headers.allow, body: openai ? { message: body.error!.message } : body, openai })
       })
     })
     req.on('error', reject)
@@ -101,6 +105,8 @@ test('every path of the route tables: other methods (unknown ones included) are 
       assert.is(res.allow, allow, `${method} ${path}`)
       // An answer to HEAD has no body to read the message from.
       if (method !== 'HEAD') assert.is(res.body.message, `Method ${method} is not allowed here; use ${allow}`)
+      // In OpenAI's shape under the OpenAI-compatible paths, as every error there is (OpenAI's clients read it).
+      if (method !== 'HEAD') assert.is(res.openai, /^\/api\/(v1|inference)\//.test(path), `${method} ${path}: the error's shape`)
     }
     for (const method of methods) {
       // The route answers (a 400 for the empty body, 401 without a token, 404 for no user 7, ...), never "no such path" or "not this method".

@@ -2,8 +2,10 @@
  * A seeded, bounded fuzz run over every route of the route tables, every tRPC procedure, /uploads
  * and /health: random methods, path parameters (malformed escapes, traversal, huge numbers),
  * queries, JSON and non-JSON bodies, multipart forms (truncated ones too) and tokens. No answer may
- * be a 5xx or leave the envelope (tRPC's own error shape on /trpc, OpenAI's on /api/v1), and the
- * server must still be serving afterwards. `PLAZA_FUZZ_SEED` and `PLAZA_FUZZ_REQUESTS` replay or
+ * be a 5xx or leave the envelope (tRPC's own error shape on /trpc, OpenAI's on /api/v1), every
+ * answer to an operation of the OpenAPI document must be one it declares (status, media type, JSON
+ * body matching the schema: test/helpers/openapi-validator.ts), and the server must still be
+ * serving afterwards. `PLAZA_FUZZ_SEED` and `PLAZA_FUZZ_REQUESTS` replay or
  * extend a run.
  */
 import http from 'node:http'
@@ -13,10 +15,9 @@ import { appRouter } from '../../src/server/router.js'
 import type { Route } from '../../src/server/rest/adapter.js'
 import { mobileRoutes } from '../../src/server/rest/mobile.js'
 import { rootRoutes, utilityRoutes } from '../../src/server/rest/utility.js'
-import { startFakeUpstream } from '../chat/fake-upstream.js'
-import { startFakeProviders } from '../providers/fake-providers.js'
-import { AUDD_KEY, LENS_KEY, startFakeSearch } from '../search/fake-search.js'
+import { createOpenApiValidator, type OpenApiValidator } from '../helpers/openapi-validator.js'
 import { registerUser, startTestServer, type TestServer } from '../helpers/server.js'
+import { startStandIns } from '../helpers/stand-ins.js'
 import { solidImage } from '../uploads/fixtures.js'
 
 const SEED = Number(process.env.PLAZA_FUZZ_SEED) || 20261123
@@ -217,7 +218,7 @@ function checkAnswer(sent: Sent, status: number, type: string, text: string): st
   return null
 }
 
-async function fire(server: TestServer, rng: Rng, targets: Target[], tokens: string[], ids: number[], png: Buffer): Promise<{ sent: Sent; problem: string | null }> {
+async function fire(server: TestServer, rng: Rng, targets: Target[], tokens: string[], ids: number[], png: Buffer, contract: OpenApiValidator): Promise<{ sent: Sent; problem: string | null }> {
   const target = rng.pick(targets)
   const method = rng.chance(0.85) ? target.method : rng.pick(['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'TRACE'])
   let path = target.path.replace(/:(\w+)\??/g, () => randomParam(rng, ids))
@@ -253,7 +254,8 @@ async function fire(server: TestServer, rng: Rng, targets: Target[], tokens: str
   try {
     const answer = await send(server.url + path, method, headers, body)
     statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1)
-    return { sent, problem: checkAnswer(sent, answer.status, answer.type, answer.text) }
+    const problem = checkAnswer(sent, answer.status, answer.type, answer.text)
+    return { sent, problem: problem ?? contract.check({ method, path, status: answer.status, contentType: answer.type, body: answer.text }).problem }
   } catch (error) {
     // The server may close a connection after refusing a body it did not read; a reset is not an answer to check.
     const code = (error as NodeJS.ErrnoException).code
@@ -289,35 +291,12 @@ const statuses = new Map<number | string, number>()
 const keepAlive = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY })
 
 test(`fuzz: ${REQUESTS} seeded requests over every route: no 5xx, no answer outside the envelope, server alive`, async () => {
-  const upstream = await startFakeUpstream()
-  // The provider-backed operations (images, background removal, weather) reach a loopback server speaking their protocols.
-  const providers = await startFakeProviders()
-  // The search-backed operations (web search, clips, lens, song recognition) reach a loopback server speaking theirs.
-  const search = await startFakeSearch()
+  // The provider-backed operations (chat, images, weather, speech, search) reach loopback servers speaking their protocols.
+  const standIns = await startStandIns()
   // Programs the fuzz sends to /api/execute may spin: a tiny time limit, and a place for each of the fuzz's connections (and in the speech queue).
   // Renders get minutes, not 10 s: on a loaded machine a valid meme took longer, and its 503 is the budget's, not a fault the fuzz looks for.
   const server = await startTestServer({
-    env: { PLAZA_MAKER_TIMEOUT_MS: '120000', PLAZA_CODEIMAGE_TIMEOUT_MS: '120000', PLAZA_LLM_BASE_URL: `${upstream.url}/v1`, PLAZA_LLM_API_KEY: 'sk-fuzz', PLAZA_EXECUTE_JS_TIMEOUT_MS: '50', PLAZA_INFERENCE_BASE_URL: `${upstream.url}/v1`, PLAZA_EXECUTE_CONCURRENCY: String(CONCURRENCY), PLAZA_SPEECH_QUEUE: String(CONCURRENCY * 4),
-      PLAZA_IMAGES_BASE_URL: `${providers.url}/v1`,
-      PLAZA_REMOVEBG_BASE_URL: providers.url,
-      PLAZA_REMOVEBG_PROTOCOL: 'rembg',
-      PLAZA_WEATHER_BASE_URL: providers.url,
-      PLAZA_WEATHER_GEOCODING_URL: providers.url,
-      PLAZA_SPEECH_BASE_URL: `${providers.url}/v1`,
-      PLAZA_ELEVENLABS_BASE_URL: providers.url,
-      PLAZA_ELEVENLABS_API_KEY: 'xi-fuzz',
-      PLAZA_POLLY_BASE_URL: providers.url,
-      PLAZA_POLLY_REGION: 'eu-west-1',
-      PLAZA_POLLY_ACCESS_KEY_ID: 'AKIDFUZZ',
-      PLAZA_POLLY_SECRET_ACCESS_KEY: 'fuzz-secret',
-      PLAZA_AZURE_SPEECH_BASE_URL: providers.url,
-      PLAZA_SEARCH_BASE_URL: `${search.url}/searx`,
-      PLAZA_CLIPS_BASE_URL: `${search.url}/inv`,
-      PLAZA_LENS_BASE_URL: `${search.url}/serp`,
-      PLAZA_LENS_API_KEY: LENS_KEY,
-      PLAZA_AUDD_BASE_URL: `${search.url}/audd`,
-      PLAZA_AUDD_API_KEY: AUDD_KEY,
-    },
+    env: { ...standIns.env, PLAZA_MAKER_TIMEOUT_MS: '120000', PLAZA_CODEIMAGE_TIMEOUT_MS: '120000', PLAZA_EXECUTE_JS_TIMEOUT_MS: '50', PLAZA_EXECUTE_CONCURRENCY: String(CONCURRENCY), PLAZA_SPEECH_QUEUE: String(CONCURRENCY * 4) },
   })
   try {
     const alice = await registerUser(server)
@@ -333,6 +312,7 @@ test(`fuzz: ${REQUESTS} seeded requests over every route: no 5xx, no answer outs
     // Premium, so that POST /api/agent runs (against the fake upstream) rather than only refusing.
     const gateway = await (await server.services.gatewayAccess()).createKey({ name: 'fuzz', rpm: 1_000_000, premium: true })
     const png = await solidImage(8, 8, 'png')
+    const contract = createOpenApiValidator((await server.request('GET', '/api/openapi.json')).body)
 
     const targets: Target[] = [
       ...targetsOf('/api/mobile', mobileRoutes),
@@ -344,9 +324,9 @@ test(`fuzz: ${REQUESTS} seeded requests over every route: no 5xx, no answer outs
       // POST /reports (also in mobileRoutes) a second time, so the seeded run sends it twice as often.
       { method: 'POST', path: '/api/mobile/reports', kind: 'rest' },
       { method: 'GET', path: '/health', kind: 'rest' },
-      // The reference page and one of its files (the table's `/docs/:asset?` becomes a random, unknown asset).
+      // The reference page and one of its files (the table's `/docs/:asset` becomes a random, unknown asset).
       { method: 'GET', path: '/docs', kind: 'page' },
-      { method: 'GET', path: '/docs/plaza-init.js', kind: 'page' },
+      { method: 'GET', path: '/docs/plaza-docs.js', kind: 'page' },
       { method: 'GET', path: '/uploads/posts/:name', kind: 'rest' },
       { method: 'GET', path: '/api/mobile/notifications/stream?last_event_id=:id', kind: 'rest' },
       { method: 'GET', path: '/nowhere/:x', kind: 'rest' },
@@ -389,12 +369,16 @@ test(`fuzz: ${REQUESTS} seeded requests over every route: no 5xx, no answer outs
       Array.from({ length: CONCURRENCY }, async () => {
         while (done < REQUESTS) {
           done++
-          const { problem } = await fire(server, rng, targets, [alice.token, bob.token, gateway.key], ids, png)
+          const { problem } = await fire(server, rng, targets, [alice.token, bob.token, gateway.key], ids, png, contract)
           if (problem) problems.push(problem)
         }
       }),
     )
-    if (process.env.PLAZA_FUZZ_VERBOSE) console.log([...statuses].sort((a, b) => String(a[0]).localeCompare(String(b[0]))))
+    if (process.env.PLAZA_FUZZ_VERBOSE) {
+      console.log([...statuses].sort((a, b) => String(a[0]).localeCompare(String(b[0]))))
+      // Every kind of problem once (the assertion shows the first ten).
+      console.log([...new Set(problems.map((problem) => problem.replace(/^(\S+ )\S+( -> \d+: .{0,60}).*$/, '$1$2')))].join('\n'))
+    }
     assert.equal(problems.slice(0, 10), [], `seed ${SEED}: ${problems.length} problems`)
     const health = await server.request('GET', '/health')
     assert.is(health.status, 200)
@@ -404,9 +388,7 @@ test(`fuzz: ${REQUESTS} seeded requests over every route: no 5xx, no answer outs
     assert.is(detail.body.data.post.content, 'untouched')
   } finally {
     await server.close()
-    await upstream.close()
-    await providers.close()
-    await search.close()
+    await standIns.close()
   }
 })
 

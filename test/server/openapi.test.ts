@@ -2,7 +2,12 @@
  * GET /api/openapi.json: a valid OpenAPI 3.1 document of exactly the routes the server serves,
  * generated from the route tables and the zod schemas that validate requests.
  */
+import { execFile } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
 import http from 'node:http'
+import { createRequire } from 'node:module'
+import path from 'node:path'
+import { promisify } from 'node:util'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -11,7 +16,7 @@ import { createSchemaCollector } from '../../src/server/catalog/system/json-sche
 import type { Route } from '../../src/server/rest/adapter.js'
 import { mobileRoutes } from '../../src/server/rest/mobile.js'
 import { rootRoutes, utilityRoutes } from '../../src/server/rest/utility.js'
-import { startTestServer, type TestServer } from '../helpers/server.js'
+import { startTestServer, tempDir, type TestServer } from '../helpers/server.js'
 
 let server: TestServer
 let document: any
@@ -60,13 +65,51 @@ test('the served document is valid OpenAPI 3.1', async () => {
   assert.ok(result.valid, JSON.stringify(result.errors, null, 1)?.slice(0, 2000))
 })
 
+/** A path as OpenAPI compares templates: the parameters' names do not count. */
+const template = (line: string) => line.replace(/\{\w+\}/g, '{}')
+
+test('`redocly lint` (its recommended rules, as redocly.yaml sets them) finds nothing in the served document', async () => {
+  const file = path.join(tempDir(), 'openapi.json')
+  writeFileSync(file, JSON.stringify(document, null, 1))
+  const cli = createRequire(import.meta.url).resolve('@redocly/cli/bin/cli.js')
+  // No telemetry and no update check: nothing leaves the machine.
+  const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' }
+  const run = await promisify(execFile)(process.execPath, [cli, 'lint', file, '--config', 'redocly.yaml', '--format=json'], { env, maxBuffer: 64 * 1024 * 1024 }).catch((error) => error)
+  const report = JSON.parse(run.stdout)
+  const problems = report.problems.map((problem: any) => `${problem.ruleId}: ${problem.message} (${problem.location?.[0]?.pointer})`)
+  assert.equal(problems.slice(0, 20), [], `${problems.length} problems`)
+  assert.equal(report.totals, { errors: 0, warnings: 0, ignored: 0 })
+})
+
+test('every operation has a success among its answers (2xx, or the 302 of a redirect)', () => {
+  for (const { method, path, operation } of operations()) {
+    const successes = Object.keys(operation.responses).filter((status) => /^2\d\d$/.test(status) || (status === '302' && operation.responses[status].headers?.Location))
+    assert.ok(successes.length > 0, `${method} ${path}`)
+  }
+})
+
 test('every route of the route tables and /health appears with its method, and nothing else does', () => {
-  const want = [...expected('/api/mobile', mobileRoutes), ...expected('/api', utilityRoutes), ...expected('', rootRoutes), 'GET /health'].sort()
-  const have = operations().map(({ method, path }) => `${method} ${path}`).sort()
+  const want = [...expected('/api/mobile', mobileRoutes), ...expected('/api', utilityRoutes), ...expected('', rootRoutes), 'GET /health'].map(template).sort()
+  const have = operations().map(({ method, path }) => template(`${method} ${path}`)).sort()
   assert.equal(have, want)
-  assert.ok(have.includes('POST /api/mobile/posts/create') && have.includes('GET /api/mobile/user/profile/{user_id}') && have.includes('GET /api/mobile/user/profile'))
+  assert.ok(have.includes('POST /api/mobile/posts/create') && have.includes('GET /api/mobile/user/profile/{}') && have.includes('GET /api/mobile/user/profile'))
   assert.ok(have.includes('GET /api/openapi.json') && have.includes('GET /docs'))
-  assert.not.ok(have.some((line) => line.includes(':')), 'no `:name` path syntax')
+  assert.not.ok(Object.keys(document.paths).some((path) => path.includes(':')), 'no `:name` path syntax')
+})
+
+test('no two paths are one template: where parameter names differ, the document names the segment `id` and says which id it is', () => {
+  const templates = Object.keys(document.paths).map(template)
+  assert.is(new Set(templates).size, templates.length)
+  // The URLs stay the spec's: POST /interactions/comment/:post_id and DELETE /interactions/comment/:comment_id.
+  const comment = document.paths['/api/mobile/interactions/comment/{id}']
+  assert.ok(comment, Object.keys(document.paths).filter((path) => path.includes('/comment')).join(', '))
+  assert.equal(comment.post.parameters[0].name, 'id')
+  assert.match(comment.post.parameters[0].description, '`post_id`')
+  assert.match(comment.delete.parameters[0].description, '`comment_id`')
+  assert.not.ok(document.paths['/api/mobile/interactions/comment/{post_id}'])
+  assert.equal(Object.keys(comment.post.requestBody.content['application/json'].schema.properties).sort(), ['content', 'image'])
+  // Other paths keep their parameters' own names.
+  assert.ok(document.paths['/api/mobile/posts/{post_id}'])
 })
 
 test('operation ids are unique and read like the procedure or path', () => {
@@ -152,9 +195,48 @@ test('bearer security and 401 where a token is needed, an optional token where i
   const explore = operation('GET', '/api/mobile/posts/explore')
   assert.equal(explore.security, [{}, { bearerAuth: [] }])
   const register = operation('POST', '/api/mobile/auth/register')
-  assert.is(register.security, undefined)
+  // Public operations say so: an empty list, not a missing one (which would mean the document's default).
+  assert.equal(register.security, [])
   assert.not.ok(register.responses['401'])
-  assert.is(operation('GET', '/health').security, undefined)
+  assert.equal(operation('GET', '/health').security, [])
+  assert.ok(operations().every(({ operation }) => Array.isArray(operation.security)))
+  // A gateway operation takes a gateway key, needed once the operator has created any; the agent always needs a premium one.
+  assert.equal(operation('POST', '/api/v1/chat/completions').security, [{}, { gatewayKey: [] }])
+  assert.equal(operation('POST', '/api/agent').security, [{ gatewayKey: [] }])
+  assert.equal(operation('GET', '/api/metrics').security, [{}, { metricsToken: [] }])
+})
+
+test('each operation declares the errors it answers beyond its shape, with when: from the procedure, the route and the code it reaches', () => {
+  const response = (op: any, status: number) => {
+    const declared = op.responses[String(status)]
+    assert.ok(declared, `${op.operationId} declares ${status}`)
+    return declared.$ref ? document.components.responses[declared.$ref.split('/').pop()] : declared
+  }
+  const described = (op: any, status: number) => response(op, status).description
+  const shape = (op: any, status: number) => response(op, status).content['application/json'].schema.$ref.split('/').pop()
+  assert.match(described(operation('POST', '/api/mobile/auth/login'), 401), 'Wrong email (or username) or password')
+  assert.match(described(operation('POST', '/api/mobile/auth/register'), 409), 'The username is taken')
+  assert.match(described(operation('POST', '/api/mobile/reports'), 409), 'already reported')
+  // A provider-backed operation: not configured, failed, timed out.
+  const imagine = operation('GET', '/api/imagine')
+  assert.match(described(imagine, 503), 'No provider is configured')
+  assert.ok(imagine.responses['502'] && imagine.responses['504'])
+  // The chat operations: the gateway's key, model and upstream failures; OpenAI's shape on /api/v1.
+  const chat = operation('POST', '/api/v1/chat/completions')
+  for (const status of [400, 401, 403, 404, 429, 502, 503, 504]) assert.is(shape(chat, status), 'OpenAIError', String(status))
+  assert.match(described(chat, 401), 'gateway keys')
+  const chaty = operation('POST', '/api/chaty')
+  for (const status of [401, 403, 404, 502, 503, 504]) assert.is(shape(chaty, status), 'ErrorEnvelope', String(status))
+  assert.match(described(operation('GET', '/api/chat'), 409), 'Another message of this conversation')
+  // An image read from a URL: the fetch guard's refusals.
+  const fx = operation('GET', '/api/imageFx')
+  for (const status of [404, 413, 415, 422, 504]) assert.ok(fx.responses[String(status)], String(status))
+  // Refusals before routing are the envelope even on the OpenAI-compatible paths.
+  assert.equal(chat.responses['431'], { $ref: '#/components/responses/HeadersTooLarge' })
+  assert.is(shape(chat, 431), 'ErrorEnvelope')
+  // Only components some operation uses are written.
+  const used = JSON.stringify(document.paths)
+  for (const name of Object.keys(document.components.responses)) assert.match(used, `#/components/responses/${name}"`, name)
 })
 
 test('what the document says about tokens is what the server does: every operation that needs one refuses a call without it', async () => {
@@ -164,7 +246,7 @@ test('what the document says about tokens is what the server does: every operati
     const answer = await server.request(method, path.replace(/\{\w+\}/g, '1'), method === 'GET' || method === 'DELETE' ? {} : { body: {} })
     assert.is(answer.status, 401, `${method} ${path}`)
   }
-  const publicOnes = operations().filter(({ path, operation }) => !operation.security && path.startsWith('/api/mobile/'))
+  const publicOnes = operations().filter(({ path, operation }) => operation.security.length === 0 && path.startsWith('/api/mobile/'))
   for (const { method, path } of publicOnes) {
     const answer = await server.request(method, path, method === 'GET' ? {} : { body: {} })
     assert.is.not(answer.status, 401, `${method} ${path}`)

@@ -55,7 +55,22 @@ import { handleOpenApi } from './system/openapi.js'
 import { handleStats } from './system/stats.js'
 import { handleUptime } from './system/uptime.js'
 import { handleWebsite } from './system/website.js'
-import type { HandlerRoute, Method } from '../rest/adapter.js'
+import type { HandlerAuth, HandlerRoute, Method } from '../rest/adapter.js'
+import { errorCases, type ErrorCases } from '../errors.js'
+// What the operations answer beyond their input and token, declared where it is thrown (ErrorCases in errors.ts).
+import { CONVERSATION_ERRORS, GATEWAY_CALL_ERRORS } from '../chat/errors.js'
+import { CODE_IMAGE_ERRORS } from '../codeimage/http.js'
+import { FETCH_ERRORS, URL_CHECK_ERRORS } from '../fetch-guard.js'
+import { METRICS_ERRORS } from '../metrics/access.js'
+import { AUDD_ERRORS } from '../providers/audd.js'
+import { WEATHER_ERRORS } from '../providers/open-meteo.js'
+import { POOL_ERRORS } from '../workers/pool.js'
+import { ESPEAK_ERRORS, SPEECH_ERRORS } from './audio/http.js'
+import { IMAGE_FILE_ERRORS, IMAGE_SOURCE_ERRORS } from './imaging/source.js'
+import { PIXEL_ERRORS } from './imaging/pixels.js'
+import { PAGE_ERRORS } from './media/page.js'
+import { AUDIO_FILE_ERRORS } from './search/http.js'
+import { ONLINE_ERRORS } from './search/service.js'
 // The coding agent (POST /api/agent)
 import { agentInput } from '../../shared/schemas/agent.js'
 import { handleAgent } from './llm/agent-http.js'
@@ -97,12 +112,27 @@ export interface Operation {
   /** The multipart form field carrying a file (the POST forms of image operations); the input schema then describes the query. */
   multipart?: string
   /** What it answers by default, for the API reference: JSON, image bytes, audio or a stream. */
-  answers?: 'json' | 'image' | 'audio' | 'text' | 'html' | 'redirect' | 'event-stream'
+  answers?: HandlerRoute['answers']
   /** Where the operation is documented at length, relative to the repository. */
   docs?: string
   /** A local operation's optional package: without it the row is listed `configured: false`, with what to install. */
   optionalPackage?: OptionalPackage
+  /** The token the handler takes (HandlerAuth in rest/adapter.ts); gateway operations default to `gateway-key`. */
+  auth?: HandlerAuth
+  /**
+   * Error statuses the handler answers beyond those of its input and token, for the OpenAPI document:
+   * the cases of the code it reaches (`IMAGE_SOURCE_ERRORS`, `POOL_ERRORS`, ...). A row naming
+   * `providers` answers PROVIDER_ERRORS without saying so.
+   */
+  errors?: ErrorCases
 }
+
+/** An image read from `url` (or an upload's path), processed in Plaza's media queue. */
+const IMAGE_URL_ERRORS = errorCases(IMAGE_SOURCE_ERRORS, PIXEL_ERRORS, POOL_ERRORS)
+/** An uploaded image (multipart `file`), processed in Plaza's media queue. */
+const IMAGE_FORM_ERRORS = errorCases(IMAGE_FILE_ERRORS, PIXEL_ERRORS, POOL_ERRORS)
+/** A card drawn by the Maker's render pool, with an optional picture read from a URL. */
+const CARD_ERRORS = errorCases(IMAGE_SOURCE_ERRORS, POOL_ERRORS)
 
 /** Declares one catalog row (a function so that rows read alike and are type-checked one by one). */
 export function defineOperation(operation: Operation): Operation {
@@ -111,13 +141,24 @@ export function defineOperation(operation: Operation): Operation {
 
 export const catalog: Operation[] = [
   // system
-  defineOperation({ group: 'system', method: 'GET', path: '/api/openapi.json', summary: 'OpenAPI 3.1 document of every REST path (mobile and utility)', backend: 'local', handle: handleOpenApi, docs: 'docs/api-reference.md' }),
-  // `:asset` serves the page's own files (Swagger UI's script and style sheet), from a fixed list.
-  defineOperation({ group: 'system', method: 'GET', path: '/docs/:asset?', summary: 'Interactive API reference page', backend: 'local', handle: handleDocsPage, input: docsPageInput, answers: 'html', docs: 'docs/api-reference.md' }),
+  defineOperation({ group: 'system', method: 'GET', path: '/api/openapi.json', errors: { 304: 'Not modified: the document is the one whose ETag `If-None-Match` holds' }, summary: 'OpenAPI 3.1 document of every REST path (mobile and utility)', backend: 'local', handle: handleOpenApi, docs: 'docs/api-reference.md' }),
+  // `:asset` serves the page's script, from a fixed list.
+  defineOperation({
+    group: 'system',
+    method: 'GET',
+    path: '/docs/:asset?',
+    summary: 'Interactive API reference page',
+    backend: 'local',
+    handle: handleDocsPage,
+    input: docsPageInput,
+    answers: 'page',
+    errors: { 304: 'Not modified: the page (or file) is the one whose ETag `If-None-Match` holds' },
+    docs: 'docs/api-reference.md',
+  }),
   defineOperation({ group: 'system', method: 'GET', path: '/api/uptime', summary: 'Server uptime and start time', backend: 'local', handle: handleUptime, docs: 'docs/catalog.md' }),
   defineOperation({ group: 'system', method: 'GET', path: '/api/website', summary: 'Redirect to the website (PLAZA_WEBSITE_URL, default /docs)', backend: 'local', answers: 'redirect', handle: handleWebsite, docs: 'docs/catalog.md' }),
-  defineOperation({ group: 'system', method: 'GET', path: '/api/metrics', summary: 'Metrics report as JSON: requests, errors and latency per route, process and database figures', backend: 'local', handle: handleMetricsJson, docs: 'docs/metrics.md' }),
-  defineOperation({ group: 'system', method: 'GET', path: '/metrics', summary: 'Metrics in the Prometheus text format', backend: 'local', answers: 'text', handle: handleMetricsText, docs: 'docs/metrics.md' }),
+  defineOperation({ group: 'system', method: 'GET', path: '/api/metrics', auth: 'metrics-token', errors: METRICS_ERRORS, summary: 'Metrics report as JSON: requests, errors and latency per route, process and database figures', backend: 'local', handle: handleMetricsJson, docs: 'docs/metrics.md' }),
+  defineOperation({ group: 'system', method: 'GET', path: '/metrics', auth: 'metrics-token', errors: METRICS_ERRORS, summary: 'Metrics in the Prometheus text format', backend: 'local', answers: 'text', handle: handleMetricsText, docs: 'docs/metrics.md' }),
   defineOperation({
     group: 'system',
     method: 'GET',
@@ -129,13 +170,14 @@ export const catalog: Operation[] = [
     input: catalogListInput,
     docs: 'docs/catalog.md',
   }),
-  defineOperation({ group: 'system', method: 'GET', path: '/api/stats', summary: 'Calls, errors, mean and p95 latency per operation, since start and all-time', backend: 'local', handle: handleStats, docs: 'docs/metrics.md' }),
+  defineOperation({ group: 'system', method: 'GET', path: '/api/stats', auth: 'metrics-token', errors: METRICS_ERRORS, summary: 'Calls, errors, mean and p95 latency per operation, since start and all-time', backend: 'local', handle: handleStats, docs: 'docs/metrics.md' }),
 
   // Tools
   defineOperation({
     group: 'Tools',
     method: 'POST',
     path: '/api/execute',
+    errors: POOL_ERRORS,
     summary: 'Compile and execute code (JavaScript and Python sandboxed in Plaza; other languages via a Piston provider)',
     backend: 'local',
     providers: ['PISTON'],
@@ -154,6 +196,7 @@ export const catalog: Operation[] = [
     input: storeFileInput,
     multipart: 'file',
     answers: 'json',
+    errors: IMAGE_FORM_ERRORS,
     docs: 'docs/catalog.md',
   }),
   defineOperation({
@@ -174,6 +217,7 @@ export const catalog: Operation[] = [
     group: 'Image',
     method: 'GET',
     path: '/api/lens',
+    errors: URL_CHECK_ERRORS,
     summary: "Content related to an image, from an image-search provider (SerpApi's Google Lens protocol)",
     backend: 'provider',
     providers: ['LENS'],
@@ -184,11 +228,12 @@ export const catalog: Operation[] = [
   }),
 
   // music
-  defineOperation({ group: 'music', method: 'GET', path: '/api/identify', summary: 'Identify a song from audio by URL (AudD protocol)', backend: 'provider', providers: ['AUDD'], handle: handleIdentify, input: identifyInput, answers: 'json', docs: 'docs/search.md' }),
+  defineOperation({ group: 'music', method: 'GET', path: '/api/identify', errors: errorCases(URL_CHECK_ERRORS, AUDD_ERRORS), summary: 'Identify a song from audio by URL (AudD protocol)', backend: 'provider', providers: ['AUDD'], handle: handleIdentify, input: identifyInput, answers: 'json', docs: 'docs/search.md' }),
   defineOperation({
     group: 'music',
     method: 'POST',
     path: '/api/identify',
+    errors: errorCases(AUDIO_FILE_ERRORS, AUDD_ERRORS),
     summary: 'Identify a song from an uploaded audio file (multipart `file`, AudD protocol)',
     backend: 'provider',
     providers: ['AUDD'],
@@ -200,17 +245,18 @@ export const catalog: Operation[] = [
   }),
 
   // Image Processing
-  defineOperation({ group: 'Image Processing', method: 'GET', path: '/api/imageFx', summary: 'Photo effects from a numbered list (also by name)', backend: 'local', handle: handleImageFx, input: imageFxInput, answers: 'image', docs: 'docs/imaging.md' }),
-  defineOperation({ group: 'Image Processing', method: 'POST', path: '/api/imageFx', summary: 'Photo effects on an uploaded image (multipart `file`)', backend: 'local', handle: handleImageFxForm, input: imageFxFormInput, multipart: 'file', answers: 'image', docs: 'docs/imaging.md' }),
+  defineOperation({ group: 'Image Processing', method: 'GET', path: '/api/imageFx', errors: IMAGE_URL_ERRORS, summary: 'Photo effects from a numbered list (also by name)', backend: 'local', handle: handleImageFx, input: imageFxInput, answers: 'image', docs: 'docs/imaging.md' }),
+  defineOperation({ group: 'Image Processing', method: 'POST', path: '/api/imageFx', errors: IMAGE_FORM_ERRORS, summary: 'Photo effects on an uploaded image (multipart `file`)', backend: 'local', handle: handleImageFxForm, input: imageFxFormInput, multipart: 'file', answers: 'image', docs: 'docs/imaging.md' }),
   defineOperation({ group: 'Image Processing', method: 'GET', path: '/api/imageFx/effects', summary: 'The numbered list of photo effects', backend: 'local', handle: handleListEffects, docs: 'docs/imaging.md' }),
-  defineOperation({ group: 'Image Processing', method: 'GET', path: '/api/diffuser/expand', summary: 'Expand an image to a ratio over a blurred fill (generative fill by an AUTOMATIC1111 or OpenAI images provider when configured)', backend: 'local', handle: handleExpand, input: expandInput, answers: 'image', docs: 'docs/imaging.md' }),
-  defineOperation({ group: 'Image Processing', method: 'POST', path: '/api/diffuser/expand', summary: 'Expand an uploaded image (multipart `file`) to a ratio over a blurred fill (generative fill as the GET)', backend: 'local', handle: handleExpandForm, input: expandFormInput, multipart: 'file', answers: 'image', docs: 'docs/imaging.md' }),
-  defineOperation({ group: 'Image Processing', method: 'GET', path: '/api/upscale', summary: 'Upscale an image 2x or 4x (AI upscaling through the image provider when configured)', backend: 'local', handle: handleUpscale, input: upscaleInput, answers: 'image', docs: 'docs/imaging.md' }),
-  defineOperation({ group: 'Image Processing', method: 'POST', path: '/api/upscale', summary: 'Upscale an uploaded image (multipart `file`) 2x or 4x', backend: 'local', handle: handleUpscaleForm, input: upscaleFormInput, multipart: 'file', answers: 'image', docs: 'docs/imaging.md' }),
+  defineOperation({ group: 'Image Processing', method: 'GET', path: '/api/diffuser/expand', errors: IMAGE_URL_ERRORS, summary: 'Expand an image to a ratio over a blurred fill (generative fill by an AUTOMATIC1111 or OpenAI images provider when configured)', backend: 'local', handle: handleExpand, input: expandInput, answers: 'image', docs: 'docs/imaging.md' }),
+  defineOperation({ group: 'Image Processing', method: 'POST', path: '/api/diffuser/expand', errors: IMAGE_FORM_ERRORS, summary: 'Expand an uploaded image (multipart `file`) to a ratio over a blurred fill (generative fill as the GET)', backend: 'local', handle: handleExpandForm, input: expandFormInput, multipart: 'file', answers: 'image', docs: 'docs/imaging.md' }),
+  defineOperation({ group: 'Image Processing', method: 'GET', path: '/api/upscale', errors: IMAGE_URL_ERRORS, summary: 'Upscale an image 2x or 4x (AI upscaling through the image provider when configured)', backend: 'local', handle: handleUpscale, input: upscaleInput, answers: 'image', docs: 'docs/imaging.md' }),
+  defineOperation({ group: 'Image Processing', method: 'POST', path: '/api/upscale', errors: IMAGE_FORM_ERRORS, summary: 'Upscale an uploaded image (multipart `file`) 2x or 4x', backend: 'local', handle: handleUpscaleForm, input: upscaleFormInput, multipart: 'file', answers: 'image', docs: 'docs/imaging.md' }),
   defineOperation({
     group: 'Image Processing',
     method: 'GET',
     path: '/api/removebg',
+    errors: IMAGE_SOURCE_ERRORS,
     summary: 'Remove the background of an image (remove.bg or rembg protocol)',
     backend: 'provider',
     providers: ['REMOVEBG'],
@@ -223,6 +269,7 @@ export const catalog: Operation[] = [
     group: 'Image Processing',
     method: 'GET',
     path: '/api/zombie',
+    errors: IMAGE_SOURCE_ERRORS,
     summary: 'A zombie-like version of an image (image-to-image: OpenAI images, AUTOMATIC1111 or hosted-inference protocol)',
     backend: 'provider',
     providers: ['IMAGES'],
@@ -238,6 +285,7 @@ export const catalog: Operation[] = [
     group: 'Media',
     method: 'GET',
     path: '/api/media',
+    errors: errorCases(FETCH_ERRORS, PAGE_ERRORS),
     summary: 'Parse a media URL: oEmbed, OpenGraph and Twitter cards, known URL patterns',
     backend: 'local',
     handle: handleMedia,
@@ -247,12 +295,13 @@ export const catalog: Operation[] = [
   }),
 
   // AI
-  defineOperation({ group: 'AI', method: 'POST', path: '/api/copilot', summary: 'Copilot assistant (gateway alias `copilot`)', backend: 'gateway', handle: handleChatOperation('copilot'), input: chatOperationInput, docs: 'docs/chat.md' }),
-  defineOperation({ group: 'AI', method: 'POST', path: '/api/llama-70b', summary: '70B-class language model (gateway alias `llama-70b`, sampling fields forwarded)', backend: 'gateway', handle: handleChatOperation('llama-70b'), input: chatOperationInput, docs: 'docs/chat.md' }),
+  defineOperation({ group: 'AI', method: 'POST', path: '/api/copilot', errors: GATEWAY_CALL_ERRORS, summary: 'Copilot assistant (gateway alias `copilot`)', backend: 'gateway', handle: handleChatOperation('copilot'), input: chatOperationInput, docs: 'docs/chat.md' }),
+  defineOperation({ group: 'AI', method: 'POST', path: '/api/llama-70b', errors: GATEWAY_CALL_ERRORS, summary: '70B-class language model (gateway alias `llama-70b`, sampling fields forwarded)', backend: 'gateway', handle: handleChatOperation('llama-70b'), input: chatOperationInput, docs: 'docs/chat.md' }),
   defineOperation({
     group: 'AI',
     method: 'POST',
     path: '/api/reasoning-70b',
+    errors: GATEWAY_CALL_ERRORS,
     summary: 'Reasoning model, distilled 70B (gateway alias `reasoning-70b`, sampling fields forwarded)',
     backend: 'gateway',
     handle: handleChatOperation('reasoning-70b'),
@@ -263,6 +312,8 @@ export const catalog: Operation[] = [
     group: 'AI',
     method: 'GET',
     path: '/api/online',
+    auth: 'gateway-key',
+    errors: errorCases(GATEWAY_CALL_ERRORS, ONLINE_ERRORS),
     summary: 'Latest information online: web search (SearXNG JSON API), then the gateway answers with numbered sources',
     backend: 'provider',
     providers: ['SEARCH'],
@@ -272,11 +323,12 @@ export const catalog: Operation[] = [
     answers: 'json',
     docs: 'docs/search.md',
   }),
-  defineOperation({ group: 'AI', method: 'GET', path: '/api/reasoning-small', summary: 'Small reasoning model (gateway alias `reasoning-small`), `?content=`', backend: 'gateway', handle: handleChatQuery('reasoning-small'), input: chatQueryInput, docs: 'docs/chat.md' }),
+  defineOperation({ group: 'AI', method: 'GET', path: '/api/reasoning-small', errors: GATEWAY_CALL_ERRORS, summary: 'Small reasoning model (gateway alias `reasoning-small`), `?content=`', backend: 'gateway', handle: handleChatQuery('reasoning-small'), input: chatQueryInput, docs: 'docs/chat.md' }),
   defineOperation({
     group: 'AI',
     method: 'POST',
     path: '/api/v1/chat/completions',
+    errors: GATEWAY_CALL_ERRORS,
     summary: 'Chat completions, OpenAI-compatible (streams with `stream: true`)',
     backend: 'gateway',
     handle: handleChatCompletions,
@@ -284,26 +336,27 @@ export const catalog: Operation[] = [
     docs: 'docs/chat.md',
   }),
   defineOperation({ group: 'AI', method: 'GET', path: '/api/v1/models', summary: 'The model names the gateway serves, OpenAI-compatible', backend: 'gateway', handle: handleListModels, docs: 'docs/chat.md' }),
-  defineOperation({ group: 'AI', method: 'GET', path: '/api/v1/models/:id', summary: 'One model name the gateway serves, OpenAI-compatible', backend: 'gateway', handle: handleGetModel, input: modelIdInput, docs: 'docs/chat.md' }),
-  defineOperation({ group: 'AI', method: 'POST', path: '/api/v1/responses', summary: "OpenAI's Responses API: input items, tools, JSON schema, `previous_response_id`, typed events with `stream: true`", backend: 'gateway', handle: handleCreateResponse, input: responsesInput, docs: 'docs/chat.md' }),
-  defineOperation({ group: 'AI', method: 'GET', path: '/api/v1/responses/:id', summary: 'A stored response (24 hours, the key that made it)', backend: 'gateway', handle: handleGetResponse, input: responseIdInput, docs: 'docs/chat.md' }),
-  defineOperation({ group: 'AI', method: 'DELETE', path: '/api/v1/responses/:id', summary: 'Delete a stored response (at its provider too when the provider keeps it)', backend: 'gateway', handle: handleDeleteResponse, input: responseIdInput, docs: 'docs/chat.md' }),
-  defineOperation({ group: 'AI', method: 'POST', path: '/api/v1/messages', summary: "Anthropic's Messages API on any provider (Anthropic's clients with `baseURL` `/api`), streamed with Anthropic's events", backend: 'gateway', handle: handleMessages, input: messagesInput, docs: 'docs/chat.md' }),
-  defineOperation({ group: 'AI', method: 'POST', path: '/api/v1/embeddings', summary: 'Embeddings, OpenAI-compatible, on the provider serving the model', backend: 'gateway', handle: handleEmbeddings, input: embeddingsInput, docs: 'docs/chat.md' }),
-  defineOperation({ group: 'AI', method: 'POST', path: '/api/v1/moderations', summary: 'Moderation, OpenAI-compatible, on the provider serving the model', backend: 'gateway', handle: handleModerations, input: moderationsInput, docs: 'docs/chat.md' }),
-  defineOperation({ group: 'AI', method: 'POST', path: '/api/v1/audio/speech', summary: 'Speech, OpenAI-compatible: the audio streamed back from the provider serving the model', backend: 'gateway', handle: handleSpeech, input: audioSpeechInput, answers: 'audio', docs: 'docs/chat.md' }),
-  defineOperation({ group: 'AI', method: 'POST', path: '/api/v1/audio/transcriptions', summary: 'Transcription, OpenAI-compatible: multipart `file` and `model`, streamed on to the provider serving the model', backend: 'gateway', handle: handleTranscription, input: audioTranscriptionFields, multipart: 'file', docs: 'docs/chat.md' }),
-  defineOperation({ group: 'AI', method: 'GET', path: '/api/v1/usage', summary: "The calling key's own gateway usage by UTC day and model (`?days=`, default 30)", backend: 'gateway', handle: handleGetUsage, input: gatewayUsageInput, docs: 'docs/chat.md' }),
-  defineOperation({ group: 'AI', method: 'GET', path: '/api/gpt', summary: 'Chat through the configured official provider (gateway alias `gpt`), `?content=`', backend: 'gateway', handle: handleChatQuery('gpt'), input: chatQueryInput, docs: 'docs/chat.md' }),
-  defineOperation({ group: 'AI', method: 'GET', path: '/api/chat/providers', summary: 'The configured chat providers, by name and protocol (no keys, no URLs)', backend: 'local', handle: handleChatProviders, docs: 'docs/chat.md' }),
-  defineOperation({ group: 'AI', method: 'GET', path: '/api/chat/models', summary: 'The chat model names and the upstream models that serve each, in fallback order', backend: 'local', handle: handleChatModels, docs: 'docs/chat.md' }),
+  defineOperation({ group: 'AI', method: 'GET', path: '/api/v1/models/:id', errors: { 404: 'The model is not served here (GET /api/v1/models lists the names that are)' }, summary: 'One model name the gateway serves, OpenAI-compatible', backend: 'gateway', handle: handleGetModel, input: modelIdInput, docs: 'docs/chat.md' }),
+  defineOperation({ group: 'AI', method: 'POST', path: '/api/v1/responses', errors: GATEWAY_CALL_ERRORS, summary: "OpenAI's Responses API: input items, tools, JSON schema, `previous_response_id`, typed events with `stream: true`", backend: 'gateway', handle: handleCreateResponse, input: responsesInput, docs: 'docs/chat.md' }),
+  defineOperation({ group: 'AI', method: 'GET', path: '/api/v1/responses/:id', errors: { 404: 'No stored response with this id for this key' }, summary: 'A stored response (24 hours, the key that made it)', backend: 'gateway', handle: handleGetResponse, input: responseIdInput, docs: 'docs/chat.md' }),
+  defineOperation({ group: 'AI', method: 'DELETE', path: '/api/v1/responses/:id', errors: { 404: 'No stored response with this id for this key' }, summary: 'Delete a stored response (at its provider too when the provider keeps it)', backend: 'gateway', handle: handleDeleteResponse, input: responseIdInput, docs: 'docs/chat.md' }),
+  defineOperation({ group: 'AI', method: 'POST', path: '/api/v1/messages', errors: GATEWAY_CALL_ERRORS, summary: "Anthropic's Messages API on any provider (Anthropic's clients with `baseURL` `/api`), streamed with Anthropic's events", backend: 'gateway', handle: handleMessages, input: messagesInput, docs: 'docs/chat.md' }),
+  defineOperation({ group: 'AI', method: 'POST', path: '/api/v1/embeddings', errors: GATEWAY_CALL_ERRORS, summary: 'Embeddings, OpenAI-compatible, on the provider serving the model', backend: 'gateway', handle: handleEmbeddings, input: embeddingsInput, docs: 'docs/chat.md' }),
+  defineOperation({ group: 'AI', method: 'POST', path: '/api/v1/moderations', errors: GATEWAY_CALL_ERRORS, summary: 'Moderation, OpenAI-compatible, on the provider serving the model', backend: 'gateway', handle: handleModerations, input: moderationsInput, docs: 'docs/chat.md' }),
+  defineOperation({ group: 'AI', method: 'POST', path: '/api/v1/audio/speech', errors: GATEWAY_CALL_ERRORS, summary: 'Speech, OpenAI-compatible: the audio streamed back from the provider serving the model', backend: 'gateway', handle: handleSpeech, input: audioSpeechInput, answers: 'audio', docs: 'docs/chat.md' }),
+  defineOperation({ group: 'AI', method: 'POST', path: '/api/v1/audio/transcriptions', errors: GATEWAY_CALL_ERRORS, summary: 'Transcription, OpenAI-compatible: multipart `file` and `model`, streamed on to the provider serving the model', backend: 'gateway', handle: handleTranscription, input: audioTranscriptionFields, multipart: 'file', docs: 'docs/chat.md' }),
+  defineOperation({ group: 'AI', method: 'GET', path: '/api/v1/usage', errors: { 401: 'The gateway has no keys: usage is recorded per key' }, summary: "The calling key's own gateway usage by UTC day and model (`?days=`, default 30)", backend: 'gateway', handle: handleGetUsage, input: gatewayUsageInput, docs: 'docs/chat.md' }),
+  defineOperation({ group: 'AI', method: 'GET', path: '/api/gpt', errors: GATEWAY_CALL_ERRORS, summary: 'Chat through the configured official provider (gateway alias `gpt`), `?content=`', backend: 'gateway', handle: handleChatQuery('gpt'), input: chatQueryInput, docs: 'docs/chat.md' }),
+  defineOperation({ group: 'AI', method: 'GET', path: '/api/chat/providers', auth: 'gateway-key', summary: 'The configured chat providers, by name and protocol (no keys, no URLs)', backend: 'local', handle: handleChatProviders, docs: 'docs/chat.md' }),
+  defineOperation({ group: 'AI', method: 'GET', path: '/api/chat/models', auth: 'gateway-key', summary: 'The chat model names and the upstream models that serve each, in fallback order', backend: 'local', handle: handleChatModels, docs: 'docs/chat.md' }),
 
   // LLM
-  defineOperation({ group: 'LLM', method: 'GET', path: '/api/coder', summary: 'Lightweight coder (gateway alias `coder`), `?prompt=&maxTokens=`, answered as plain text', backend: 'gateway', handle: handleCoder, input: coderInput, answers: 'text', docs: 'docs/chat.md' }),
+  defineOperation({ group: 'LLM', method: 'GET', path: '/api/coder', errors: GATEWAY_CALL_ERRORS, summary: 'Lightweight coder (gateway alias `coder`), `?prompt=&maxTokens=`, answered as plain text', backend: 'gateway', handle: handleCoder, input: coderInput, answers: 'text', docs: 'docs/chat.md' }),
   defineOperation({
     group: 'LLM',
     method: 'POST',
     path: '/api/inference/chat/completions',
+    errors: GATEWAY_CALL_ERRORS,
     summary: 'Chat completion at a second OpenAI-compatible upstream (`inference` provider: PLAZA_INFERENCE_BASE_URL)',
     backend: 'gateway',
     providers: ['INFERENCE'],
@@ -311,13 +364,26 @@ export const catalog: Operation[] = [
     input: chatCompletionInput,
     docs: 'docs/chat.md',
   }),
-  defineOperation({ group: 'LLM', method: 'GET', path: '/api/chat', summary: 'Chat with a conversation kept on the server (gateway alias `chat`), `?content=&conversationId=`', backend: 'gateway', handle: handleConversation, input: conversationInput, docs: 'docs/chat.md' }),
-  defineOperation({ group: 'LLM', method: 'POST', path: '/api/chat', summary: 'Chat with a conversation kept on the server, JSON body `{content, conversationId?}` (gateway alias `chat`)', backend: 'gateway', handle: handleConversation, input: conversationInput, docs: 'docs/chat.md' }),
-  defineOperation({ group: 'LLM', method: 'POST', path: '/api/agent', summary: 'Coding agent whose tool is /api/execute, streamed as Server-Sent Events (premium keys only)', backend: 'gateway', answers: 'event-stream', handle: handleAgent, input: agentInput, docs: 'docs/agent.md' }),
+  defineOperation({ group: 'LLM', method: 'GET', path: '/api/chat', errors: errorCases(GATEWAY_CALL_ERRORS, CONVERSATION_ERRORS), summary: 'Chat with a conversation kept on the server (gateway alias `chat`), `?content=&conversationId=`', backend: 'gateway', handle: handleConversation, input: conversationInput, docs: 'docs/chat.md' }),
+  defineOperation({ group: 'LLM', method: 'POST', path: '/api/chat', errors: errorCases(GATEWAY_CALL_ERRORS, CONVERSATION_ERRORS), summary: 'Chat with a conversation kept on the server, JSON body `{content, conversationId?}` (gateway alias `chat`)', backend: 'gateway', handle: handleConversation, input: conversationInput, docs: 'docs/chat.md' }),
+  defineOperation({
+    group: 'LLM',
+    method: 'POST',
+    path: '/api/agent',
+    summary: 'Coding agent whose tool is /api/execute, streamed as Server-Sent Events (premium keys only)',
+    backend: 'gateway',
+    auth: 'premium-key',
+    answers: 'event-stream',
+    handle: handleAgent,
+    input: agentInput,
+    errors: errorCases(GATEWAY_CALL_ERRORS, { 403: 'No key, or a key that is not premium' }),
+    docs: 'docs/agent.md',
+  }),
   defineOperation({
     group: 'LLM',
     method: 'POST',
     path: '/api/chaty',
+    errors: GATEWAY_CALL_ERRORS,
     summary: 'Chat (gateway alias `chaty`)',
     backend: 'gateway',
     handle: handleChatOperation('chaty'),
@@ -329,12 +395,13 @@ export const catalog: Operation[] = [
   defineOperation({ group: 'NSFW', method: null, path: null, summary: 'Adult content', backend: 'provider', notOffered: 'Plaza does not serve adult content (decisions §5)' }),
 
   // Audio
-  defineOperation({ group: 'Audio', method: 'GET', path: '/api/tts/flite', summary: 'Speech with Flite, in Plaza', backend: 'local', handle: handleFlite, input: fliteInput, answers: 'audio', docs: 'docs/speech.md' }),
+  defineOperation({ group: 'Audio', method: 'GET', path: '/api/tts/flite', errors: errorCases(SPEECH_ERRORS, POOL_ERRORS), summary: 'Speech with Flite, in Plaza', backend: 'local', handle: handleFlite, input: fliteInput, answers: 'audio', docs: 'docs/speech.md' }),
   defineOperation({ group: 'Audio', method: 'GET', path: '/api/tts/flite/voices', summary: "Flite's built-in voices", backend: 'local', handle: handleFliteVoices, docs: 'docs/speech.md' }),
   defineOperation({
     group: 'Audio',
     method: 'GET',
     path: '/api/tts/espeak',
+    errors: errorCases(SPEECH_ERRORS, POOL_ERRORS, ESPEAK_ERRORS),
     summary: 'Speech with eSpeak NG, in Plaza (optional package)',
     backend: 'local',
     handle: handleEspeak,
@@ -343,7 +410,7 @@ export const catalog: Operation[] = [
     docs: 'docs/speech.md',
     optionalPackage: ESPEAK_OPTIONAL,
   }),
-  defineOperation({ group: 'Audio', method: 'GET', path: '/api/tts/espeak/voices', summary: "eSpeak NG's voices and languages (optional package)", backend: 'local', handle: handleEspeakVoices, docs: 'docs/speech.md', optionalPackage: ESPEAK_OPTIONAL }),
+  defineOperation({ group: 'Audio', method: 'GET', path: '/api/tts/espeak/voices', errors: ESPEAK_ERRORS, summary: "eSpeak NG's voices and languages (optional package)", backend: 'local', handle: handleEspeakVoices, docs: 'docs/speech.md', optionalPackage: ESPEAK_OPTIONAL }),
   defineOperation({ group: 'Audio', method: 'GET', path: '/api/tts/openai', summary: 'Speech from an OpenAI-compatible speech provider (streamed)', backend: 'provider', providers: ['SPEECH'], handle: handleOpenAiSpeech, input: openaiSpeechInput, answers: 'audio', docs: 'docs/speech.md' }),
   defineOperation({ group: 'Audio', method: 'GET', path: '/api/tts/elevenlabs', summary: 'Speech from ElevenLabs (streamed)', backend: 'provider', providers: ['ELEVENLABS'], handle: handleElevenLabsSpeech, input: elevenlabsInput, answers: 'audio', docs: 'docs/speech.md' }),
   defineOperation({ group: 'Audio', method: 'GET', path: '/api/tts/polly', summary: 'Speech from Amazon Polly (streamed)', backend: 'provider', providers: ['POLLY'], handle: handlePollySpeech, input: pollyInput, answers: 'audio', docs: 'docs/speech.md' }),
@@ -354,6 +421,7 @@ export const catalog: Operation[] = [
     group: 'Weather',
     method: 'GET',
     path: '/api/weather',
+    errors: WEATHER_ERRORS,
     summary: 'Current weather and a 7-day forecast of a location (Open-Meteo protocol)',
     backend: 'provider',
     providers: ['WEATHER'],
@@ -368,6 +436,7 @@ export const catalog: Operation[] = [
     group: 'Maker',
     method: 'POST',
     path: '/api/carbon',
+    errors: errorCases(CODE_IMAGE_ERRORS, POOL_ERRORS),
     summary: "Image from code with carbon.now.sh's options",
     backend: 'local',
     handle: handleCarbon,
@@ -379,6 +448,7 @@ export const catalog: Operation[] = [
     group: 'Maker',
     method: 'POST',
     path: '/api/codeimage',
+    errors: errorCases(CODE_IMAGE_ERRORS, IMAGE_SOURCE_ERRORS, POOL_ERRORS),
     summary: "Code-snippet image in ray.so's look, rendered on the server",
     backend: 'local',
     handle: handleCodeImage,
@@ -386,10 +456,10 @@ export const catalog: Operation[] = [
     answers: 'image',
     docs: 'docs/codeimage.md',
   }),
-  defineOperation({ group: 'Maker', method: 'GET', path: '/api/meme', summary: 'Meme from a bundled template (or an image URL) with outlined captions', backend: 'local', handle: handleMeme, input: memeInput, answers: 'image', docs: 'docs/maker.md' }),
+  defineOperation({ group: 'Maker', method: 'GET', path: '/api/meme', errors: CARD_ERRORS, summary: 'Meme from a bundled template (or an image URL) with outlined captions', backend: 'local', handle: handleMeme, input: memeInput, answers: 'image', docs: 'docs/maker.md' }),
   defineOperation({ group: 'Maker', method: 'GET', path: '/api/meme/templates', summary: 'The bundled meme templates', backend: 'local', handle: handleMemeTemplates, answers: 'json', docs: 'docs/maker.md' }),
-  defineOperation({ group: 'Maker', method: 'GET', path: '/api/fakepost', summary: 'A social-post card image with text, name, username and avatar, marked as generated', backend: 'local', handle: handleFakepost, input: fakepostInput, answers: 'image', docs: 'docs/maker.md' }),
-  defineOperation({ group: 'Maker', method: 'GET', path: '/api/logo', summary: 'A text logo in one of several SVG styles, as PNG', backend: 'local', handle: handleLogo, input: logoInput, answers: 'image', docs: 'docs/maker.md' }),
+  defineOperation({ group: 'Maker', method: 'GET', path: '/api/fakepost', errors: CARD_ERRORS, summary: 'A social-post card image with text, name, username and avatar, marked as generated', backend: 'local', handle: handleFakepost, input: fakepostInput, answers: 'image', docs: 'docs/maker.md' }),
+  defineOperation({ group: 'Maker', method: 'GET', path: '/api/logo', errors: POOL_ERRORS, summary: 'A text logo in one of several SVG styles, as PNG', backend: 'local', handle: handleLogo, input: logoInput, answers: 'image', docs: 'docs/maker.md' }),
 
   // IMAGE-GENERATORS
   defineOperation({
@@ -408,6 +478,7 @@ export const catalog: Operation[] = [
     group: 'IMAGE-GENERATORS',
     method: 'POST',
     path: '/api/v1/images/generations',
+    auth: 'gateway-key',
     summary: 'Image generation, OpenAI-compatible (`url` or `b64_json`), on the same providers as /api/imagine',
     backend: 'provider',
     providers: ['IMAGES'],
@@ -422,6 +493,7 @@ export const catalog: Operation[] = [
     group: 'Anime',
     method: 'GET',
     path: '/api/toanime',
+    errors: IMAGE_SOURCE_ERRORS,
     summary: 'An anime version of an image (image-to-image: OpenAI images, AUTOMATIC1111 or hosted-inference protocol)',
     backend: 'provider',
     providers: ['IMAGES'],

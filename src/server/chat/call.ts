@@ -9,7 +9,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { ZodError } from 'zod'
 import { ConfigError } from '../config.js'
-import { toPublicError } from '../errors.js'
+import { OPENAI_ERROR_TYPES, toPublicError } from '../errors.js'
 import { sendError, sendJson, writeStreamed } from '../http.js'
 import type { Exchange } from '../rest/adapter.js'
 import { enforceRateLimit } from '../trpc.js'
@@ -33,14 +33,6 @@ interface ClientError {
   retryAfter?: number
   headers?: Record<string, string>
   unexpected: boolean
-}
-
-const TYPE_BY_STATUS: Record<number, [type: string, code: string]> = {
-  400: ['invalid_request_error', 'invalid_request'],
-  405: ['invalid_request_error', 'method_not_allowed'],
-  413: ['invalid_request_error', 'request_too_large'],
-  415: ['invalid_request_error', 'unsupported_media_type'],
-  429: ['rate_limit_error', 'rate_limit_exceeded'],
 }
 
 /** Anthropic's error types by status (its clients raise BadRequestError, AuthenticationError, ... from the status). */
@@ -70,7 +62,7 @@ export function describeFailure(error: unknown): ClientError {
   // An invalid PLAZA_LLM_* configuration found at the first chat request (`plaza serve` refuses to start with one).
   if (isConfigError(error)) return { status: 503, message: `The chat configuration is invalid: ${error.message}`, type: 'service_unavailable', code: 'provider_not_configured', param: null, unexpected: false }
   const failure = toPublicError(error)
-  const [type, code] = TYPE_BY_STATUS[failure.status] ?? ['server_error', 'server_error']
+  const [type, code] = OPENAI_ERROR_TYPES[failure.status] ?? ['server_error', 'server_error']
   const zod = error instanceof ZodError ? error : undefined
   const param = zod?.issues[0]?.path.length ? String(zod.issues[0].path[0]) : null
   return { status: failure.status, message: failure.message, type, code, param, retryAfter: failure.retryAfter, unexpected: failure.unexpected }

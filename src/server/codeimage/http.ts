@@ -6,6 +6,7 @@
  * 429 or 503.
  */
 import { TRPCError } from '@trpc/server'
+import type { ErrorCases } from '../errors.js'
 import { readJson, sendJson } from '../http.js'
 import type { Exchange } from '../rest/adapter.js'
 import { enforceRateLimit } from '../trpc.js'
@@ -18,6 +19,12 @@ import { storeCodeImage } from './store.js'
 const BODY_LIMIT = 512 * 1024
 
 /** True when the client asked for JSON rather than the image (an explicit `application/json` in Accept). */
+/** What rendering a code image refuses (RenderRefusal in renderer.ts, ErrorCases in errors.ts). */
+export const CODE_IMAGE_ERRORS: ErrorCases = {
+  400: 'backgroundImage could not be decoded as an image',
+  413: 'The snippet is longer than the limits (100 KiB, 2000 lines), or the image would be larger than the pixel budget',
+}
+
 export function wantsJson(accept: string | undefined): boolean {
   if (!accept) return false
   return accept.split(',').some((part) => {

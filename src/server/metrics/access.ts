@@ -1,8 +1,12 @@
 /** Who may read the metrics and call statistics: anyone, or with `PLAZA_METRICS_TOKEN` only its bearer. */
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { TRPCError } from '@trpc/server'
+import type { ErrorCases } from '../errors.js'
 import type { Exchange } from '../rest/adapter.js'
 import type { Metrics } from './recorder.js'
+
+/** What reading the metrics can answer beyond a missing token (ErrorCases in errors.ts). */
+export const METRICS_ERRORS: ErrorCases = { 503: 'Metrics are switched off on this server (PLAZA_METRICS=off), or could not be gathered from every worker' }
 
 const digest = (text: string) => createHash('sha256').update(text).digest()
 

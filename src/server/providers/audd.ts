@@ -6,7 +6,11 @@
  */
 import { TRPCError } from '@trpc/server'
 import type { SongMatch } from '../../shared/schemas/searchops.js'
+import type { ErrorCases } from '../errors.js'
 import { UpstreamError } from './errors.js'
+
+/** What the recognition provider can refuse (ErrorCases in errors.ts). */
+export const AUDD_ERRORS: ErrorCases = { 422: 'The recognition provider could not use this audio' }
 import type { Attempt } from './layer.js'
 import { tidy } from './searxng.js'
 

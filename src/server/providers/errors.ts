@@ -4,6 +4,7 @@
  * operation answers once retries and fallbacks are spent (502, 503 or 504 in the envelope).
  */
 import { TRPCError } from '@trpc/server'
+import type { ErrorCases } from '../errors.js'
 
 export type UpstreamFailureKind = 'http' | 'timeout' | 'network' | 'protocol'
 
@@ -43,6 +44,13 @@ export function redact(text: string, secrets: readonly string[]): string {
 }
 
 const CODES = { 502: 'BAD_GATEWAY', 503: 'SERVICE_UNAVAILABLE', 504: 'GATEWAY_TIMEOUT' } as const
+
+/** What a provider-backed operation can answer once retries and fallbacks are spent (ProviderError; ErrorCases in errors.ts). */
+export const PROVIDER_ERRORS: ErrorCases = {
+  502: 'Every configured provider failed, or answered something unusable',
+  503: 'No provider is configured for this operation on this server (the message says what to set)',
+  504: 'The provider did not answer in time',
+}
 
 /**
  * A provider-backed operation that could not be served: 503 when nothing is configured (the message

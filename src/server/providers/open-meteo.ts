@@ -5,7 +5,11 @@
  */
 import { TRPCError } from '@trpc/server'
 import type { WeatherAnswer, WeatherInput } from '../../shared/schemas/weather.js'
+import type { ErrorCases } from '../errors.js'
 import { UpstreamError } from './errors.js'
+
+/** What the weather answers beyond its provider's failures (ErrorCases in errors.ts). */
+export const WEATHER_ERRORS: ErrorCases = { 404: 'No place of that name was found' }
 import type { Attempt } from './layer.js'
 
 /** WMO weather interpretation codes (WW), as Open-Meteo documents them. */

@@ -6,8 +6,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { TRPCError } from '@trpc/server'
 import type { z } from 'zod'
-import { toPublicError } from '../errors.js'
-import { readJson, sendError, sendSuccess, JSON_BODY_LIMIT } from '../http.js'
+import { isOpenAiPath, OPENAI_ERROR_TYPES, toPublicError, type ErrorCases } from '../errors.js'
+import { readJson, sendError, sendJson, sendSuccess, JSON_BODY_LIMIT } from '../http.js'
 import { setRoute } from '../request-log.js'
 import { createCaller } from '../router.js'
 import type { Context } from '../trpc.js'
@@ -40,6 +40,11 @@ interface RouteBase {
   output?: z.ZodType
   /** The area the OpenAPI document and the reference page group it under (default: the path's first segment). */
   tag?: string
+  /**
+   * Error statuses the route answers beyond those its shape implies (input, token, path parameters,
+   * body), for the OpenAPI document; a procedure route adds its procedure's `meta.errors`.
+   */
+  errors?: ErrorCases
 }
 
 export interface ProcedureRoute extends RouteBase {
@@ -57,8 +62,12 @@ export interface ProcedureRoute extends RouteBase {
   deleteWithBody?: boolean
 }
 
-/** What a handler answers on success, for the OpenAPI document (image and audio also as JSON on `Accept: application/json`). */
-export type AnswerKind = 'json' | 'image' | 'audio' | 'text' | 'html' | 'redirect' | 'event-stream'
+/**
+ * What a handler answers on success, for the OpenAPI document (image and audio also as JSON on
+ * `Accept: application/json`). `page`: an HTML page at the bare path, its script at the optional
+ * last segment (`/docs/:asset?`).
+ */
+export type AnswerKind = 'json' | 'image' | 'audio' | 'text' | 'page' | 'redirect' | 'event-stream'
 
 /**
  * A handler reads the raw request, so the OpenAPI document cannot learn its input from a procedure:
@@ -73,9 +82,17 @@ export interface HandlerRoute extends RouteBase {
   answers?: AnswerKind
   /** HTTP status on success (default 200). */
   status?: number
-  /** Set when the handler requires a bearer token (it calls `requireSession`). */
-  auth?: 'bearer'
+  /** The token the handler takes (see HandlerAuth). */
+  auth?: HandlerAuth
 }
+
+/**
+ * `bearer`: a session token, required (the handler calls `requireSession`). `gateway-key`: a key
+ * of the chat gateway, required once the operator has created any (`authorizeGatewayCall`);
+ * `premium-key`: a premium gateway key, always required. `metrics-token`: PLAZA_METRICS_TOKEN,
+ * required when the server was given one.
+ */
+export type HandlerAuth = 'bearer' | 'gateway-key' | 'premium-key' | 'metrics-token'
 
 export type Route = ProcedureRoute | HandlerRoute
 
@@ -122,9 +139,9 @@ function isClientGone(req: IncomingMessage, error: unknown): boolean {
 }
 
 /**
- * Answers an error in the envelope; the detail of an unexpected one goes to the log only. When the
- * request's body was not read to its end, the connection is closed after the answer rather than
- * read on for nothing.
+ * Answers an error in the envelope (OpenAI's shape under the OpenAI-compatible paths, isOpenAiPath);
+ * the detail of an unexpected one goes to the log only. When the request's body was not read to its
+ * end, the connection is closed after the answer rather than read on for nothing.
  */
 export function sendRouteError(exchange: Pick<Exchange, 'req' | 'res' | 'ctx'>, error: unknown) {
   const { res, req, ctx } = exchange
@@ -138,6 +155,10 @@ export function sendRouteError(exchange: Pick<Exchange, 'req' | 'res' | 'ctx'>, 
   }
   const headers: Record<string, string> = failure.retryAfter ? { 'retry-after': String(failure.retryAfter) } : {}
   if (!req.complete && failure.status === 413) headers.connection = 'close'
+  if (isOpenAiPath(req.url ?? '')) {
+    const [type, code] = OPENAI_ERROR_TYPES[failure.status] ?? ['server_error', 'server_error']
+    return sendJson(res, failure.status, { error: { message: failure.message, type, code, param: null } }, headers)
+  }
   sendError(res, failure.status, failure.message, headers, ctx.services.clock())
 }
 

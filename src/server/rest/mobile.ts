@@ -4,7 +4,8 @@
  */
 import * as data from '../../shared/schemas/responses.js'
 import type { Route } from './adapter.js'
-import { handleNotificationStream } from './notification-stream.js'
+import { POOL_ERRORS } from '../workers/pool.js'
+import { handleNotificationStream, NOTIFICATION_STREAM_ERRORS, notificationStreamInput } from './notification-stream.js'
 import { handleUpload } from './uploads.js'
 
 export const mobileRoutes: Route[] = [
@@ -64,14 +65,14 @@ export const mobileRoutes: Route[] = [
   { method: 'GET', path: '/notifications/count', procedure: 'notifications.count', input: () => undefined, summary: "How many of the caller's notifications are unread", output: data.unreadCount },
   { method: 'PUT', path: '/notifications/mark_read/:notification_id?', procedure: 'notifications.markRead', input: ({ params }) => params, summary: 'Mark one notification read, or all without an id', output: data.markedRead },
   // Server-Sent Events: notifications as they arrive (Last-Event-ID resumes)
-  { method: 'GET', path: '/notifications/stream', handle: handleNotificationStream, auth: 'bearer', answers: 'event-stream', summary: 'Notifications as Server-Sent Events as they arrive (Last-Event-ID or last_event_id resumes)' },
+  { method: 'GET', path: '/notifications/stream', handle: handleNotificationStream, auth: 'bearer', answers: 'event-stream', request: notificationStreamInput, errors: NOTIFICATION_STREAM_ERRORS, summary: 'Notifications as Server-Sent Events as they arrive (Last-Event-ID or last_event_id resumes)' },
 
   // reports (issue 13; not in the spec)
   { method: 'POST', path: '/reports', procedure: 'reports.create', input: ({ body }) => body, status: 201, message: 'Report submitted', summary: 'Report a post, comment, story or user to the moderators', output: data.reportCreated },
 
   // uploads: multipart with the file in field `file` (POST /upload/comment is an extra path)
-  { method: 'POST', path: '/upload/avatar', handle: handleUpload('avatars'), auth: 'bearer', multipart: 'file', status: 201, summary: "Upload an image and make it the caller's avatar", output: data.uploadResult },
-  { method: 'POST', path: '/upload/post', handle: handleUpload('posts'), auth: 'bearer', multipart: 'file', status: 201, summary: 'Upload an image for a post', output: data.uploadResult },
-  { method: 'POST', path: '/upload/story', handle: handleUpload('stories'), auth: 'bearer', multipart: 'file', status: 201, summary: 'Upload an image or video for a story', output: data.uploadResult },
-  { method: 'POST', path: '/upload/comment', handle: handleUpload('comments'), auth: 'bearer', multipart: 'file', status: 201, summary: 'Upload an image for a comment', output: data.uploadResult },
+  { method: 'POST', path: '/upload/avatar', handle: handleUpload('avatars'), auth: 'bearer', multipart: 'file', errors: POOL_ERRORS, status: 201, summary: "Upload an image and make it the caller's avatar", output: data.uploadResult },
+  { method: 'POST', path: '/upload/post', handle: handleUpload('posts'), auth: 'bearer', multipart: 'file', errors: POOL_ERRORS, status: 201, summary: 'Upload an image for a post', output: data.uploadResult },
+  { method: 'POST', path: '/upload/story', handle: handleUpload('stories'), auth: 'bearer', multipart: 'file', errors: POOL_ERRORS, status: 201, summary: 'Upload an image or video for a story', output: data.uploadResult },
+  { method: 'POST', path: '/upload/comment', handle: handleUpload('comments'), auth: 'bearer', multipart: 'file', errors: POOL_ERRORS, status: 201, summary: 'Upload an image for a comment', output: data.uploadResult },
 ]

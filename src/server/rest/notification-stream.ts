@@ -6,7 +6,9 @@
  */
 import type { ServerResponse } from 'node:http'
 import { TRPCError } from '@trpc/server'
+import { z } from 'zod'
 import type { FeedEvent, FeedSink } from '../domain/notification-feed.js'
+import type { ErrorCases } from '../errors.js'
 import { requireSession } from '../trpc.js'
 import type { Exchange, HandlerRoute } from './adapter.js'
 
@@ -20,6 +22,22 @@ export function formatEvent(event: FeedEvent): string {
     case 'heartbeat':
       return ': heartbeat\n\n'
   }
+}
+
+/** The stream's query, for the OpenAPI document (resumeAfter reads it, and the header first). */
+export const notificationStreamInput = z.object({
+  last_event_id: z
+    .string()
+    .regex(/^\d{1,16}$/)
+    .optional()
+    .describe('Resume after this notification id (the `Last-Event-ID` header, as EventSource sends it on reconnect, does the same and wins)'),
+})
+
+/** What the stream answers before it opens, beyond a missing token (ErrorCases in errors.ts). */
+export const NOTIFICATION_STREAM_ERRORS: ErrorCases = {
+  400: '`Last-Event-ID` (or `last_event_id`) is not a notification id',
+  429: 'Too many notification streams are open, for the account or on the server',
+  503: 'The server is shutting down; reconnect in a moment',
 }
 
 /**

@@ -4,10 +4,12 @@
  */
 import type { HandlerRoute, Route } from './adapter.js'
 import { catalog, isOffered, type Operation } from '../catalog/registry.js'
+import { errorCases } from '../errors.js'
+import { PROVIDER_ERRORS } from '../providers/errors.js'
 
 const offered = catalog.filter(isOffered)
 
-/** A row as a route at `path`, carrying what the OpenAPI document reads: summary, input schema, answer kind and group. */
+/** A row as a route at `path`, carrying what the OpenAPI document reads: summary, input schema, answer kind, group, token and errors. */
 const toRoute = (operation: Operation & { handle: HandlerRoute['handle'] }, path: string): HandlerRoute => ({
   method: operation.method!,
   path,
@@ -17,6 +19,8 @@ const toRoute = (operation: Operation & { handle: HandlerRoute['handle'] }, path
   multipart: operation.multipart,
   answers: operation.answers,
   tag: operation.group,
+  auth: operation.auth ?? (operation.backend === 'gateway' ? 'gateway-key' : undefined),
+  errors: errorCases(operation.providers?.length ? PROVIDER_ERRORS : undefined, operation.errors),
 })
 
 /** Mounted at /api. */

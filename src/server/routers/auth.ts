@@ -5,12 +5,12 @@ import { authedProcedure, publicProcedure, router } from '../trpc.js'
 
 export const authRouter = router({
   register: publicProcedure
-    .meta({ rateLimit: 'auth' })
+    .meta({ rateLimit: 'auth', errors: { 409: 'The username is taken, or the email is registered' } })
     .input(registerInput)
     .mutation(({ ctx, input }) => registerAccount(ctx.services.db, input, ctx.services.clock(), ctx.userAgent)),
 
   login: publicProcedure
-    .meta({ rateLimit: 'auth' })
+    .meta({ rateLimit: 'auth', errors: { 401: 'Wrong email (or username) or password', 403: 'The account is suspended' } })
     .input(loginInput)
     .mutation(({ ctx, input }) => logIn(ctx.services.db, input, ctx.services.clock(), ctx.userAgent)),
 

@@ -55,12 +55,12 @@ export const usersRouter = router({
 
   /** Counted in the `auth` class: each call checks a password. */
   changePassword: authedProcedure
-    .meta({ rateLimit: 'auth' })
+    .meta({ rateLimit: 'auth', errors: { 403: 'The current password is wrong' } })
     .input(changePasswordInput)
     .mutation(({ ctx, input }) => changePassword(ctx.services.db, ctx.user, ctx.sessionId, input, ctx.services.clock())),
 
   deleteAccount: authedProcedure
-    .meta({ rateLimit: 'auth' })
+    .meta({ rateLimit: 'auth', errors: { 403: 'The password is wrong' } })
     .input(deleteAccountInput)
     .mutation(async ({ ctx, input }) => {
       await deleteAccount(ctx.services, ctx.user.id, input.password)

@@ -6,6 +6,12 @@
  */
 import { Worker, type MessagePort } from 'node:worker_threads'
 import { TRPCError } from '@trpc/server'
+import type { ErrorCases } from '../errors.js'
+
+/** What a job of any pool can answer: refused while the queue is full, or past its time budget (ErrorCases in errors.ts). */
+export const POOL_ERRORS: ErrorCases = {
+  503: 'The server is busy with other jobs of this kind, or this one took longer than its time budget; try again shortly',
+}
 
 export interface PoolOptions {
   size: number

@@ -15,6 +15,7 @@ import {
   type StoredSpeechAnswer,
 } from '../../../shared/schemas/speech.js'
 import { wantsJson } from '../../codeimage/http.js'
+import type { ErrorCases } from '../../errors.js'
 import { sendJson } from '../../http.js'
 import type { Exchange } from '../../rest/adapter.js'
 import { enforceRateLimit } from '../../trpc.js'
@@ -87,6 +88,12 @@ async function answerSpeech(exchange: Exchange, speech: Speech): Promise<void> {
   })
   res.end(Buffer.from(audio.data.buffer, audio.data.byteOffset, audio.data.byteLength))
 }
+
+/** What a speech engine refuses (SpeechRefusal in engines.ts, ErrorCases in errors.ts). */
+export const SPEECH_ERRORS: ErrorCases = { 400: 'The text has nothing to speak, or the engine has no such voice' }
+
+/** eSpeak NG is an optional package: without it its operations answer 503, naming it. */
+export const ESPEAK_ERRORS: ErrorCases = { 503: 'eSpeak NG (the optional package @echogarden/espeak-ng-emscripten) is not installed' }
 
 const limited = (handle: (exchange: Exchange) => Promise<void>) => async (exchange: Exchange) => {
   await enforceRateLimit(exchange.ctx, 'default', `ip:${exchange.ctx.clientAddress}`)

@@ -6,7 +6,14 @@
  */
 import { TRPCError } from '@trpc/server'
 import sharp, { type Sharp } from 'sharp'
+import type { ErrorCases } from '../../errors.js'
 import { MAX_IMAGE_PIXELS, PROCESS_TIMEOUT_SECONDS, type ImageFormat } from '../../media/images.js'
+
+/** What processing pixels can answer (ErrorCases in errors.ts). */
+export const PIXEL_ERRORS: ErrorCases = {
+  400: 'The file could not be read as an image',
+  413: `The image took more than ${PROCESS_TIMEOUT_SECONDS} s to process`,
+}
 
 export interface RawImage {
   data: Buffer

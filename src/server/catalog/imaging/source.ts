@@ -7,7 +7,8 @@
 import { TRPCError } from '@trpc/server'
 import { eq } from 'drizzle-orm'
 import { uploads } from '../../db/schema.js'
-import { guardedFetch } from '../../fetch-guard.js'
+import { errorCases, type ErrorCases } from '../../errors.js'
+import { FETCH_ERRORS, guardedFetch } from '../../fetch-guard.js'
 import { inspectImage, type ImageFormat } from '../../media/images.js'
 import { sniffMedia } from '../../media/sniff.js'
 import type { Services } from '../../services.js'
@@ -18,6 +19,18 @@ export interface SourceImage {
   bytes: Buffer
   format: ImageFormat
 }
+
+/** What checking an image's bytes (checkImage) can answer. */
+export const IMAGE_FILE_ERRORS: ErrorCases = {
+  400: 'The image is empty, or its dimensions are too large to decode',
+  415: 'The file is not an image Plaza reads (JPEG, PNG, WebP or GIF)',
+}
+
+/** What reading an image input (readSourceImage) can answer: the fetch's refusals, and a file that is missing, too large or no image. */
+export const IMAGE_SOURCE_ERRORS = errorCases(FETCH_ERRORS, IMAGE_FILE_ERRORS, {
+  404: 'An `uploads/...` path (or this server\'s URL of one) names no file here',
+  413: 'The image is larger than the operation takes',
+})
 
 const notFound = (field: string) => new TRPCError({ code: 'NOT_FOUND', message: `${field}: no such file on this server` })
 

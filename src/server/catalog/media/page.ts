@@ -7,7 +7,14 @@
  */
 import { TRPCError } from '@trpc/server'
 import { Parser } from 'htmlparser2'
+import type { ErrorCases } from '../../errors.js'
 import type { GuardedResponse } from '../../fetch-guard.js'
+
+/** What reading a page (and its oEmbed answer, oembed.ts) can answer beyond the fetch's refusals. */
+export const PAGE_ERRORS: ErrorCases = {
+  415: 'The URL is not an HTML page',
+  422: 'The page is empty, or its oEmbed answer is too large or not oEmbed JSON',
+}
 
 export interface PageMeta {
   /** `og:*` properties, the first value of each (lower-case keys such as `og:image:secure_url`). */

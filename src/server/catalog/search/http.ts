@@ -9,6 +9,7 @@ import { clipsInput, identifyInput, lensInput, ONLINE_ALIAS, onlineInput } from 
 import { ClientAbortError } from '../../chat/errors.js'
 import { authorizeGatewayCall, sendChatError } from '../../chat/http.js'
 import type { GatewayPass } from '../../chat/keys/access.js'
+import type { ErrorCases } from '../../errors.js'
 import { closedSignal, sendJson } from '../../http.js'
 import { providerLayerOf } from '../../providers/layer.js'
 import type { Exchange } from '../../rest/adapter.js'
@@ -16,6 +17,9 @@ import { discardBody, readFormFile } from '../../rest/uploads.js'
 import { enforceRateLimit } from '../../trpc.js'
 import { MiB } from '../../uploads/pipeline.js'
 import { answerOnline, findClips, findLensMatches, identifySong, requireOnline, type UrlCheck } from './service.js'
+
+/** What checking an uploaded recording (checkAudio) can answer. */
+export const AUDIO_FILE_ERRORS: ErrorCases = { 400: 'The file is empty', 415: 'The file is not audio (or a video with sound)' }
 
 /** AudD takes files up to about 10 MB; a song is recognised from a few seconds of it. */
 export const IDENTIFY_MAX_BYTES = 10 * MiB

@@ -8,6 +8,7 @@ import type { ChatUsage } from '../../../shared/schemas/chat.js'
 import { ONLINE_ALIAS, type ClipsAnswer, type ClipsInput, type IdentifyAnswer, type LensAnswer, type LensInput, type OnlineAnswer, type OnlineInput } from '../../../shared/schemas/searchops.js'
 import { HOW_TO_CONFIGURE } from '../../chat/config.js'
 import type { ChatGateway } from '../../chat/gateway.js'
+import type { ErrorCases } from '../../errors.js'
 import { checkPublicUrl } from '../../fetch-guard.js'
 import { auddRecognize, type AudioSource } from '../../providers/audd.js'
 import { ProviderError } from '../../providers/errors.js'
@@ -22,6 +23,9 @@ const plural = (n: number, word: string, words = `${word}s`) => `${n} ${n === 1 
 
 /** The 503 of `/api/online` without a chat provider: it answers with the gateway. */
 const ONLINE_NEEDS_GATEWAY = `/api/online answers through the chat gateway, which is not configured. ${HOW_TO_CONFIGURE}`
+
+/** What answering online can answer beyond the gateway's and the search provider's failures. */
+export const ONLINE_ERRORS: ErrorCases = { 404: 'The web search found nothing for `q`', 503: 'The chat gateway is not configured (the answer is written by it)' }
 
 export interface OnlineDeps {
   layer: ProviderLayer

@@ -1,76 +1,70 @@
 /**
- * GET /docs: the interactive API reference, Swagger UI reading /api/openapi.json. Swagger UI's
- * files are served from the installed swagger-ui-dist package (never copied into this repository),
- * and only the few the page uses; with the start-up script served as a file too, the page's
- * Content-Security-Policy allows nothing but this server, so no request leaves the machine.
+ * GET /docs: the API reference, written on the server from the OpenAPI document (docs-html.ts), so
+ * it reads at once, script or no script; its style sheet is in the page (allowed by its hash: no
+ * request holds up the first paint), and GET /docs/{asset} serves the script that adds "Try it"
+ * (docs-assets.ts). The page's Content-Security-Policy allows nothing but this server, so no
+ * request leaves the machine.
  */
 import { createHash } from 'node:crypto'
-import { readFile } from 'node:fs/promises'
-import { createRequire } from 'node:module'
-import path from 'node:path'
 import { promisify } from 'node:util'
 import { gzip } from 'node:zlib'
 import { TRPCError } from '@trpc/server'
 import { z } from 'zod'
 import type { Exchange } from '../../rest/adapter.js'
+import { DOCS_SCRIPT, DOCS_STYLE } from './docs-assets.js'
+import { renderDocsPage } from './docs-html.js'
+import { isFresh, openApiDocument } from './openapi.js'
 
-const require = createRequire(import.meta.url)
-const swaggerPackage = require.resolve('swagger-ui-dist/package.json')
-const SWAGGER_DIR = path.dirname(swaggerPackage)
-const SWAGGER_VERSION = (require(swaggerPackage) as { version: string }).version
+const digest = (text: string | Buffer) => createHash('sha256').update(text).digest('base64url').slice(0, 16)
 
-const TYPES = { css: 'text/css; charset=utf-8', js: 'text/javascript; charset=utf-8', png: 'image/png' } as const
+interface Served {
+  type: string
+  body: Buffer
+  /** The body gzipped, for clients that accept it (the page shrinks about tenfold). */
+  gzipped: Buffer
+  etag: string
+}
 
-/** The files of swagger-ui-dist the page loads: nothing else of its folder is reachable. */
-const SWAGGER_FILES = ['swagger-ui.css', 'swagger-ui-bundle.js', 'favicon-32x32.png', 'favicon-16x16.png'] as const
-const INIT_SCRIPT = 'plaza-init.js'
+const serve = async (type: string, text: string): Promise<Served> => {
+  const body = Buffer.from(text)
+  return { type, body, gzipped: await promisify(gzip)(body), etag: `"${digest(body)}"` }
+}
 
-/** Path input of `GET /docs/:asset?`: the page itself, or one of its files. */
+const ASSETS = {
+  'plaza-docs.js': { type: 'text/javascript; charset=utf-8', text: DOCS_SCRIPT },
+} as const
+type AssetName = keyof typeof ASSETS
+
+/** Path input of `GET /docs/:asset?`: the page itself, or its script. */
 export const docsPageInput = z.object({
-  asset: z.enum([...SWAGGER_FILES, INIT_SCRIPT]).optional().describe('A file of the page (script, style sheet or icon); omitted for the page'),
+  asset: z
+    .enum(Object.keys(ASSETS) as [AssetName, ...AssetName[]])
+    .optional()
+    .describe('A file of the page: its script, which adds "Try it"; omitted for the page'),
 })
+
+/** Files are linked with their content's hash, so a browser keeps them until they change. */
+const assetUrl = (name: AssetName) => `/docs/${name}?v=${digest(ASSETS[name].text)}`
+
+let assets: Map<AssetName, Promise<Served>> | undefined
+let page: Promise<Served> | undefined
+
+/** Written (and gzipped) once per process, on first request: the document does not change while the server runs. */
+function pageOnce(): Promise<Served> {
+  page ??= openApiDocument().then(({ document }) => serve('text/html; charset=utf-8', renderDocsPage(document, { style: DOCS_STYLE, script: assetUrl('plaza-docs.js') })))
+  page.catch(() => (page = undefined))
+  return page
+}
 
 /**
- * Swagger UI's set-up. `validatorUrl: null` stops its badge request to swagger.io; the document's
- * `servers` is the origin the page came from, so "Try it out" calls this server.
+ * Only this server, for everything: the script is a file, the one inline style sheet is allowed by
+ * its hash (no other inline style runs); images and audio shown by "Try it" are blobs.
  */
-const initScript = `window.ui = SwaggerUIBundle({
-  url: '/api/openapi.json',
-  dom_id: '#swagger-ui',
-  validatorUrl: null,
-  tryItOutEnabled: true,
-  deepLinking: true,
-  displayRequestDuration: true,
-  presets: [SwaggerUIBundle.presets.apis],
-  layout: 'BaseLayout',
-})
-`
-const INIT_VERSION = createHash('sha256').update(initScript).digest('base64url').slice(0, 12)
-
-/** Files are named with a version, so a browser may keep them until Plaza or Swagger UI changes. */
-const page = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Plaza API reference</title>
-<link rel="stylesheet" href="/docs/swagger-ui.css?v=${SWAGGER_VERSION}">
-<link rel="icon" type="image/png" sizes="32x32" href="/docs/favicon-32x32.png?v=${SWAGGER_VERSION}">
-<link rel="icon" type="image/png" sizes="16x16" href="/docs/favicon-16x16.png?v=${SWAGGER_VERSION}">
-</head>
-<body>
-<div id="swagger-ui"></div>
-<script src="/docs/swagger-ui-bundle.js?v=${SWAGGER_VERSION}"></script>
-<script src="/docs/${INIT_SCRIPT}?v=${INIT_VERSION}"></script>
-</body>
-</html>
-`
-
-/** Only this server, for everything: scripts and styles are files; `data:` images are Swagger UI's icons. */
 const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
-  "img-src 'self' data:",
-  "style-src 'self'",
+  "img-src 'self' data: blob:",
+  "media-src 'self' blob:",
+  `style-src 'sha256-${createHash('sha256').update(DOCS_STYLE).digest('base64')}'`,
   "object-src 'none'",
   "base-uri 'none'",
   "form-action 'none'",
@@ -79,51 +73,31 @@ const CONTENT_SECURITY_POLICY = [
 
 const SECURITY_HEADERS = { 'content-security-policy': CONTENT_SECURITY_POLICY, 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' }
 
-interface Asset {
-  type: string
-  body: Buffer
-  /** The body gzipped, for clients that accept it (the bundle shrinks from about 1.5 MB to 0.4 MB). */
-  gzipped: Buffer
-}
-
-const assets = new Map<string, Promise<Asset>>()
-
-/** Read (and compressed) once per process, on first request. */
-function loadAsset(name: string): Promise<Asset> {
-  let asset = assets.get(name)
-  if (!asset) {
-    const ext = name.slice(name.lastIndexOf('.') + 1) as keyof typeof TYPES
-    asset = (async () => {
-      const body = name === INIT_SCRIPT ? Buffer.from(initScript) : await readFile(path.join(SWAGGER_DIR, name))
-      return { type: TYPES[ext], body, gzipped: await promisify(gzip)(body) }
-    })()
-    asset.catch(() => assets.delete(name))
-    assets.set(name, asset)
-  }
-  return asset
-}
-
 const acceptsGzip = (header: string | undefined) => /\bgzip\b(?!;\s*q=0(\.0*)?\b)/i.test(header ?? '')
 
-export async function handleDocsPage({ req, res, params }: Exchange): Promise<void> {
-  const input = docsPageInput.safeParse(params)
-  if (!input.success) throw new TRPCError({ code: 'NOT_FOUND', message: `Not found: /docs/${params.asset}` })
-  const { asset } = input.data
-  if (!asset) {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(page), 'cache-control': 'no-cache', ...SECURITY_HEADERS })
-    res.end(page)
+function send({ req, res }: Pick<Exchange, 'req' | 'res'>, served: Served, cacheControl: string) {
+  const headers = { etag: served.etag, 'cache-control': cacheControl, vary: 'accept-encoding', ...SECURITY_HEADERS }
+  if (isFresh(req.headers['if-none-match'], served.etag)) {
+    res.writeHead(304, headers)
+    res.end()
     return
   }
-  const { type, body, gzipped } = await loadAsset(asset)
   const compressed = acceptsGzip(req.headers['accept-encoding'])
-  const payload = compressed ? gzipped : body
-  res.writeHead(200, {
-    'content-type': type,
-    'content-length': payload.length,
-    'cache-control': 'public, max-age=31536000, immutable',
-    vary: 'accept-encoding',
-    ...(compressed && { 'content-encoding': 'gzip' }),
-    ...SECURITY_HEADERS,
-  })
+  const payload = compressed ? served.gzipped : served.body
+  res.writeHead(200, { ...headers, 'content-type': served.type, 'content-length': payload.length, ...(compressed && { 'content-encoding': 'gzip' }) })
   res.end(payload)
+}
+
+/**
+ * `GET /docs`: the page, revalidated on every load (a 304 while the server has not changed).
+ * `GET /docs/{asset}`: its files, and nothing else of the server's.
+ */
+export async function handleDocsPage(exchange: Exchange): Promise<void> {
+  const input = docsPageInput.safeParse(exchange.params)
+  if (!input.success) throw new TRPCError({ code: 'NOT_FOUND', message: `Not found: /docs/${exchange.params.asset}` })
+  const name = input.data.asset
+  if (!name) return send(exchange, await pageOnce(), 'no-cache')
+  assets ??= new Map()
+  if (!assets.has(name)) assets.set(name, serve(ASSETS[name].type, ASSETS[name].text))
+  send(exchange, await assets.get(name)!, 'public, max-age=31536000, immutable')
 }

@@ -3,7 +3,8 @@
  * into one flat description per method and path: what the OpenAPI document is written from.
  */
 import { z } from 'zod'
-import type { AnswerKind, Method, Route } from '../../rest/adapter.js'
+import { errorCases, isOpenAiPath, type ErrorCases } from '../../errors.js'
+import type { AnswerKind, HandlerAuth, Method, Route } from '../../rest/adapter.js'
 import { mobileRoutes } from '../../rest/mobile.js'
 import { rootRoutes, utilityRoutes } from '../../rest/utility.js'
 import { appRouter } from '../../router.js'
@@ -13,14 +14,19 @@ export interface Endpoint {
   method: Method
   /** The full path in OpenAPI's `{name}` syntax. */
   path: string
-  /** Names of the path's `{name}` segments. */
-  pathParams: string[]
+  /**
+   * The path's `{name}` segments, in order: the name in the document, and the input field it fills.
+   * They differ only where two paths would otherwise be one template (see `mergeTemplates`).
+   */
+  pathParams: Array<{ name: string; field: string }>
   /** Input fields the route takes from its path only, an optional last segment's included (never query or body fields). */
   pathFields: string[]
   operationId: string
   summary?: string
   tag: string
+  /** Whether the operation takes a token, and which (`scheme`): none, one it answers without, or one it needs. */
   auth: 'none' | 'optional' | 'required'
+  scheme: TokenScheme
   /** The zod schema the input is validated with; its path fields are path parameters, the rest go to `inputIn`. */
   input?: z.ZodType
   inputIn: 'query' | 'body'
@@ -31,9 +37,23 @@ export interface Endpoint {
   /** True when a success is the envelope with `output` as its `data` (/api/mobile, /health); else `output` is the whole body. */
   enveloped: boolean
   output?: z.ZodType
-  /** Error bodies: the envelope, or OpenAI's `{error}` on /api/v1 (as OpenAI's clients expect). */
-  errors: 'envelope' | 'openai'
+  /** Error bodies: the envelope, or OpenAI's `{error}` (the OpenAI-compatible paths, isOpenAiPath, as OpenAI's clients expect). */
+  errorFormat: 'envelope' | 'openai'
   rateLimited: boolean
+  /** Error statuses beyond those the endpoint's shape implies, with when (the procedure's and the route's). */
+  errors: ErrorCases
+}
+
+/** The tokens Plaza takes: a session's, a chat gateway key, the metrics token (security schemes of the document). */
+export type TokenScheme = 'bearerAuth' | 'gatewayKey' | 'metricsToken'
+
+/** A handler route's token as the document describes it. */
+const HANDLER_AUTH: Record<HandlerAuth, { auth: Endpoint['auth']; scheme: TokenScheme }> = {
+  bearer: { auth: 'required', scheme: 'bearerAuth' },
+  // Anyone until the operator creates the first key; the document cannot know, so the key is optional.
+  'gateway-key': { auth: 'optional', scheme: 'gatewayKey' },
+  'premium-key': { auth: 'required', scheme: 'gatewayKey' },
+  'metrics-token': { auth: 'optional', scheme: 'metricsToken' },
 }
 
 interface ProcedureDef {
@@ -84,7 +104,7 @@ function endpointsOf({ prefix, routes }: Mount): Endpoint[] {
       const common = {
         method: route.method,
         path,
-        pathParams: params,
+        pathParams: params.map((name) => ({ name, field: name })),
         pathFields,
         operationId,
         summary: route.summary,
@@ -92,15 +112,26 @@ function endpointsOf({ prefix, routes }: Mount): Endpoint[] {
         inputIn: bodyless ? ('query' as const) : ('body' as const),
         enveloped: prefix === '/api/mobile',
         output: route.output,
-        errors: path.startsWith('/api/v1/') ? ('openai' as const) : ('envelope' as const),
+        errorFormat: isOpenAiPath(path) ? ('openai' as const) : ('envelope' as const),
       }
       if ('procedure' in route) {
         const procedure = procedureOf(route.procedure)
-        return { ...common, auth: procedure._def.meta?.auth ?? 'none', input: procedure._def.inputs[0], status: route.status ?? 200, answers: 'json' as const, rateLimited: true }
+        const { auth = 'none', errors } = procedure._def.meta ?? {}
+        return {
+          ...common,
+          auth,
+          scheme: 'bearerAuth' as const,
+          input: procedure._def.inputs[0],
+          status: route.status ?? 200,
+          answers: 'json' as const,
+          rateLimited: true,
+          errors: errorCases(errors, route.errors),
+        }
       }
       return {
         ...common,
-        auth: route.auth === 'bearer' ? ('required' as const) : ('none' as const),
+        ...(route.auth ? HANDLER_AUTH[route.auth] : { auth: 'none' as const, scheme: 'bearerAuth' as const }),
+        errors: route.errors ?? {},
         input: route.request,
         multipart: route.multipart,
         status: route.status ?? 200,
@@ -122,13 +153,15 @@ const health: Endpoint = {
   summary: 'Liveness: answers 200 while the server is serving',
   tag: 'system',
   auth: 'none',
+  scheme: 'bearerAuth',
   inputIn: 'query',
   status: 200,
   answers: 'json',
   enveloped: true,
   output: z.object({ status: z.literal('ok') }),
-  errors: 'envelope',
+  errorFormat: 'envelope',
   rateLimited: false,
+  errors: {},
 }
 
 /** Operation ids shared by several methods of one path (GET and POST /api/chat) get the method appended. */
@@ -145,6 +178,31 @@ function disambiguate(endpoints: Endpoint[]): Endpoint[] {
   return byMethod.map((endpoint, i) => (second.get(endpoint.operationId)! > 1 ? { ...endpoint, operationId: camel([endpoints[i].operationId, endpoint.answers]) } : endpoint))
 }
 
+/** The path as OpenAPI compares templates: `/comment/{post_id}` and `/comment/{comment_id}` are both `/comment/{}`. */
+const templateOf = (path: string) => path.replace(/\{[^}]+\}/g, '{}')
+
+/**
+ * Paths that differ only in a parameter's name are one path to OpenAPI (`POST /comment/:post_id` and
+ * `DELETE /comment/:comment_id`): where the names differ, the document names the segment `id`
+ * (`id2`, ... past the first such segment) and each operation's parameter says which id it is. The
+ * URLs the server answers are unchanged.
+ */
+function mergeTemplates(endpoints: Endpoint[]): Endpoint[] {
+  const byTemplate = new Map<string, Endpoint[]>()
+  for (const endpoint of endpoints) byTemplate.set(templateOf(endpoint.path), [...(byTemplate.get(templateOf(endpoint.path)) ?? []), endpoint])
+  const renamed = new Map<Endpoint, Endpoint>()
+  for (const [template, group] of byTemplate) {
+    if (new Set(group.map((endpoint) => endpoint.path)).size < 2) continue
+    const differing = group[0].pathParams.map((_, i) => new Set(group.map((endpoint) => endpoint.pathParams[i].field)).size > 1)
+    let n = 0
+    const names = differing.map((differs, i) => (differs ? (n++ === 0 ? 'id' : `id${n}`) : group[0].pathParams[i].name))
+    let next = 0
+    const path = template.replace(/\{\}/g, () => `{${names[next++]}}`)
+    for (const endpoint of group) renamed.set(endpoint, { ...endpoint, path, pathParams: endpoint.pathParams.map((param, i) => ({ ...param, name: names[i] })) })
+  }
+  return endpoints.map((endpoint) => renamed.get(endpoint) ?? endpoint)
+}
+
 /** Every endpoint, in the order the server matches them. */
 export function listEndpoints(): Endpoint[] {
   const mounts: Mount[] = [
@@ -152,5 +210,5 @@ export function listEndpoints(): Endpoint[] {
     { prefix: '/api', routes: utilityRoutes },
     { prefix: '', routes: rootRoutes },
   ]
-  return disambiguate([health, ...mounts.flatMap(endpointsOf)])
+  return mergeTemplates(disambiguate([health, ...mounts.flatMap(endpointsOf)]))
 }

@@ -4,44 +4,127 @@
  * Nothing here names a path: a route added to a table appears in the document by itself.
  */
 import { createRequire } from 'node:module'
-import type { Endpoint } from './endpoints.js'
+import { GATEWAY_KEY_ERRORS } from '../../chat/errors.js'
+import { DATA_ERRORS, errorCases, type ErrorCases } from '../../errors.js'
+import type { Endpoint, TokenScheme } from './endpoints.js'
+import { exampleOf } from './examples.js'
 import { createSchemaCollector, type JsonSchema, type SchemaCollector } from './json-schema.js'
+import { TAG_DESCRIPTIONS } from './tags.js'
 
 export type OpenApiDocument = JsonSchema & { paths: Record<string, Record<string, JsonSchema>> }
 
 /** The same from src/ (tests) and dist/ (the package): four folders below the package root. */
-const { version } = createRequire(import.meta.url)('../../../../package.json') as { version: string }
+const { version, license } = createRequire(import.meta.url)('../../../../package.json') as { version: string; license: string }
 
 const ref = (kind: 'schemas' | 'responses' | 'headers', name: string) => ({ $ref: `#/components/${kind}/${name}` })
 
-const SECURITY_SCHEME = 'bearerAuth'
+/** The tokens, as security schemes (all HTTP bearer tokens; which one an operation takes is its `security`). */
+const SECURITY_SCHEMES: Record<TokenScheme, JsonSchema> = {
+  bearerAuth: { type: 'http', scheme: 'bearer', description: 'The `token` of a session (register, login or refresh answer one)' },
+  gatewayKey: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'A key of the chat gateway (`plaza admin keys create`): needed by the gateway\'s operations once the operator has created any key',
+  },
+  metricsToken: { type: 'http', scheme: 'bearer', description: 'The token the server was given in `PLAZA_METRICS_TOKEN`: needed for the metrics when one is set' },
+}
 
-/** The error answers, by status: the name of their component and when they happen. */
-const ERRORS: Record<number, [name: string, description: string]> = {
+/**
+ * The errors many operations share, by status: the name of their component and when they happen.
+ * An operation that answers one for a reason of its own says so in its own response object.
+ */
+const SHARED_ERRORS: Record<number, [name: string, description: string]> = {
   400: ['BadRequest', 'The request is not valid: a field fails validation (the message names it), or the JSON or path is malformed'],
   401: ['Unauthorized', 'No bearer token, or an invalid or expired one'],
   403: ['Forbidden', 'Not allowed: the account is suspended, or the item belongs to someone else'],
   404: ['NotFound', 'Nothing with that id (or nothing the caller may see)'],
   405: ['MethodNotAllowed', 'The path does not serve that method; `Allow` lists the ones it does'],
+  408: ['RequestTimeout', 'The request (its headers, or its body) did not arrive in time; the connection is closed'],
   413: ['PayloadTooLarge', 'The request body is larger than the operation accepts'],
   429: ['TooManyRequests', 'Past the rate limit; `Retry-After` says when to come back'],
+  431: ['HeadersTooLarge', "The request's URL and headers are larger than the server reads (16 KiB); the connection is closed"],
   500: ['InternalError', 'An unexpected failure (a bug; the details are in the server log only)'],
+  503: ['ServiceUnavailable', 'The server is restarting after an update (this process failed to load part of its code); `Retry-After` says when to try again'],
 }
 
-function errorComponents(): { responses: Record<string, JsonSchema>; headers: Record<string, JsonSchema> } {
+/** Headers some error answers carry. */
+const ERROR_HEADERS: Record<number, Record<string, JsonSchema>> = {
+  405: { Allow: ref('headers', 'Allow') },
+  429: { 'Retry-After': ref('headers', 'RetryAfter') },
+  503: { 'Retry-After': ref('headers', 'RetryAfter') },
+}
+
+const HEADERS: Record<string, JsonSchema> = {
+  RetryAfter: { description: 'Seconds to wait before trying again', schema: { type: 'integer', minimum: 0 } },
+  Allow: { description: 'The methods the path serves', schema: { type: 'string' } },
+}
+
+/** Refusals made before the request is routed (while its headers or body arrive): in the envelope on every path. */
+const BEFORE_ROUTING = new Set([408, 431])
+
+/** An error answer's content: the envelope, or OpenAI's shape. */
+const errorContent = (format: Endpoint['errorFormat']) => ({ 'application/json': { schema: ref('schemas', format === 'openai' ? 'OpenAIError' : 'ErrorEnvelope') } })
+
+/** The error component of a shared status in a format, added to `used` (only referenced components are written). */
+function sharedError(status: number, format: Endpoint['errorFormat'], used: Record<string, JsonSchema>): JsonSchema {
+  const [base, description] = SHARED_ERRORS[status]
+  const shape = BEFORE_ROUTING.has(status) ? 'envelope' : format
+  const name = shape === 'openai' ? `OpenAI${base}` : base
+  used[name] ??= { description, ...(ERROR_HEADERS[status] && { headers: ERROR_HEADERS[status] }), content: errorContent(shape) }
+  return ref('responses', name)
+}
+
+/** What an operation's token answers when missing, wrong or not allowed, by scheme. */
+function tokenErrors(endpoint: Endpoint): { shared: number[]; own: ErrorCases } {
+  if (endpoint.auth === 'none') return { shared: [], own: {} }
+  switch (endpoint.scheme) {
+    case 'bearerAuth':
+      // An optional token, when sent, must be valid: a wrong one is a 401 even where none is needed.
+      return endpoint.auth === 'required' ? { shared: [401, 403], own: {} } : { shared: [403], own: { 401: 'An invalid or expired token (without one, the operation answers as for anyone)' } }
+    case 'gatewayKey':
+      return { shared: [], own: GATEWAY_KEY_ERRORS }
+    case 'metricsToken':
+      return { shared: [], own: { 401: 'The server was given PLAZA_METRICS_TOKEN, and the request does not carry it' } }
+  }
+}
+
+/**
+ * Every error an endpoint can answer, by status: the shared ones its shape implies (a body can be
+ * malformed or too large, a path names something, a rate limit applies, a token is needed) and its
+ * own (the procedure's or route's `errors`, ErrorCases in errors.ts), each a component or, when it
+ * has whens of its own, a response object that lists them.
+ */
+function errorResponses(endpoint: Endpoint, used: Record<string, JsonSchema>): Record<string, JsonSchema> {
+  // Every method but GET and a plain DELETE reads a body, which can be malformed or too large.
+  const readsBody = endpoint.inputIn === 'body'
+  // Any request can arrive too slowly or with too large headers, fail unexpectedly, or meet a process being replaced.
+  const shared = new Set([405, 408, 431, 500, 503])
+  if (endpoint.input || readsBody || endpoint.pathParams.length > 0) shared.add(400)
+  if (endpoint.pathParams.length > 0) shared.add(404)
+  if (readsBody) shared.add(413)
+  if (endpoint.rateLimited) shared.add(429)
+  const token = tokenErrors(endpoint)
+  for (const status of token.shared) shared.add(status)
+  // Counting a request against its rate limit, or reading a session, reaches the database.
+  const reachesData = endpoint.rateLimited || endpoint.auth !== 'none'
+  const own = errorCases(token.own, reachesData ? DATA_ERRORS : undefined, endpoint.errors)
+  const statuses = [...new Set([...shared, ...Object.keys(own).map(Number)])].sort((a, b) => a - b)
   const responses: Record<string, JsonSchema> = {}
-  for (const [status, [name, description]] of Object.entries(ERRORS)) {
-    const headers = status === '429' ? { 'Retry-After': ref('headers', 'RetryAfter') } : status === '405' ? { Allow: ref('headers', 'Allow') } : undefined
-    responses[name] = { description, ...(headers && { headers }), content: { 'application/json': { schema: ref('schemas', 'ErrorEnvelope') } } }
-    responses[`OpenAI${name}`] = { description, ...(headers && { headers }), content: { 'application/json': { schema: ref('schemas', 'OpenAIError') } } }
+  for (const status of statuses) {
+    const whens = own[status]?.split('\n')
+    if (!whens) {
+      responses[status] = sharedError(status, endpoint.errorFormat, used)
+      continue
+    }
+    const lines = [...(shared.has(status) ? [SHARED_ERRORS[status][1]] : []), ...whens]
+    responses[status] = {
+      description: lines.length === 1 ? lines[0] : lines.map((line) => `- ${line}`).join('\n'),
+      ...(ERROR_HEADERS[status] && { headers: ERROR_HEADERS[status] }),
+      // A 304 (the only answer below 400 an operation declares this way) has no body.
+      ...(status >= 400 && { content: errorContent(endpoint.errorFormat) }),
+    }
   }
-  return {
-    responses,
-    headers: {
-      RetryAfter: { description: 'Seconds to wait before trying again', schema: { type: 'integer', minimum: 0 } },
-      Allow: { description: 'The methods the path serves', schema: { type: 'string' } },
-    },
-  }
+  return responses
 }
 
 /** The envelope of decisions §2 and OpenAI's error shape (/api/v1). */
@@ -80,6 +163,12 @@ const BASE_SCHEMAS: Record<string, JsonSchema> = {
     },
     required: ['error'],
   },
+  Redirect: {
+    type: 'object',
+    description: 'The body of a redirect: where it goes, as the `Location` header says',
+    properties: { message: { type: 'string' }, location: { type: 'string' } },
+    required: ['message', 'location'],
+  },
   StoredFile: {
     type: 'object',
     description: 'With `Accept: application/json`: the generated file, stored under `uploads/`, instead of its bytes',
@@ -105,18 +194,29 @@ function objectOf(schema: JsonSchema, schemas: SchemaCollector): { properties: R
 function requestOf(endpoint: Endpoint, schemas: SchemaCollector): { parameters: JsonSchema[]; requestBody?: JsonSchema } {
   const input = endpoint.input && schemas.toSchema(endpoint.input, 'input')
   const object = input ? objectOf(input, schemas) : null
-  const parameters: JsonSchema[] = endpoint.pathParams.map((name) => ({ name, in: 'path', required: true, schema: object?.properties[name] ?? { type: 'string' } }))
+  // Each parameter and the body carry the operation's example (examples.ts), where it has one.
+  const example = (field: string, schema: JsonSchema, required: boolean) => {
+    const value = exampleOf(endpoint.operationId, field, schemas.resolve(schema), required)
+    return value === undefined ? {} : { example: value }
+  }
+  const parameters: JsonSchema[] = endpoint.pathParams.map(({ name, field }) => {
+    const schema = object?.properties[field] ?? { type: 'string' }
+    // A segment the document renamed (two paths would be one template) says which id it carries.
+    const renamed = name !== field && { description: `The \`${field}\` (the path's other operations take another id in this segment)` }
+    return { name, in: 'path', required: true, ...renamed, schema, ...example(field, schema, true) }
+  })
   const rest = Object.entries(object?.properties ?? {}).filter(([name]) => !endpoint.pathFields.includes(name))
   const required = (object?.required ?? []).filter((name) => !endpoint.pathFields.includes(name))
+  const queryParameters = () => rest.map(([name, schema]) => ({ name, in: 'query', required: required.includes(name), schema, ...example(name, schema, required.includes(name)) }))
   if (endpoint.multipart) {
     // The file is the form; what else the operation takes (an effect, a ratio) is in the query.
-    for (const [name, schema] of rest) parameters.push({ name, in: 'query', required: required.includes(name), schema })
+    parameters.push(...queryParameters())
     const form = { type: 'object', properties: { [endpoint.multipart]: { ...binary('application/octet-stream'), format: 'binary' } }, required: [endpoint.multipart] }
     return { parameters, requestBody: { required: true, content: { 'multipart/form-data': { schema: form } } } }
   }
   if (endpoint.inputIn === 'query') {
     if (input && !object) throw new Error(`${endpoint.method} ${endpoint.path}: a query input must be an object schema`)
-    for (const [name, schema] of rest) parameters.push({ name, in: 'query', required: required.includes(name), schema })
+    parameters.push(...queryParameters())
     return { parameters }
   }
   if (!input || (object && rest.length === 0)) return { parameters }
@@ -125,7 +225,9 @@ function requestOf(endpoint: Endpoint, schemas: SchemaCollector): { parameters: 
   if (Array.isArray(whole.required) && whole.required.length === 0) delete whole.required
   // The social API's bodies: an unknown field is ignored, but not an id (rest/adapter.ts, refuseIds).
   const schema = endpoint.enveloped ? { ...whole, description: [whole.description, SOCIAL_BODY].filter(Boolean).join('. ') } : whole
-  return { parameters, requestBody: { required: required.length > 0, content: { 'application/json': { schema } } } }
+  const body = Object.fromEntries(rest.flatMap(([name, field]) => Object.entries(example(name, field, required.includes(name))).map(([, value]) => [name, value])))
+  const media = { schema, ...(Object.keys(body).length > 0 && { example: body }) }
+  return { parameters, requestBody: { required: required.length > 0, content: { 'application/json': media } } }
 }
 
 /** The success answer's content, by what the endpoint answers. */
@@ -147,12 +249,18 @@ function successOf(endpoint: Endpoint, schemas: SchemaCollector): JsonSchema {
       return storedOrBytes('audio/*', 'audio')
     case 'text':
       return { description: 'Plain text', content: { 'text/plain': { schema: { type: 'string' } } } }
-    case 'html':
-      return { description: 'An HTML page (or one of its files)', content: { 'text/html': { schema: { type: 'string' } } } }
+    case 'page':
+      return endpoint.pathParams.length === 0
+        ? { description: 'An HTML page', content: { 'text/html': { schema: { type: 'string' } } } }
+        : { description: 'A file of the page (its script)', content: { 'text/javascript': { schema: { type: 'string' } } } }
     case 'event-stream':
       return { description: 'Server-Sent Events until the client leaves', content: { 'text/event-stream': { schema: { type: 'string' } } } }
     case 'redirect':
-      return { description: 'A redirect', headers: { Location: { description: 'Where to go', schema: { type: 'string' } } } }
+      return {
+        description: 'A redirect; the body says where too',
+        headers: { Location: { description: 'Where to go', schema: { type: 'string' } } },
+        content: { 'application/json': { schema: ref('schemas', 'Redirect') } },
+      }
     case 'json': {
       // An operation whose input has a `stream` flag answers Server-Sent Events when it is set (the chat operations).
       const input = endpoint.input && objectOf(schemas.toSchema(endpoint.input, 'input'), schemas)
@@ -162,33 +270,16 @@ function successOf(endpoint: Endpoint, schemas: SchemaCollector): JsonSchema {
   }
 }
 
-/** The error statuses an endpoint can answer. */
-function errorStatuses(endpoint: Endpoint): number[] {
-  // Every method but GET and a plain DELETE reads a body, which can be malformed or too large.
-  const readsBody = endpoint.inputIn === 'body'
-  const statuses = [405, 500]
-  if (endpoint.input || readsBody || endpoint.pathParams.length > 0) statuses.push(400)
-  if (endpoint.auth !== 'none') statuses.push(401, 403)
-  if (endpoint.pathParams.length > 0) statuses.push(404)
-  if (readsBody) statuses.push(413)
-  if (endpoint.rateLimited) statuses.push(429)
-  return statuses.sort((a, b) => a - b)
-}
-
-function operationOf(endpoint: Endpoint, schemas: SchemaCollector): JsonSchema {
+function operationOf(endpoint: Endpoint, schemas: SchemaCollector, used: Record<string, JsonSchema>): JsonSchema {
   const { parameters, requestBody } = requestOf(endpoint, schemas)
-  const responses: Record<string, JsonSchema> = { [endpoint.answers === 'redirect' ? 302 : endpoint.status]: successOf(endpoint, schemas) }
-  for (const status of errorStatuses(endpoint)) {
-    const name = ERRORS[status][0]
-    responses[status] = ref('responses', endpoint.errors === 'openai' ? `OpenAI${name}` : name)
-  }
+  const responses: Record<string, JsonSchema> = { [endpoint.answers === 'redirect' ? 302 : endpoint.status]: successOf(endpoint, schemas), ...errorResponses(endpoint, used) }
+  const token = [{ [endpoint.scheme]: [] }]
   return {
     operationId: endpoint.operationId,
     ...(endpoint.summary && { summary: endpoint.summary }),
     tags: [endpoint.tag],
-    ...(endpoint.auth === 'required' && { security: [{ [SECURITY_SCHEME]: [] }] }),
-    // An optional token: without one the operation answers as for anyone; with one, for that user.
-    ...(endpoint.auth === 'optional' && { security: [{}, { [SECURITY_SCHEME]: [] }] }),
+    // None: anyone may call it. Optional: without a token the operation answers as for anyone; with one, for that user or key.
+    security: endpoint.auth === 'none' ? [] : endpoint.auth === 'optional' ? [{}, ...token] : token,
     ...(parameters.length > 0 && { parameters }),
     ...(requestBody && { requestBody }),
     responses,
@@ -199,28 +290,28 @@ function operationOf(endpoint: Endpoint, schemas: SchemaCollector): JsonSchema {
 export function buildOpenApiDocument(endpoints: Endpoint[]): OpenApiDocument {
   const schemas = createSchemaCollector()
   const paths: OpenApiDocument['paths'] = {}
+  const responses: Record<string, JsonSchema> = {}
   for (const endpoint of endpoints) {
     paths[endpoint.path] ??= {}
-    paths[endpoint.path][endpoint.method.toLowerCase()] = operationOf(endpoint, schemas)
+    paths[endpoint.path][endpoint.method.toLowerCase()] = operationOf(endpoint, schemas, responses)
   }
-  const { responses, headers } = errorComponents()
+  const schemes = new Set(endpoints.filter((endpoint) => endpoint.auth !== 'none').map((endpoint) => endpoint.scheme))
   return {
     openapi: '3.1.0',
     info: {
       title: 'Plaza',
       version,
       description:
-        'The social API (`/api/mobile`, answers in the envelope `{status, message, data, timestamp}`), the utility catalog (`/api`) and the server\'s own paths, generated from the route tables and the zod schemas that validate each request.',
+        'The social API (`/api/mobile`, answers in the envelope `{status, message, data, timestamp}`), the utility catalog (`/api`) and the server\'s own paths, generated from the route tables and the zod schemas that validate each request. Every error status an operation can answer is listed with it.',
+      license: { name: license, identifier: license },
     },
-    tags: [...new Set(endpoints.map((endpoint) => endpoint.tag))].map((name) => ({ name })),
+    tags: [...new Set(endpoints.map((endpoint) => endpoint.tag))].map((name) => ({ name, ...(TAG_DESCRIPTIONS[name] && { description: TAG_DESCRIPTIONS[name] }) })),
     paths,
     components: {
       schemas: { ...BASE_SCHEMAS, ...schemas.components },
-      responses,
-      headers,
-      securitySchemes: {
-        [SECURITY_SCHEME]: { type: 'http', scheme: 'bearer', description: 'The `token` of a session (register, login or refresh answer one)' },
-      },
+      responses: Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b))),
+      headers: HEADERS,
+      securitySchemes: Object.fromEntries(Object.entries(SECURITY_SCHEMES).filter(([name]) => schemes.has(name as TokenScheme))),
     },
   }
 }

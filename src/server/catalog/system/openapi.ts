@@ -25,8 +25,13 @@ function buildOnce() {
   return built
 }
 
+/** The document (and its digest), built on first use. */
+export function openApiDocument() {
+  return buildOnce()
+}
+
 /** True when the client's `If-None-Match` holds `etag` (or `*`). */
-function isFresh(ifNoneMatch: string | undefined, etag: string): boolean {
+export function isFresh(ifNoneMatch: string | undefined, etag: string): boolean {
   if (!ifNoneMatch) return false
   return ifNoneMatch.split(',').some((tag) => {
     const value = tag.trim().replace(/^W\//, '')

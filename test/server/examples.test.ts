@@ -1,0 +1,158 @@
+/**
+ * Every operation's example request, as /api/openapi.json publishes it (and the reference page's
+ * "Try it" fills it in), sent as it stands to a server whose providers are loopback stand-ins
+ * (helpers/stand-ins.ts): each must succeed, and its answer must be one the document declares.
+ * The examples tell one story (catalog/system/examples.ts): alice registers (user 1) and logs in,
+ * follows user 2, blocks and mutes user 3; her post, comment and story are number 1. The test only
+ * adds what an example cannot carry: users 2 and 3, a notification for alice, a file for the
+ * uploads, and a token.
+ *
+ * The image, page and recording URLs of the examples are on the public web, which a test cannot
+ * reach: they are sent to a loopback server instead (PLAZA_FETCH_ALLOW_PRIVATE=1), path and all,
+ * which answers a picture, a page or a recording as the real ones would.
+ */
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { fakeAudio } from '../providers/fake-providers.js'
+import { createOpenApiValidator } from '../helpers/openapi-validator.js'
+import { startTestServer, type TestServer } from '../helpers/server.js'
+import { startStandIns, type StandIns } from '../helpers/stand-ins.js'
+import { solidImage } from '../uploads/fixtures.js'
+
+interface Operation {
+  method: string
+  path: string
+  operation: any
+}
+
+let server: TestServer
+let standIns: StandIns
+let web: http.Server
+let webUrl: string
+let document: any
+
+/** The public web of the examples, on loopback: a JPEG for a picture, a WAV for a recording, else a page. */
+async function startWeb(): Promise<http.Server> {
+  const jpeg = await solidImage(320, 200, 'jpeg')
+  const wav = fakeAudio('wav', 'example')
+  const page = '<!doctype html><html><head><title>Example Domain</title><meta property="og:title" content="Example Domain"></head><body><h1>Example Domain</h1></body></html>'
+  const site = http.createServer((req, res) => {
+    const [type, body] = /\.(jpe?g|png|webp|gif)$/i.test(req.url ?? '') ? ['image/jpeg', jpeg] : /\.(ogg|mp3|wav)$/i.test(req.url ?? '') ? ['audio/wav', wav] : ['text/html; charset=utf-8', Buffer.from(page)]
+    res.writeHead(200, { 'content-type': type, 'content-length': body.length })
+    res.end(body)
+  })
+  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve))
+  return site
+}
+
+/** The example with every https URL sent to the loopback web instead (the path kept). */
+const onLoopback = (value: unknown): unknown =>
+  typeof value === 'string' ? value.replace(/^https:\/\/[^/]+/, webUrl) : Array.isArray(value) ? value.map(onLoopback) : value && typeof value === 'object' ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, onLoopback(v)])) : value
+
+function operations(): Operation[] {
+  return Object.entries(document.paths as Record<string, Record<string, any>>).flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({ method: method.toUpperCase(), path, operation })))
+}
+
+test.before(async () => {
+  standIns = await startStandIns()
+  web = await startWeb()
+  webUrl = `http://127.0.0.1:${(web.address() as AddressInfo).port}`
+  server = await startTestServer({ env: { ...standIns.env, PLAZA_FETCH_ALLOW_PRIVATE: '1' } })
+  document = (await server.request('GET', '/api/openapi.json')).body
+})
+
+test.after(async () => {
+  await server.close()
+  await standIns.close()
+  await new Promise((resolve) => web.close(resolve))
+})
+
+test('every operation with input publishes an example of each required parameter and body field', () => {
+  const missing: string[] = []
+  for (const { method, path, operation } of operations()) {
+    for (const parameter of operation.parameters ?? []) if (parameter.required && parameter.example === undefined) missing.push(`${method} ${path}: ${parameter.in} ${parameter.name}`)
+    const body = operation.requestBody?.content?.['application/json']
+    const schema = body?.schema?.$ref ? document.components.schemas[body.schema.$ref.split('/').pop()] : body?.schema
+    for (const field of schema?.required ?? []) if (body.example?.[field] === undefined) missing.push(`${method} ${path}: body ${field}`)
+  }
+  assert.equal(missing, [])
+  // What "Try it" used to fill in for a code image (`"fontFamily": "string"`, refused) is now a snippet that renders.
+  const codeimage = document.paths['/api/codeimage'].post.requestBody.content['application/json'].example
+  assert.ok(codeimage.codeSnippet && !('fontFamily' in codeimage), JSON.stringify(codeimage))
+})
+
+/**
+ * The order the examples run in: registering and logging in first, then what creates things,
+ * reads them, changes them, and what deletes them, the things made last first (a comment before
+ * its post); the password last, as changing it ends the other sessions.
+ */
+function ordered(list: Operation[]): Operation[] {
+  const first: Record<string, number> = { authRegister: 0, authLogin: 1, usersChangePassword: 6 }
+  const rank = ({ method, operation }: Operation) => first[operation.operationId] ?? ({ POST: 2, GET: 3, PUT: 4, PATCH: 4, DELETE: 5 } as Record<string, number>)[method]
+  const at = new Map(list.map((item, i) => [item, i]))
+  return [...list].sort((a, b) => rank(a) - rank(b) || (a.method === 'DELETE' ? at.get(b)! - at.get(a)! : at.get(a)! - at.get(b)!))
+}
+
+test("every operation's example succeeds as it stands, and its answer is one the document declares", async () => {
+  const contract = createOpenApiValidator(document)
+  // The story the examples tell needs user 2 and a notification for alice (user 2 follows her); the gateway a premium key (agent).
+  const gatewayKey = (await (await server.services.gatewayAccess()).createKey({ name: 'examples', rpm: 1_000_000, premium: true })).key
+  const png = await solidImage(64, 48, 'png')
+  const register = document.paths['/api/mobile/auth/register'].post.requestBody.content['application/json'].example
+  let password = register.password as string
+  const login = async (email: string, secret: string) => (await server.request('POST', '/api/mobile/auth/login', { body: { email, password: secret } })).body.data?.token as string
+  const failures: string[] = []
+  let othersReady = false
+
+  for (const { method, path, operation } of ordered(operations())) {
+    if (!othersReady && operation.operationId !== 'authRegister') {
+      const bob = await server.request('POST', '/api/mobile/auth/register', { body: { username: 'bob', email: 'bob@example.com', password: 'bob password 1' } })
+      await server.request('POST', '/api/mobile/auth/register', { body: { username: 'mallory', email: 'mallory@example.com', password: 'mallory password 1' } })
+      await server.request('POST', '/api/mobile/user/follow/1', { token: bob.body.data.token })
+      othersReady = true
+    }
+    const example = (parameter: any) => onLoopback(parameter.example)
+    let url = path.replace(/\{(\w+)\}/g, (_, name) => encodeURIComponent(String(example(operation.parameters.find((p: any) => p.in === 'path' && p.name === name)))))
+    const query = new URLSearchParams()
+    for (const parameter of operation.parameters ?? []) if (parameter.in === 'query' && parameter.example !== undefined) query.set(parameter.name, String(example(parameter)))
+    if ([...query].length > 0) url += '?' + query
+    const headers: Record<string, string> = {}
+    const scheme = Object.keys(operation.security.at(-1) ?? {})[0]
+    if (scheme === 'bearerAuth') {
+      // Deleting the account ends it: a user of its own, registered with the example's password, takes that call.
+      const email = operation.operationId === 'usersDeleteAccount' ? 'carol@example.com' : register.email
+      if (email !== register.email) await server.request('POST', '/api/mobile/auth/register', { body: { username: 'carol', email, password: register.password } })
+      headers.authorization = `Bearer ${await login(email, email === register.email ? password : register.password)}`
+    }
+    if (scheme === 'gatewayKey') headers.authorization = `Bearer ${gatewayKey}`
+    let body: string | FormData | undefined
+    const json = operation.requestBody?.content?.['application/json']
+    if (json?.example !== undefined) {
+      body = JSON.stringify(onLoopback(json.example))
+      headers['content-type'] = 'application/json'
+    } else if (operation.requestBody?.content?.['multipart/form-data']) {
+      // A file cannot be an example: a picture, or for song recognition a recording.
+      const audio = operation.operationId === 'identifyPost'
+      body = new FormData()
+      body.append('file', new Blob([new Uint8Array(audio ? fakeAudio('wav', 'example') : png)], { type: audio ? 'audio/wav' : 'image/png' }), audio ? 'song.wav' : 'photo.png')
+    } else if (method !== 'GET' && method !== 'DELETE') {
+      body = '{}'
+      headers['content-type'] = 'application/json'
+    }
+    const answer = await fetch(server.url + url, { method, headers, body, redirect: 'manual' })
+    const type = answer.headers.get('content-type') ?? ''
+    // An event stream never ends by itself: its status and type are the answer.
+    const text = type.startsWith('text/event-stream') ? (await answer.body?.cancel(), '') : type.includes('json') || type.startsWith('text/') ? await answer.text() : (await answer.arrayBuffer(), '')
+    const redirect = Object.keys(operation.responses).includes('302')
+    const succeeded = (answer.status >= 200 && answer.status < 300) || (redirect && answer.status === 302)
+    if (!succeeded) failures.push(`${method} ${url} (${operation.operationId}) -> ${answer.status}: ${text.slice(0, 300)}`)
+    const { problem } = contract.check({ method, path: url, status: answer.status, contentType: type, body: text })
+    if (problem) failures.push(problem)
+    if (operation.operationId === 'usersChangePassword' && succeeded) password = JSON.parse(body as string).new_password
+  }
+  assert.equal(failures, [])
+})
+
+test.run()
