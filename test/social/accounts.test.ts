@@ -288,6 +288,8 @@ test('DELETE /user/account erases every row and file of the account, corrects ev
       // The chat gateway's keys and their usage are the operator's, not any user's.
       gateway_keys: '0',
       gateway_usage: '0',
+      // Stored /v1/responses answers belong to the gateway key that made them (or to no one).
+      gateway_responses: '0',
       gateway_key_minutes: '0',
       // /api/chat conversations belong to a gateway key (or to whoever holds the id), never to an account; they expire after 24 h idle.
       chat_conversations: '0',
