@@ -78,6 +78,15 @@ const OPERATION_EXAMPLES: Record<string, Record<string, unknown>> = {
   fakepost: { username: 'alice', name: 'Alice Liddell', text: 'Hello from Plaza! #plaza' },
   logo: { text: 'Plaza', style: 'retro' },
   imagine: { model: 'dalle-3' },
+  // The gateway's OpenAI- and Anthropic-shaped surfaces: model names as their clients send them.
+  v1Responses: { model: 'modelg-4o-mini', input: 'Say hello in one sentence.' },
+  v1ResponsesByIdGet: { id: 'resp_4f1c2b9a8e7d6c5b4a39281706f5e4d3' },
+  v1ResponsesByIdDelete: { id: 'resp_4f1c2b9a8e7d6c5b4a39281706f5e4d3' },
+  v1Messages: { model: 'modelg-4o-mini', max_tokens: 256 },
+  v1Embeddings: { model: 'text-embedding-3-small', input: 'Hello from Plaza' },
+  v1Moderations: { input: 'Hello from Plaza' },
+  v1AudioSpeech: { model: 'tts-1', input: 'Hello from Plaza', voice: 'alloy' },
+  v1AudioTranscriptions: { model: 'whisper-1' },
 }
 
 /** The value a schema suggests for itself, if any. */
