@@ -62,7 +62,7 @@ test('bad input: a clear message and a non-zero exit', async () => {
 })
 
 test('remote: POSTs to /api/codeimage and writes what the server drew', async () => {
-  const server = await startTestServer({ env: { PLAZA_CODEIMAGE_TIMEOUT_MS: '120000' } })
+  const server = await startTestServer()
   try {
     const dir = tempDir()
     writeFileSync(path.join(dir, 'app.py'), 'def greet(name):\n    return f"hi {name}"\n')

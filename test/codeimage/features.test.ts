@@ -13,7 +13,7 @@ import { decode, differs, hex, near, offLinePixels } from './helpers.js'
 
 let server: TestServer
 test.before(async () => {
-  server = await startTestServer({ env: { PLAZA_CODEIMAGE_TIMEOUT_MS: '120000' } })
+  server = await startTestServer()
 })
 test.after(async () => {
   await server.close()

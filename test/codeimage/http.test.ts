@@ -8,7 +8,7 @@ import { SNIPPET, decode } from './helpers.js'
 let server: TestServer
 test.before(async () => {
   // A loaded CI machine can take longer than the default 15 s budget for the big render below; the budget has its own test.
-  server = await startTestServer({ env: { PLAZA_CODEIMAGE_TIMEOUT_MS: '120000' } })
+  server = await startTestServer()
 })
 test.after(async () => {
   await server.close()

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { dataDirOf, databaseEnvFor } from './databases.js'
-import { passwordCostEnv } from './suite-env.js'
+import { suiteEnv } from './suite-env.js'
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 export const BIN = fileURLToPath(new URL('../../bin/run.js', import.meta.url))
@@ -27,7 +27,7 @@ export interface RunOptions {
 export function runCli(args: string[], { env = {}, input, cwd = ROOT }: RunOptions = {}): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...passwordCostEnv(), ...databaseEnvFor(dataDirOf(args, env)), ...env },
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...suiteEnv(), ...databaseEnvFor(dataDirOf(args, env)), ...env },
       cwd,
       stdio: ['pipe', 'pipe', 'pipe'],
     })

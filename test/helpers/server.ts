@@ -8,7 +8,7 @@ import { createServices, type Clock, type Services } from '../../src/server/serv
 import { databaseEnvFor, forgetRemoteDatabase, recordRemoteDatabase } from './databases.js'
 import { startHranaServer, type HranaServer } from './hrana-server.js'
 import { recordAnswers } from './recorder.js'
-import { passwordCostEnv } from './suite-env.js'
+import { suiteEnv } from './suite-env.js'
 
 export { databaseEnvFor } from './databases.js'
 
@@ -82,7 +82,7 @@ export async function startTestServer(
     hrana = await startHranaServer(options.dataDir ? { file: path.join(dataDir, 'hrana-test.sqlite') } : {})
     databaseUrl = hrana.url
   }
-  const env = { ...passwordCostEnv(), ...options.env, ...(databaseUrl ? { PLAZA_DATABASE_URL: databaseUrl } : {}) }
+  const env = { ...suiteEnv(), ...options.env, ...(databaseUrl ? { PLAZA_DATABASE_URL: databaseUrl } : {}) }
   const config = loadConfig({ port: 0, host: '127.0.0.1', dataDir, rateLimits: options.rateLimits ?? false }, env)
   let services: Services
   try {

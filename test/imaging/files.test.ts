@@ -24,7 +24,7 @@ const photo = () =>
 let server: TestServer
 const clock = manualClock()
 test.before(async () => {
-  server = await startTestServer({ clock: clock.clock, env: { PLAZA_GENERATED_TTL: '1h', PLAZA_CODEIMAGE_TIMEOUT_MS: '120000' } })
+  server = await startTestServer({ clock: clock.clock, env: { PLAZA_GENERATED_TTL: '1h' } })
 })
 test.after(async () => {
   await server.close()

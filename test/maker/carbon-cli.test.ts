@@ -77,7 +77,7 @@ test('bad input: one clear line and exit 1 (or 2 for a flag oclif refuses)', asy
 })
 
 test('remote: POSTs to /api/carbon and writes what the server drew', async () => {
-  const server = await startTestServer({ env: { PLAZA_CODEIMAGE_TIMEOUT_MS: '120000' } })
+  const server = await startTestServer()
   try {
     const dir = tempDir()
     const run = await plaza(['util', 'carbon', '-', '--language', 'python', '--font-family', 'Fira Code', '--export-size', '1x', '--url', server.url, '--json'], { cwd: dir, stdin: 'print("hi")' })

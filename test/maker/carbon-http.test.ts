@@ -9,7 +9,7 @@ const CODE = 'fn main() {\n    println!("hello 🎉");\n}\n'
 
 let server: TestServer
 test.before(async () => {
-  server = await startTestServer({ env: { PLAZA_CODEIMAGE_TIMEOUT_MS: '120000' } })
+  server = await startTestServer()
 })
 test.after(async () => {
   await server.close()

@@ -18,7 +18,6 @@ import * as assert from 'uvu/assert'
 import { fakeAudio } from '../providers/fake-providers.js'
 import { createOpenApiValidator } from '../helpers/openapi-validator.js'
 import { startTestServer, type TestServer } from '../helpers/server.js'
-import { generousRenderBudgets } from '../helpers/suite-env.js'
 import { startStandIns, type StandIns } from '../helpers/stand-ins.js'
 import { solidImage } from '../uploads/fixtures.js'
 
@@ -60,7 +59,7 @@ test.before(async () => {
   standIns = await startStandIns()
   web = await startWeb()
   webUrl = `http://127.0.0.1:${(web.address() as AddressInfo).port}`
-  server = await startTestServer({ env: { ...standIns.env, ...generousRenderBudgets, PLAZA_FETCH_ALLOW_PRIVATE: '1' } })
+  server = await startTestServer({ env: { ...standIns.env, PLAZA_FETCH_ALLOW_PRIVATE: '1' } })
   document = (await server.request('GET', '/api/openapi.json')).body
 })
 

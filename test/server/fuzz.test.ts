@@ -17,7 +17,6 @@ import { mobileRoutes } from '../../src/server/rest/mobile.js'
 import { rootRoutes, utilityRoutes } from '../../src/server/rest/utility.js'
 import { createOpenApiValidator, type OpenApiValidator } from '../helpers/openapi-validator.js'
 import { registerUser, startTestServer, type TestServer } from '../helpers/server.js'
-import { generousRenderBudgets } from '../helpers/suite-env.js'
 import { startStandIns } from '../helpers/stand-ins.js'
 import { solidImage } from '../uploads/fixtures.js'
 
@@ -297,7 +296,7 @@ test(`fuzz: ${REQUESTS} seeded requests over every route: no 5xx, no answer outs
   // Programs the fuzz sends to /api/execute may spin: a tiny time limit, and a place for each of the fuzz's connections (and in the speech queue).
   // Renders get minutes, not 10 s: on a loaded machine a valid meme took longer, and its 503 is the budget's, not a fault the fuzz looks for.
   const server = await startTestServer({
-    env: { ...standIns.env, ...generousRenderBudgets, PLAZA_EXECUTE_JS_TIMEOUT_MS: '50', PLAZA_EXECUTE_CONCURRENCY: String(CONCURRENCY), PLAZA_SPEECH_QUEUE: String(CONCURRENCY * 4) },
+    env: { ...standIns.env, PLAZA_EXECUTE_JS_TIMEOUT_MS: '50', PLAZA_EXECUTE_CONCURRENCY: String(CONCURRENCY), PLAZA_SPEECH_QUEUE: String(CONCURRENCY * 4) },
   })
   try {
     const alice = await registerUser(server)

@@ -101,7 +101,7 @@ test('chat calls show as upstream calls by provider name and outcome; the key ne
 
 test('code-image renders are counted by outcome, with their render time', async () => {
   // A first render loads fonts and grammars: on a busy machine that may pass the default 15 s budget.
-  const server = await startTestServer({ env: { PLAZA_CODEIMAGE_TIMEOUT_MS: '120000' } })
+  const server = await startTestServer()
   try {
     const ok = await server.request('POST', '/api/codeimage', { body: { codeSnippet: 'const answer = 42', language: 'typescript' } })
     assert.is(ok.status, 200)
