@@ -53,7 +53,7 @@ function requestPath(req: IncomingMessage): string {
 function limitBodyTime(req: IncomingMessage, res: ServerResponse, ms: number, services: Services) {
   const timer = setTimeout(() => {
     if (req.complete || res.headersSent) return
-    res.once('finish', () => req.socket.destroy())
+    res.once('finish', () => req.socket?.destroy())
     sendError(res, 408, `The request body did not arrive within ${Math.round(ms / 1000)} s`, { connection: 'close' }, services.clock())
   }, ms)
   timer.unref()

@@ -135,7 +135,8 @@ function callProcedure(ctx: Context, dotted: string, input: unknown): Promise<un
 /** Errors that only say the client went away (or was cut off by a timeout): the access log's 499 line is all they need. */
 function isClientGone(req: IncomingMessage, error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException)?.code
-  return req.socket.destroyed || code === 'ECONNRESET' || code === 'EPIPE' || code === 'ERR_STREAM_PREMATURE_CLOSE' || (error as Error)?.message === 'aborted'
+  // A socket already torn down is gone too (a destroyed request lets go of its socket: `req.socket` is then null).
+  return !req.socket || req.socket.destroyed || code === 'ECONNRESET' || code === 'EPIPE' || code === 'ERR_STREAM_PREMATURE_CLOSE' || (error as Error)?.message === 'aborted'
 }
 
 /**
