@@ -35,15 +35,46 @@ function methodNotAllowed(res: ServerResponse, method: string, allow: string) {
   return new TRPCError({ code: 'METHOD_NOT_SUPPORTED', message: `Method ${method} is not allowed here; use ${allow}` })
 }
 
-/** The request's path, or a 400 when its `%` escapes are malformed (a stray `%E0`). */
-function requestPath(req: IncomingMessage): string {
-  const { pathname } = new URL(req.url ?? '/', 'http://localhost')
+/** What `OPTIONS *` answers: every method some path of the server serves. */
+const SERVER_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS'
+
+/** An absolute-form request target (`GET http://host/path HTTP/1.1`), which a server must accept (RFC 9112 §3.2.2). */
+const ABSOLUTE_FORM = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//
+
+const badTarget = (message: string) => new TRPCError({ code: 'BAD_REQUEST', message })
+
+/** `new URL(text)`, or null when it is not one (`URL.parse` is not in every Node 20). */
+function parseUrl(text: string): URL | null {
   try {
-    decodeURIComponent(pathname)
+    return new URL(text)
   } catch {
-    throw new TRPCError({ code: 'BAD_REQUEST', message: 'The request path has a malformed % escape' })
+    return null
   }
-  return pathname
+}
+
+/**
+ * The request's path. An absolute-form target is read as its path and query, and `req.url` becomes
+ * those, so tRPC and the route tables see what they would from a path. A target that is neither a
+ * path nor an http(s) URL (`*` outside OPTIONS, `http://a:99999/`, `http://[::1/`, `http://%zz/`)
+ * or that holds a malformed `%` escape is a 400.
+ */
+function requestPath(req: IncomingMessage): string {
+  const target = req.url ?? '/'
+  let url: URL | null = null
+  // A path is read under a fixed origin: resolved against a base, `//host/path` would name a host.
+  if (target.startsWith('/')) url = parseUrl(`http://localhost${target}`)
+  else if (ABSOLUTE_FORM.test(target)) {
+    url = parseUrl(target)
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw badTarget('The request target is not a valid http(s) URL')
+    req.url = url.pathname + url.search
+  }
+  if (!url) throw badTarget('The request target must be a path such as /health, or an http(s) URL')
+  try {
+    decodeURIComponent(url.pathname)
+  } catch {
+    throw badTarget('The request path has a malformed % escape')
+  }
+  return url.pathname
 }
 
 /**
@@ -116,6 +147,12 @@ export function createApp(services: Services): App {
     try {
       if (applyCors(config.corsOrigins, req, res)) return setRoute(req, 'CORS preflight')
       const method = req.method ?? 'GET'
+      // `OPTIONS *` asks about the server as a whole (RFC 9110 §9.3.7): the methods it serves somewhere.
+      if (req.url === '*' && method === 'OPTIONS') {
+        setRoute(req, '*')
+        res.writeHead(204, { allow: SERVER_METHODS })
+        return void res.end()
+      }
       const pathname = requestPath(req)
       if (pathname === '/trpc' || pathname.startsWith('/trpc/')) {
         setRoute(req, pathname.slice(0, 200))

@@ -9,7 +9,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createLogger, type Logger } from '../../src/server/logger.js'
 import { guardProcess } from '../../src/server/index.js'
-import { rawRequest } from '../helpers/raw.js'
+import { MALFORMED_TARGETS, rawRequest } from '../helpers/raw.js'
 import { registerUser, startTestServer } from '../helpers/server.js'
 
 /** A logger that keeps every event, and catches what escapes a handler the way `plaza serve` does (guardProcess). */
@@ -118,6 +118,38 @@ test('a chunked body within its limit is read whole', async () => {
     req.end('"password":"not the one"}')
   })
   assert.is(status, 401)
+  await server.close()
+})
+
+test('finding 5: malformed request targets and absolute-form URLs are a 400 in the envelope, no stack logged', async () => {
+  const { logger, errors } = recordingLogger()
+  const server = await startTestServer({ logger })
+  for (const line of MALFORMED_TARGETS) {
+    const res = await rawRequest(server.url, `${line}\r\nhost: x\r\ncontent-length: 0\r\n\r\n`)
+    assert.is(res.status, 400, line)
+    assert.ok(isEnvelope(res.json), `${line}: ${res.body}`)
+  }
+  assert.equal(errors(), [])
+  await server.close()
+})
+
+test('a well-formed absolute-form target is served as its path and query; `//x` is a path, not a host', async () => {
+  const server = await startTestServer()
+  const user = await registerUser(server)
+  const health = await rawRequest(server.url, 'GET http://plaza.example/health HTTP/1.1\r\nhost: x\r\n\r\n')
+  assert.is(health.status, 200)
+  assert.is(health.json.data.status, 'ok')
+  const profile = await rawRequest(server.url, `GET http://plaza.example:8080/api/mobile/user/profile/${user.username}?x=1 HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${user.token}\r\n\r\n`)
+  assert.is(profile.status, 200)
+  assert.is(profile.json.data.username, user.username)
+  const trpc = await rawRequest(server.url, `GET https://plaza.example/trpc/users.profile?input=${encodeURIComponent(JSON.stringify({ user_id: user.username }))} HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${user.token}\r\n\r\n`)
+  assert.is(trpc.status, 200)
+  // Resolved against a base URL, `//health` would have named the host "health" and served the root.
+  const doubled = await rawRequest(server.url, 'GET //health HTTP/1.1\r\nhost: x\r\n\r\n')
+  assert.is(doubled.status, 404)
+  const star = await rawRequest(server.url, 'OPTIONS * HTTP/1.1\r\nhost: x\r\n\r\n')
+  assert.is(star.status, 204)
+  assert.match(star.headers.allow, /GET/)
   await server.close()
 })
 
