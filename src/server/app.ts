@@ -2,8 +2,8 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { createHTTPHandler } from '@trpc/server/adapters/standalone'
 import { TRPCError } from '@trpc/server'
-import { errorEnvelope } from '../shared/envelope.js'
 import { applyCors } from './cors.js'
+import { answerSocket, capConnections } from './connections.js'
 import { createRequestContext, JSON_BODY_LIMIT, sendError, sendRedirect, sendSuccess } from './http.js'
 import { toPublicError } from './errors.js'
 import { createRestHandler, sendRouteError } from './rest/adapter.js'
@@ -91,7 +91,11 @@ function limitBodyTime(req: IncomingMessage, res: ServerResponse, ms: number, se
   res.once('close', () => clearTimeout(timer))
 }
 
-/** Malformed HTTP (bad request line, huge headers, timed-out headers): an envelope, then the socket closes. */
+/**
+ * Malformed HTTP (bad request line, huge headers) and request heads that did not arrive within
+ * the headers timeout (a connection that never sent a byte included): an envelope, then the socket
+ * is closed, whether or not the peer reads it or ever closes its side.
+ */
 function answerClientError(error: NodeJS.ErrnoException, socket: Socket) {
   if (!socket.writable || (socket as Socket & { _httpMessage?: unknown })._httpMessage) return void socket.destroy()
   const [status, text, message] =
@@ -100,10 +104,9 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket) {
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? [408, 'Request Timeout', 'The request did not arrive in time']
         : [400, 'Bad Request', 'The request is not valid HTTP']
-  const body = JSON.stringify(errorEnvelope(message))
   // An answer to HEAD has no body, even one written here past node's response object (a client would read it as a next answer).
   const head = (error as { rawPacket?: Buffer }).rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD '
-  socket.end(`HTTP/1.1 ${status} ${text}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${head ? '' : body}`)
+  answerSocket(socket, status, text, message, head)
 }
 
 /** Builds the HTTP server: /trpc, /api/mobile, /api, /uploads and /health on one port (decisions §1). */
@@ -131,12 +134,12 @@ export function createApp(services: Services): App {
     { prefix: '', handle: createRestHandler(rootRoutes) },
   ]
 
-  services.metrics?.describeApp({ operations: catalogOperations, procedures: Object.keys(appRouter._def.procedures) })
   const observer = services.metrics?.requests
 
   let closing = false
 
   async function dispatch(req: IncomingMessage, res: ServerResponse) {
+    if (!connections.admits(req)) return void res.destroy()
     // While shutting down, every answer ends its connection.
     if (closing) res.setHeader('connection', 'close')
     const id = requestId(req)
@@ -193,13 +196,15 @@ export function createApp(services: Services): App {
       requestTimeout: config.requestTimeoutMs,
       headersTimeout: Math.min(config.headersTimeoutMs, config.requestTimeoutMs),
       // How often Node checks those two timeouts (default 30 s, which would let a stalled request live that much longer).
-      connectionsCheckingInterval: Math.min(5_000, config.headersTimeoutMs),
+      connectionsCheckingInterval: Math.min(1_000, config.headersTimeoutMs),
     },
     (req, res) => void dispatch(req, res),
   )
-  server.keepAliveTimeout = 5_000
+  server.keepAliveTimeout = config.keepAliveTimeoutMs
   server.maxConnections = config.maxConnections
   server.on('clientError', answerClientError)
+  const connections = capConnections(server, { maxPerAddress: config.maxConnectionsPerAddress, trustProxy: config.trustProxy })
+  services.metrics?.describeApp({ operations: catalogOperations, procedures: Object.keys(appRouter._def.procedures), connections })
 
   return {
     server,

@@ -38,6 +38,10 @@ export interface ServerConfig {
   headersTimeoutMs: number
   /** Most simultaneous client connections; more are refused at accept. */
   maxConnections: number
+  /** Most simultaneous connections from one peer address (`PLAZA_MAX_CONNECTIONS_PER_ADDRESS`); proxies in `trustProxy` are exempt. */
+  maxConnectionsPerAddress: number
+  /** How long an idle keep-alive connection is kept open between requests (`PLAZA_KEEPALIVE_TIMEOUT_MS`). */
+  keepAliveTimeoutMs: number
   /** Which proxies may name the client in `X-Forwarded-For` / `Forwarded` (none by default). */
   trustProxy: TrustProxy
   /** Origins allowed by CORS: `*`, a list, or none (CORS off). */
@@ -108,6 +112,8 @@ export const DEFAULTS = {
   requestTimeoutMs: 60_000,
   headersTimeoutMs: 20_000,
   maxConnections: 10_000,
+  maxConnectionsPerAddress: 256,
+  keepAliveTimeoutMs: 5_000,
   generatedTtlMs: 24 * 3600_000,
   generatedMaxBytes: 1024 * 1024 * 1024,
   fanoutMaxFollowers: 10_000,
@@ -271,6 +277,13 @@ export function parseAgentTimeout(value: string | undefined): number {
   return parsePositiveInt('PLAZA_AGENT_TIMEOUT_MS', value, 120_000)
 }
 
+/** `PLAZA_KEEPALIVE_TIMEOUT_MS`: more than 0 (node would keep an idle connection for ever) and at most 10 minutes. */
+export function parseKeepAliveTimeout(value: string | undefined): number {
+  const ms = parseDuration('PLAZA_KEEPALIVE_TIMEOUT_MS', value, DEFAULTS.keepAliveTimeoutMs)
+  if (ms <= 0 || ms > 600_000) throw new ConfigError(`PLAZA_KEEPALIVE_TIMEOUT_MS must be more than 0 and at most 10 minutes, not "${value}"`)
+  return ms
+}
+
 export interface ConfigOverrides {
   host?: string
   port?: number | string
@@ -297,6 +310,8 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
     requestTimeoutMs: parseDuration('PLAZA_REQUEST_TIMEOUT_MS', env.PLAZA_REQUEST_TIMEOUT_MS, DEFAULTS.requestTimeoutMs),
     headersTimeoutMs: parseDuration('PLAZA_HEADERS_TIMEOUT_MS', env.PLAZA_HEADERS_TIMEOUT_MS, DEFAULTS.headersTimeoutMs),
     maxConnections: parsePositiveInt('PLAZA_MAX_CONNECTIONS', env.PLAZA_MAX_CONNECTIONS, DEFAULTS.maxConnections),
+    maxConnectionsPerAddress: parsePositiveInt('PLAZA_MAX_CONNECTIONS_PER_ADDRESS', env.PLAZA_MAX_CONNECTIONS_PER_ADDRESS, DEFAULTS.maxConnectionsPerAddress),
+    keepAliveTimeoutMs: parseKeepAliveTimeout(env.PLAZA_KEEPALIVE_TIMEOUT_MS),
     trustProxy: parseTrustProxy(env.PLAZA_TRUST_PROXY),
     corsOrigins: parseCorsOrigins(env.PLAZA_CORS_ORIGINS),
     logLevel: parseLogLevel(env.PLAZA_LOG_LEVEL),
