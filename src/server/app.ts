@@ -116,7 +116,7 @@ export function createApp(services: Services): App {
     router: appRouter,
     basePath: '/trpc/',
     maxBodySize: TRPC_BODY_LIMIT,
-    createContext: ({ req }) => createRequestContext(services, req),
+    createContext: ({ req, res }) => createRequestContext(services, req, res),
     // A rate-limit refusal says when to come back, as it does on the REST paths.
     responseMeta({ errors }) {
       const retryAfter = Math.max(0, ...errors.map((error) => toPublicError(error).retryAfter ?? 0))
@@ -146,7 +146,7 @@ export function createApp(services: Services): App {
     res.setHeader('x-request-id', id)
     logRequest(logger, req, res, id, observer)
     limitBodyTime(req, res, config.requestTimeoutMs, services)
-    const ctx = createRequestContext(services, req)
+    const ctx = createRequestContext(services, req, res)
     try {
       if (applyCors(config.corsOrigins, req, res)) return setRoute(req, 'CORS preflight')
       const method = req.method ?? 'GET'

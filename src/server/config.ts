@@ -6,13 +6,20 @@ export interface RateLimitRule {
   windowMs: number
 }
 
-/** Per-class limits (decisions §3): auth per client address, uploads and everything else per user. */
+/** Per-class limits (decisions §3, docs/social.md#rate-limits). */
 export interface RateLimits {
+  /** Failed authentications (wrong passwords, bad tokens), per client address and per account. */
   auth: RateLimitRule
   upload: RateLimitRule
+  /** Every other call: per user with a token, per address without. */
   default: RateLimitRule
   /** Reports (POST /reports) per user: an hour's window, as reporting is rare and abuse of it floods the moderators. */
   report: RateLimitRule
+  /**
+   * Costly anonymous work (execute, agent, speech, code images, makers, imaging, media) per
+   * address, in units: a call costs more the larger its input (rest/costs.ts).
+   */
+  heavy: RateLimitRule
 }
 
 export const DEFAULT_RATE_LIMITS: RateLimits = {
@@ -20,6 +27,7 @@ export const DEFAULT_RATE_LIMITS: RateLimits = {
   upload: { max: 10, windowMs: 60_000 },
   default: { max: 100, windowMs: 60_000 },
   report: { max: 20, windowMs: 3_600_000 },
+  heavy: { max: 120, windowMs: 60_000 },
 }
 
 export interface ServerConfig {
@@ -135,16 +143,17 @@ export type TrustProxy = { kind: 'none' } | { kind: 'hops'; hops: number } | { k
 export class ConfigError extends Error {}
 
 /**
- * Reads `PLAZA_RATE_LIMITS`: `off`, or overrides such as `auth=10,upload=20,default=300` (requests per
- * window of the class: a minute, an hour for `report`).
+ * Reads `PLAZA_RATE_LIMITS`: `off`, or overrides such as `auth=10,upload=20,default=300,heavy=240`
+ * (requests, failures for `auth` and units for `heavy`, per window of the class: a minute, an hour
+ * for `report`).
  */
 export function parseRateLimits(value: string | undefined): RateLimits | false {
   if (value === undefined || value.trim() === '') return DEFAULT_RATE_LIMITS
   if (/^(off|false|0|no)$/i.test(value.trim())) return false
   const limits: RateLimits = structuredClone(DEFAULT_RATE_LIMITS)
   for (const part of value.split(',')) {
-    const match = /^\s*(auth|upload|default|report)\s*=\s*(\d+)\s*$/.exec(part)
-    if (!match) throw new ConfigError(`PLAZA_RATE_LIMITS: cannot read "${part}" (use off, or e.g. auth=5,upload=10,default=100,report=20)`)
+    const match = /^\s*(auth|upload|default|report|heavy)\s*=\s*(\d+)\s*$/.exec(part)
+    if (!match) throw new ConfigError(`PLAZA_RATE_LIMITS: cannot read "${part}" (use off, or e.g. auth=5,upload=10,default=100,report=20,heavy=120)`)
     limits[match[1] as keyof RateLimits].max = Number(match[2])
   }
   return limits

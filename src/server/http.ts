@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { TRPCError } from '@trpc/server'
 import { errorEnvelope, successEnvelope } from '../shared/envelope.js'
 import { clientAddress } from './client-address.js'
+import { rateLimitHeaders } from './rate-limit-headers.js'
 import type { Context } from './trpc.js'
 import type { Services } from './services.js'
 
@@ -138,13 +139,16 @@ export function bearerToken(req: IncomingMessage): string | null {
   return match ? match[1] : null
 }
 
-export function createRequestContext(services: Services, req: IncomingMessage): Context {
+/** A request's context; with its answer `res`, each rate-limit count it meets is written there as RateLimit fields. */
+export function createRequestContext(services: Services, req: IncomingMessage, res?: ServerResponse): Context {
+  const { rateLimits } = services.config
   return {
     services,
     token: bearerToken(req),
     clientAddress: clientAddress(req, services.config.trustProxy),
     origin: requestOrigin(services, req),
     userAgent: req.headers['user-agent'] ?? '',
+    onRateLimit: res && rateLimits ? rateLimitHeaders(res, rateLimits) : undefined,
   }
 }
 
