@@ -1,5 +1,5 @@
 /**
- * Connections at the edge (docs/safety.md#connections): a cap on the connections one peer address
+ * Connections at the edge (docs/edge.md#connections): a cap on the connections one peer address
  * may hold open, so that one address cannot take every slot of `PLAZA_MAX_CONNECTIONS`, and the
  * one way an answer is written to a socket that has no request object (refusals here, malformed
  * HTTP and timed-out request heads in app.ts). Each server process (each worker of `--workers N`)

@@ -8,6 +8,7 @@ import http from 'node:http'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { DEFAULT_RATE_LIMITS, parseRateLimits, type RateLimits } from '../../src/server/config.js'
+import { utilityRoutes } from '../../src/server/rest/utility.js'
 import { manualClock, registerUser, startTestServer, type TestResponse, type TestServer } from '../helpers/server.js'
 
 /** The items of a RateLimit or RateLimit-Policy field by name, their parameters as numbers. */
@@ -168,6 +169,16 @@ test('a heavy request of unknown size (chunked) is charged the whole window; the
   assert.equal(fieldItems(chunked.ratelimit ?? null).heavy, { r: 0, t: 60 })
   assert.is((await server.request('GET', '/api/tts/flite?voice=nope&text=hi')).status, 429)
   await server.close()
+})
+
+test('issue 44: every costly anonymous operation names its heavy cost in the catalog (and so reaches the route table)', () => {
+  const heavy = utilityRoutes.filter((route) => 'handle' in route && route.cost).map((route) => `${route.method} /api${route.path}`)
+  assert.equal(heavy.sort(), [
+    'GET /api/diffuser/expand', 'GET /api/fakepost', 'GET /api/imageFx', 'GET /api/logo', 'GET /api/media', 'GET /api/meme',
+    'GET /api/tts/azure', 'GET /api/tts/elevenlabs', 'GET /api/tts/espeak', 'GET /api/tts/flite', 'GET /api/tts/openai', 'GET /api/tts/polly',
+    'GET /api/upscale', 'POST /api/agent', 'POST /api/carbon', 'POST /api/codeimage', 'POST /api/diffuser/expand', 'POST /api/execute',
+    'POST /api/imageFx', 'POST /api/upscale',
+  ].sort())
 })
 
 test.run()
