@@ -97,7 +97,14 @@ function limitBodyTime(req: IncomingMessage, res: ServerResponse, ms: number, se
  * is closed, whether or not the peer reads it or ever closes its side.
  */
 function answerClientError(error: NodeJS.ErrnoException, socket: Socket) {
-  if (!socket.writable || (socket as Socket & { _httpMessage?: unknown })._httpMessage) return void socket.destroy()
+  if (!socket.writable) return void socket.destroy()
+  const pending = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage
+  if (pending) {
+    // Node's own request timeout, met by a request whose body is still arriving (it may check before limitBodyTime's timer fires): the same 408.
+    if (error.code !== 'ERR_HTTP_REQUEST_TIMEOUT' || pending.headersSent) return void socket.destroy()
+    pending.once('finish', () => socket.destroy())
+    return sendError(pending, 408, 'The request body did not arrive in time', { connection: 'close' })
+  }
   const [status, text, message] =
     error.code === 'HPE_HEADER_OVERFLOW'
       ? [431, 'Request Header Fields Too Large', 'The request headers are too large']

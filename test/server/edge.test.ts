@@ -318,4 +318,19 @@ test('finding 2 in cluster mode: every worker of `plaza serve --workers 2` close
   assert.is(await exited, 0)
 })
 
+test("node's own request timeout, met before the body timer, is the same 408 in the envelope (not a reset)", async () => {
+  const server = await startTestServer({ env: { PLAZA_REQUEST_TIMEOUT_MS: '60000' } })
+  const connected = new Promise<net.Socket>((resolve) => server.app.server.once('connection', resolve))
+  const arrived = new Promise<void>((resolve) => server.app.server.once('request', () => resolve()))
+  const peer = await openSocket(server.url, { data: 'POST /api/mobile/auth/login HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"email"' })
+  const [socket] = await Promise.all([connected, arrived])
+  // What node's connection checker does when a request outlives requestTimeout (whichever timer fires first on a busy machine).
+  server.app.server.emit('clientError', Object.assign(new Error('Request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), socket)
+  const answer = parseRawResponse(await closedBy(peer))
+  assert.is(answer.status, 408)
+  assert.ok(isEnvelope(answer.json))
+  assert.is(answer.headers.connection, 'close')
+  await server.close()
+})
+
 test.run()
