@@ -17,7 +17,7 @@ export interface RateLimits {
   report: RateLimitRule
   /**
    * Costly anonymous work (execute, agent, speech, code images, makers, imaging, media) per
-   * address, in units: a call costs more the larger its input (rest/costs.ts).
+   * address, in units: a call costs more the larger its input (heavy-costs.ts).
    */
   heavy: RateLimitRule
 }

@@ -1,6 +1,7 @@
 import { initTRPC, TRPCError } from '@trpc/server'
 import { assertNotSuspended, type AuthUser } from './auth/sessions.js'
 import { isWrongPassword, RateLimitedError, toPublicError, type ErrorCases } from './errors.js'
+import { unitsFor, type HeavyCost } from './heavy-costs.js'
 import type { RateLimitClass, RateLimitVerdict } from './rate-limit.js'
 import type { RateLimitListener } from './rate-limit-headers.js'
 import type { Services } from './services.js'
@@ -108,6 +109,17 @@ export const publicProcedure = t.procedure.use(async ({ ctx, meta, next }) => {
   await enforceRateLimit(ctx, meta?.rateLimit ?? 'default', `ip:${ctx.clientAddress}`)
   return next()
 })
+
+/**
+ * No token needed; a costly call, counted in the `heavy` class against the caller's address by
+ * the size of its input as JSON, as the REST adapter counts the catalog's costly operations.
+ */
+export const heavyProcedure = (cost: HeavyCost) =>
+  t.procedure.use(async ({ ctx, getRawInput, next }) => {
+    const bytes = Buffer.byteLength(JSON.stringify((await getRawInput()) ?? null) ?? '')
+    await enforceRateLimit(ctx, 'heavy', `ip:${ctx.clientAddress}`, unitsFor(cost, bytes))
+    return next()
+  })
 
 async function authenticate(ctx: Context): Promise<{ user: AuthUser; sessionId: number } | null> {
   if (!ctx.token) return null

@@ -138,8 +138,11 @@ test('issue 44: costly anonymous work counts in the heavy class by input size, n
   assert.is(big - short, 1, 'a short line to speak costs 1')
   const long = await spent(await server.request('GET', `/api/tts/flite?voice=nope&text=${encodeURIComponent(LONG_TEXT)}`))
   assert.ok(short - long >= 19, `a 1,890-character text costs about 20 (${short - long})`)
+  const viaTrpc = await server.request('POST', '/trpc/codeimage.create', { body: { codeSnippet: BIG_SNIPPET, theme: 'nope' } })
+  assert.is(viaTrpc.status, 400)
+  assert.is(long - limitsOf(viaTrpc).heavy.r, 11, 'the same snippet over tRPC costs the same')
   const program = await spent(await server.request('POST', '/api/execute', { body: { language: 'cobol-66', code: 'x' } }))
-  assert.is(long - program, 5, 'a program run costs 5')
+  assert.is(limitsOf(viaTrpc).heavy.r - program, 5, 'a program run costs 5')
   // What is left is less than the next long text: refused, with Retry-After, and nothing counted.
   const over = await server.request('GET', `/api/tts/flite?voice=nope&text=${encodeURIComponent(LONG_TEXT + LONG_TEXT)}`)
   assert.is(over.status, 429)

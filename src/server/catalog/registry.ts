@@ -57,7 +57,7 @@ import { handleUptime } from './system/uptime.js'
 import { handleWebsite } from './system/website.js'
 import type { HandlerAuth, HandlerRoute, Method } from '../rest/adapter.js'
 import { errorCases, type ErrorCases } from '../errors.js'
-import { HEAVY_COSTS, type HeavyCost } from '../rest/costs.js'
+import { HEAVY_COSTS, type HeavyCost } from '../heavy-costs.js'
 // What the operations answer beyond their input and token, declared where it is thrown (ErrorCases in errors.ts).
 import { CONVERSATION_ERRORS, GATEWAY_CALL_ERRORS } from '../chat/errors.js'
 import { CODE_IMAGE_ERRORS } from '../codeimage/http.js'
@@ -126,7 +126,7 @@ export interface Operation {
    * `providers` answers PROVIDER_ERRORS without saying so.
    */
   errors?: ErrorCases
-  /** A costly operation: what a call counts in the `heavy` rate-limit class, per client address (rest/costs.ts). */
+  /** A costly operation: what a call counts in the `heavy` rate-limit class, per client address (heavy-costs.ts). */
   cost?: HeavyCost
 }
 

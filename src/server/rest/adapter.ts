@@ -11,7 +11,7 @@ import { readJson, sendError, sendJson, sendSuccess, JSON_BODY_LIMIT } from '../
 import { setRoute } from '../request-log.js'
 import { createCaller } from '../router.js'
 import { enforceRateLimit, type Context } from '../trpc.js'
-import { heavyUnits, type HeavyCost } from './costs.js'
+import { heavyUnits, type HeavyCost } from '../heavy-costs.js'
 import { objectFields, procedureFields } from './input-fields.js'
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH'

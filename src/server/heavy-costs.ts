@@ -2,7 +2,7 @@
  * What a call of a costly anonymous operation costs in the `heavy` rate-limit class
  * (docs/social.md#rate-limits): the catalog rows of execute, agent, speech, code images, makers,
  * imaging and media name one of these, and the REST adapter counts it per client address before
- * the handler runs. A unit is about what the smallest call of the cheapest of them costs (a short
+ * the handler runs (`heavyProcedure` does the same for the one such tRPC procedure, codeimage.create). A unit is about what the smallest call of the cheapest of them costs (a short
  * snippet drawn, a short line spoken); larger input costs more units, read from what the request
  * brings as sent: its query string and its declared body.
  */
@@ -30,6 +30,11 @@ export const HEAVY_COSTS = {
   page: { base: 2, bytesPerUnit: 1024 },
 } as const satisfies Record<string, HeavyCost>
 
+/** The units a call with `bytes` of input costs. */
+export function unitsFor(cost: HeavyCost, bytes: number): number {
+  return cost.base + Math.floor(bytes / cost.bytesPerUnit)
+}
+
 /**
  * The units `req` costs. A body without Content-Length (chunked) is of unknown size and is
  * charged as unbounded, which the limiter takes as the whole window's quota: send Content-Length.
@@ -41,5 +46,5 @@ export function heavyUnits(cost: HeavyCost, req: IncomingMessage): number {
   const declared = req.headers['content-length']
   const chunked = declared === undefined && /\bchunked\b/i.test(req.headers['transfer-encoding'] ?? '')
   const body = chunked ? Infinity : Number(declared) || 0
-  return cost.base + Math.floor((query + body) / cost.bytesPerUnit)
+  return unitsFor(cost, query + body)
 }
