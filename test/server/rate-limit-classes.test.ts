@@ -180,7 +180,7 @@ test('issue 44: every costly anonymous operation names its heavy cost in the cat
     'GET /api/diffuser/expand', 'GET /api/fakepost', 'GET /api/imageFx', 'GET /api/logo', 'GET /api/media', 'GET /api/meme',
     'GET /api/tts/azure', 'GET /api/tts/elevenlabs', 'GET /api/tts/espeak', 'GET /api/tts/flite', 'GET /api/tts/openai', 'GET /api/tts/polly',
     'GET /api/upscale', 'POST /api/agent', 'POST /api/carbon', 'POST /api/codeimage', 'POST /api/diffuser/expand', 'POST /api/execute',
-    'POST /api/imageFx', 'POST /api/upscale',
+    'POST /api/files', 'POST /api/imageFx', 'POST /api/upscale',
   ].sort())
 })
 

@@ -197,6 +197,7 @@ export const catalog: Operation[] = [
     summary: 'Keep an image (multipart `file`) for the operations that take an uploads/... path; it expires like generated files',
     backend: 'local',
     handle: handleStoreFile,
+    cost: HEAVY_COSTS.image,
     input: storeFileInput,
     multipart: 'file',
     answers: 'json',
