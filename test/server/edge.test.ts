@@ -260,7 +260,10 @@ test('finding 2: connections that send no byte, or not a whole request head, and
 
 test('an idle keep-alive connection is closed after PLAZA_KEEPALIVE_TIMEOUT_MS; one that asked in time was served', async () => {
   const server = await startTestServer({ env: { PLAZA_KEEPALIVE_TIMEOUT_MS: '200', PLAZA_HEADERS_TIMEOUT_MS: '60000' } })
+  // The setting reaches node's timer (until issue 44 it was a fixed 5 s no one could change).
+  assert.is(server.app.server.keepAliveTimeout, 200)
   const socket = await openSocket(server.url, { data: 'GET /health HTTP/1.1\r\nhost: x\r\n\r\n' })
+  // Closed by the server although the peer neither closes nor times out its head (60 s away): the idle timeout did it.
   const received = await closedBy(socket)
   const answer = parseRawResponse(received)
   assert.is(answer.status, 200)
