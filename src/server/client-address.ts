@@ -57,6 +57,16 @@ function trustedList(entries: string[]): BlockList {
 }
 
 /**
+ * Whether the peer at `address` is a proxy `PLAZA_TRUST_PROXY` names: one in its list, or, with a
+ * hop count, any peer (every connection then comes through the proxy in front).
+ */
+export function isTrustedProxy(address: string, trustProxy: TrustProxy): boolean {
+  if (trustProxy.kind === 'none') return false
+  if (trustProxy.kind === 'hops') return trustProxy.hops > 0
+  return trustedList(trustProxy.entries).check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4')
+}
+
+/**
  * The client's address for per-address rate limits. Without `PLAZA_TRUST_PROXY` it is the
  * socket's: forwarding headers are anyone's to write. With it, the walk goes from the socket
  * leftwards through the forwarded chain while the current hop is a trusted proxy (within `hops`

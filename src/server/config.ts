@@ -6,13 +6,20 @@ export interface RateLimitRule {
   windowMs: number
 }
 
-/** Per-class limits (decisions §3): auth per client address, uploads and everything else per user. */
+/** Per-class limits (decisions §3, docs/social.md#rate-limits). */
 export interface RateLimits {
+  /** Failed authentications (wrong passwords, bad tokens), per client address and per account. */
   auth: RateLimitRule
   upload: RateLimitRule
+  /** Every other call: per user with a token, per address without. */
   default: RateLimitRule
   /** Reports (POST /reports) per user: an hour's window, as reporting is rare and abuse of it floods the moderators. */
   report: RateLimitRule
+  /**
+   * Costly anonymous work (execute, agent, speech, code images, makers, imaging, media) per
+   * address, in units: a call costs more the larger its input (heavy-costs.ts).
+   */
+  heavy: RateLimitRule
 }
 
 export const DEFAULT_RATE_LIMITS: RateLimits = {
@@ -20,6 +27,7 @@ export const DEFAULT_RATE_LIMITS: RateLimits = {
   upload: { max: 10, windowMs: 60_000 },
   default: { max: 100, windowMs: 60_000 },
   report: { max: 20, windowMs: 3_600_000 },
+  heavy: { max: 120, windowMs: 60_000 },
 }
 
 export interface ServerConfig {
@@ -38,6 +46,10 @@ export interface ServerConfig {
   headersTimeoutMs: number
   /** Most simultaneous client connections; more are refused at accept. */
   maxConnections: number
+  /** Most simultaneous connections from one peer address (`PLAZA_MAX_CONNECTIONS_PER_ADDRESS`); proxies in `trustProxy` are exempt. */
+  maxConnectionsPerAddress: number
+  /** How long an idle keep-alive connection is kept open between requests (`PLAZA_KEEPALIVE_TIMEOUT_MS`). */
+  keepAliveTimeoutMs: number
   /** Which proxies may name the client in `X-Forwarded-For` / `Forwarded` (none by default). */
   trustProxy: TrustProxy
   /** Origins allowed by CORS: `*`, a list, or none (CORS off). */
@@ -108,6 +120,8 @@ export const DEFAULTS = {
   requestTimeoutMs: 60_000,
   headersTimeoutMs: 20_000,
   maxConnections: 10_000,
+  maxConnectionsPerAddress: 256,
+  keepAliveTimeoutMs: 5_000,
   generatedTtlMs: 24 * 3600_000,
   generatedMaxBytes: 1024 * 1024 * 1024,
   fanoutMaxFollowers: 10_000,
@@ -129,16 +143,17 @@ export type TrustProxy = { kind: 'none' } | { kind: 'hops'; hops: number } | { k
 export class ConfigError extends Error {}
 
 /**
- * Reads `PLAZA_RATE_LIMITS`: `off`, or overrides such as `auth=10,upload=20,default=300` (requests per
- * window of the class: a minute, an hour for `report`).
+ * Reads `PLAZA_RATE_LIMITS`: `off`, or overrides such as `auth=10,upload=20,default=300,heavy=240`
+ * (requests, failures for `auth` and units for `heavy`, per window of the class: a minute, an hour
+ * for `report`).
  */
 export function parseRateLimits(value: string | undefined): RateLimits | false {
   if (value === undefined || value.trim() === '') return DEFAULT_RATE_LIMITS
   if (/^(off|false|0|no)$/i.test(value.trim())) return false
   const limits: RateLimits = structuredClone(DEFAULT_RATE_LIMITS)
   for (const part of value.split(',')) {
-    const match = /^\s*(auth|upload|default|report)\s*=\s*(\d+)\s*$/.exec(part)
-    if (!match) throw new ConfigError(`PLAZA_RATE_LIMITS: cannot read "${part}" (use off, or e.g. auth=5,upload=10,default=100,report=20)`)
+    const match = /^\s*(auth|upload|default|report|heavy)\s*=\s*(\d+)\s*$/.exec(part)
+    if (!match) throw new ConfigError(`PLAZA_RATE_LIMITS: cannot read "${part}" (use off, or e.g. auth=5,upload=10,default=100,report=20,heavy=120)`)
     limits[match[1] as keyof RateLimits].max = Number(match[2])
   }
   return limits
@@ -271,6 +286,13 @@ export function parseAgentTimeout(value: string | undefined): number {
   return parsePositiveInt('PLAZA_AGENT_TIMEOUT_MS', value, 120_000)
 }
 
+/** `PLAZA_KEEPALIVE_TIMEOUT_MS`: more than 0 (node would keep an idle connection for ever) and at most 10 minutes. */
+export function parseKeepAliveTimeout(value: string | undefined): number {
+  const ms = parseDuration('PLAZA_KEEPALIVE_TIMEOUT_MS', value, DEFAULTS.keepAliveTimeoutMs)
+  if (ms <= 0 || ms > 600_000) throw new ConfigError(`PLAZA_KEEPALIVE_TIMEOUT_MS must be more than 0 and at most 10 minutes, not "${value}"`)
+  return ms
+}
+
 export interface ConfigOverrides {
   host?: string
   port?: number | string
@@ -297,6 +319,8 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
     requestTimeoutMs: parseDuration('PLAZA_REQUEST_TIMEOUT_MS', env.PLAZA_REQUEST_TIMEOUT_MS, DEFAULTS.requestTimeoutMs),
     headersTimeoutMs: parseDuration('PLAZA_HEADERS_TIMEOUT_MS', env.PLAZA_HEADERS_TIMEOUT_MS, DEFAULTS.headersTimeoutMs),
     maxConnections: parsePositiveInt('PLAZA_MAX_CONNECTIONS', env.PLAZA_MAX_CONNECTIONS, DEFAULTS.maxConnections),
+    maxConnectionsPerAddress: parsePositiveInt('PLAZA_MAX_CONNECTIONS_PER_ADDRESS', env.PLAZA_MAX_CONNECTIONS_PER_ADDRESS, DEFAULTS.maxConnectionsPerAddress),
+    keepAliveTimeoutMs: parseKeepAliveTimeout(env.PLAZA_KEEPALIVE_TIMEOUT_MS),
     trustProxy: parseTrustProxy(env.PLAZA_TRUST_PROXY),
     corsOrigins: parseCorsOrigins(env.PLAZA_CORS_ORIGINS),
     logLevel: parseLogLevel(env.PLAZA_LOG_LEVEL),

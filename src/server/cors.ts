@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 
 export const CORS_METHODS = 'GET, POST, PUT, PATCH, DELETE, OPTIONS'
 const ALLOWED_HEADERS = 'authorization, content-type, accept, x-request-id, last-event-id, trpc-accept'
-const EXPOSED_HEADERS = 'retry-after, x-request-id, x-image-width, x-image-height, x-code-language, content-length, content-range'
+const EXPOSED_HEADERS = 'retry-after, ratelimit, ratelimit-policy, x-request-id, x-image-width, x-image-height, x-code-language, content-length, content-range'
 
 /**
  * Adds the CORS headers an allowed origin needs; answers a preflight (204) and returns true, in

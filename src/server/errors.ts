@@ -78,6 +78,22 @@ export class RateLimitedError extends TRPCError {
   }
 }
 
+/** Marks a password that did not match (login, password change, account deletion): a failed authentication, counted in the `auth` class. */
+const WRONG_PASSWORD = Symbol.for('plaza.wrongPassword')
+
+/** The error of a password that did not match: 401 at login, 403 for a signed-in caller. */
+export function wrongPassword(code: 'UNAUTHORIZED' | 'FORBIDDEN', message: string): TRPCError {
+  return Object.assign(new TRPCError({ code, message }), { [WRONG_PASSWORD]: true })
+}
+
+/** Whether `error` (or what a procedure's error wraps) is `wrongPassword`'s. */
+export function isWrongPassword(error: unknown): boolean {
+  for (let e = error, depth = 0; e && depth < 3; e = (e as { cause?: unknown }).cause, depth++) {
+    if ((e as Record<symbol, unknown>)[WRONG_PASSWORD] === true) return true
+  }
+  return false
+}
+
 /** True when `message` names `field` as a word of its own (`Unknown fontFamily "x"`, `backgroundColor: cannot read`). */
 function names(message: string, field: string): boolean {
   return new RegExp(`(?:^|[^\\w.])${field.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w])`).test(message)

@@ -2,23 +2,76 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { TRPCError } from '@trpc/server'
 import { errorEnvelope, successEnvelope } from '../shared/envelope.js'
 import { clientAddress } from './client-address.js'
+import { rateLimitHeaders } from './rate-limit-headers.js'
 import type { Context } from './trpc.js'
 import type { Services } from './services.js'
 
 export const JSON_BODY_LIMIT = 1024 * 1024
 
-/** Reads the whole body, refusing (413) as soon as it passes `limit` bytes. */
-export async function readBody(req: IncomingMessage, limit = JSON_BODY_LIMIT): Promise<Buffer> {
-  const declared = Number(req.headers['content-length'])
-  if (declared > limit) throw new TRPCError({ code: 'PAYLOAD_TOO_LARGE', message: `Request body is larger than ${limit} bytes` })
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length
-    if (size > limit) throw new TRPCError({ code: 'PAYLOAD_TOO_LARGE', message: `Request body is larger than ${limit} bytes` })
-    chunks.push(chunk)
-  }
-  return Buffer.concat(chunks)
+const tooLarge = (limit: number) => new TRPCError({ code: 'PAYLOAD_TOO_LARGE', message: `Request body is larger than ${limit} bytes` })
+
+/** After a refusal the rest of a body is read and dropped, up to this much; then the connection is closed. */
+const DRAIN_LIMIT = 64 * 1024 * 1024
+
+/**
+ * Reads and drops whatever is left of the request body, so that the answer already decided (a 413,
+ * a 429) reaches a client that is still sending, instead of a reset; past `DRAIN_LIMIT` the socket is closed.
+ */
+export function discardBody(req: IncomingMessage) {
+  if (req.complete || req.destroyed) return
+  req.unpipe()
+  let drained = 0
+  req.on('data', (chunk: Buffer) => {
+    drained += chunk.length
+    if (drained > DRAIN_LIMIT) req.socket?.destroy()
+  })
+  req.resume()
+}
+
+/**
+ * Reads the whole body, refusing (413) as soon as it passes `limit` bytes: at once when
+ * Content-Length says so, else at the byte past the limit as a chunked body arrives. A refused
+ * body is not buffered further, and the request is not destroyed (that would take the socket, and
+ * the answer, with it): the rest is drained while the 413 goes out.
+ */
+export function readBody(req: IncomingMessage, limit = JSON_BODY_LIMIT): Promise<Buffer> {
+  if (Number(req.headers['content-length']) > limit) return Promise.reject(tooLarge(limit))
+  if (req.readableEnded) return Promise.resolve(Buffer.alloc(0))
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    const stop = () => {
+      req.off('data', onData)
+      req.off('end', onEnd)
+      req.off('error', onError)
+      req.off('close', onClose)
+    }
+    const onData = (chunk: Buffer) => {
+      size += chunk.length
+      if (size <= limit) return void chunks.push(chunk)
+      stop()
+      chunks.length = 0
+      discardBody(req)
+      reject(tooLarge(limit))
+    }
+    const onEnd = () => {
+      stop()
+      resolve(Buffer.concat(chunks))
+    }
+    const onError = (error: Error) => {
+      stop()
+      reject(error)
+    }
+    // Destroyed without an error (the socket closed under it): the client is gone.
+    const onClose = () => {
+      stop()
+      reject(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }))
+    }
+    req.on('data', onData)
+    req.on('end', onEnd)
+    req.on('error', onError)
+    req.on('close', onClose)
+  })
 }
 
 /** Parses a JSON body; an empty body is `{}`, malformed JSON is a 400. */
@@ -86,13 +139,16 @@ export function bearerToken(req: IncomingMessage): string | null {
   return match ? match[1] : null
 }
 
-export function createRequestContext(services: Services, req: IncomingMessage): Context {
+/** A request's context; with its answer `res`, each rate-limit count it meets is written there as RateLimit fields. */
+export function createRequestContext(services: Services, req: IncomingMessage, res?: ServerResponse): Context {
+  const { rateLimits } = services.config
   return {
     services,
     token: bearerToken(req),
     clientAddress: clientAddress(req, services.config.trustProxy),
     origin: requestOrigin(services, req),
     userAgent: req.headers['user-agent'] ?? '',
+    onRateLimit: res && rateLimits ? rateLimitHeaders(res, rateLimits) : undefined,
   }
 }
 

@@ -1,5 +1,5 @@
 import { and, lt, sql, type SQL } from 'drizzle-orm'
-import type { RateLimits } from './config.js'
+import type { RateLimitRule, RateLimits } from './config.js'
 import { writeTransaction, type Db } from './db/client.js'
 import { rateLimits } from './db/schema.js'
 
@@ -7,8 +7,10 @@ export type RateLimitClass = keyof RateLimits
 
 export interface RateLimitVerdict {
   allowed: boolean
-  /** Seconds until the window resets (for `Retry-After`). */
+  /** Seconds until the window resets (for `Retry-After` and the `RateLimit` header's `t`). */
   retryAfter: number
+  /** Units left in the window after this request (what a refused one could not spend is still there). */
+  remaining: number
 }
 
 /** How often a process deletes the rows of windows that have ended. */
@@ -17,7 +19,9 @@ const SWEEP_INTERVAL_MS = 60_000
 /**
  * Fixed-window counters per key, kept in the `rate_limits` table so that every process on the
  * data directory shares them and they survive a restart. Each counted request is one atomic
- * upsert, so concurrent hits (in this process or another) never lose a count.
+ * upsert, so concurrent hits (in this process or another) never lose a count. A request counts
+ * `cost` units (1 but in the `heavy` class, docs/social.md#rate-limits); a refused one counts none,
+ * so a client that asked too much in one request can still spend what it has left on a smaller one.
  */
 export class RateLimiter {
   #lastSweep: number | null = null
@@ -36,40 +40,58 @@ export class RateLimiter {
     private readonly grouped = false,
   ) {}
 
-  #write<T>(statement: SQL): Promise<T> {
-    return this.grouped ? writeTransaction(this.db, (tx) => tx.get<T>(statement)) : this.db.get<T>(statement)
+  /** The rows a write statement returns (`all`: drizzle's `get` fails on a statement that returns none). */
+  #write<T>(statement: SQL): Promise<T[]> {
+    return this.grouped ? writeTransaction(this.db, (tx) => tx.all<T>(statement)) : this.db.all<T>(statement)
   }
 
-  /** Counts one request against `key` in class `kind`; not allowed once the window's count passes the class's maximum. */
-  async hit(kind: RateLimitClass, key: string): Promise<RateLimitVerdict> {
+  /**
+   * Counts a request of `cost` units against `key` in class `kind` if the window has room for
+   * them; not allowed (and not counted) otherwise. A cost over the class's maximum is taken as the
+   * maximum, so that any one request can pass in a fresh window.
+   */
+  async hit(kind: RateLimitClass, key: string, cost = 1): Promise<RateLimitVerdict> {
     const rule = this.limits[kind]
+    const units = Math.max(1, Math.min(Math.ceil(cost), rule.max))
     const now = this.now()
     await this.#sweep(now)
-    // SET expressions read the old row, so `count` and `window_start` below are the stored values.
-    const row = await this.#write<{ count: number; window_start: number }>(sql`
-      INSERT INTO rate_limits (key, window_start, count) VALUES (${`${kind}:${key}`}, ${now}, 1)
+    const fresh = sql`excluded.window_start - window_start >= ${rule.windowMs}`
+    // SET and WHERE read the stored row. When the WHERE is false nothing is written and nothing
+    // returned: the request is refused. A first request of a key is only refused if the class allows none.
+    const [row] = await this.#write<{ count: number; window_start: number }>(sql`
+      INSERT INTO rate_limits (key, window_start, count) VALUES (${`${kind}:${key}`}, ${now}, ${units})
       ON CONFLICT (key) DO UPDATE SET
-        count = CASE WHEN excluded.window_start - window_start >= ${rule.windowMs} THEN 1 ELSE count + 1 END,
-        window_start = CASE WHEN excluded.window_start - window_start >= ${rule.windowMs} THEN excluded.window_start ELSE window_start END
+        count = CASE WHEN ${fresh} THEN ${units} ELSE count + ${units} END,
+        window_start = CASE WHEN ${fresh} THEN excluded.window_start ELSE window_start END
+      WHERE ${fresh} OR count + ${units} <= ${rule.max}
       RETURNING count, window_start`)
-    return this.#verdict(rule.max, rule.windowMs, row.count, row.window_start, now)
+    if (row && row.count <= rule.max) return this.#verdict(rule, row.count, row.window_start, now)
+    const stored = await this.#read(kind, key)
+    return { ...this.#verdict(rule, stored?.count ?? units, stored?.window_start ?? now, now), allowed: false }
   }
 
   /** Whether one more request against `key` would still be allowed, without counting one. */
   async peek(kind: RateLimitClass, key: string): Promise<RateLimitVerdict> {
     const rule = this.limits[kind]
     const now = this.now()
+    const row = await this.#read(kind, key)
+    if (!row || now - row.window_start >= rule.windowMs) return { allowed: rule.max >= 1, retryAfter: Math.ceil(rule.windowMs / 1000), remaining: rule.max }
+    const verdict = this.#verdict(rule, row.count, row.window_start, now)
+    return { ...verdict, allowed: verdict.remaining >= 1 }
+  }
+
+  async #read(kind: RateLimitClass, key: string): Promise<{ count: number; window_start: number } | undefined> {
     const [row] = await this.db.all<{ count: number; window_start: number }>(
       sql`SELECT count, window_start FROM rate_limits WHERE key = ${`${kind}:${key}`}`,
     )
-    if (!row || now - row.window_start >= rule.windowMs) return { allowed: true, retryAfter: 0 }
-    return this.#verdict(rule.max, rule.windowMs, row.count + 1, row.window_start, now)
+    return row
   }
 
-  #verdict(max: number, windowMs: number, count: number, windowStart: number, now: number): RateLimitVerdict {
+  /** Where a window with `count` units spent stands at `now`. */
+  #verdict(rule: RateLimitRule, count: number, windowStart: number, now: number): RateLimitVerdict {
     // Clamped so that a clock stepped backwards never asks a client to wait longer than a window.
-    const remaining = Math.min(windowMs, windowStart + windowMs - now)
-    return { allowed: count <= max, retryAfter: Math.max(1, Math.ceil(remaining / 1000)) }
+    const left = Math.min(rule.windowMs, windowStart + rule.windowMs - now)
+    return { allowed: count <= rule.max, retryAfter: Math.max(1, Math.ceil(left / 1000)), remaining: Math.max(0, rule.max - count) }
   }
 
   async #sweep(now: number) {

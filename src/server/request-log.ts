@@ -54,7 +54,9 @@ export interface RequestObserver {
 export function logRequest(logger: Logger, req: IncomingMessage, res: ServerResponse, id: string, observer?: RequestObserver) {
   const started = performance.now()
   observer?.started()
-  const written = req.socket.bytesWritten
+  // Kept: the request lets go of its socket when it is destroyed, before this line is written.
+  const socket = req.socket
+  const written = socket.bytesWritten
   let done = false
   const line = (aborted: boolean) => {
     if (done) return
@@ -67,7 +69,7 @@ export function logRequest(logger: Logger, req: IncomingMessage, res: ServerResp
       method: req.method,
       route,
       status,
-      bytes: Math.max(0, req.socket.bytesWritten - written),
+      bytes: Math.max(0, socket.bytesWritten - written),
       ms: Math.round(ms * 10) / 10,
     })
     observer?.finished(req.method, route, status, ms)

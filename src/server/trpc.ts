@@ -1,7 +1,9 @@
 import { initTRPC, TRPCError } from '@trpc/server'
 import { assertNotSuspended, type AuthUser } from './auth/sessions.js'
-import { RateLimitedError, toPublicError, type ErrorCases } from './errors.js'
-import type { RateLimitClass } from './rate-limit.js'
+import { isWrongPassword, RateLimitedError, toPublicError, type ErrorCases } from './errors.js'
+import { unitsFor, type HeavyCost } from './heavy-costs.js'
+import type { RateLimitClass, RateLimitVerdict } from './rate-limit.js'
+import type { RateLimitListener } from './rate-limit-headers.js'
 import type { Services } from './services.js'
 
 /** Per-call context: the process's services plus what the caller presented. */
@@ -15,11 +17,13 @@ export interface Context {
   origin: string
   /** The client's User-Agent (recorded on the sessions it opens); `plaza-cli/<version>` when embedded. */
   userAgent: string
+  /** Hears each rate-limit count and refusal, for the answer's RateLimit fields (none when embedded). */
+  onRateLimit?: RateLimitListener
 }
 
 export interface Meta {
-  /** Which rate-limit class the procedure counts against (default: `default`). */
-  rateLimit?: RateLimitClass
+  /** Which rate-limit class every call counts against (default: `default`); `auth` counts failures only (`guardPassword`). */
+  rateLimit?: Exclude<RateLimitClass, 'auth'>
   /** Set by the base procedures below, so the OpenAPI document can tell which ones take a bearer token. */
   auth?: 'required' | 'optional'
   /** Error statuses the procedure answers beyond those of its input, token and path (ErrorCases in errors.ts). */
@@ -39,47 +43,90 @@ const t = initTRPC
 export const router = t.router
 export const createCallerFactory = t.createCallerFactory
 
-/** Counts one call against a rate-limit class; throws 429 (with Retry-After) past the limit. Handler routes call it directly. */
-export async function enforceRateLimit(ctx: Context, kind: RateLimitClass, key: string) {
-  const verdict = await ctx.services.limiter?.hit(kind, key)
-  if (verdict && !verdict.allowed) refuse(ctx, kind, verdict.retryAfter)
+/**
+ * Counts one call of `cost` units against a rate-limit class; throws 429 (with Retry-After) past
+ * the limit. Handler routes call it directly (the REST adapter, for the `heavy` operations).
+ */
+export async function enforceRateLimit(ctx: Context, kind: RateLimitClass, key: string, cost = 1) {
+  const verdict = await ctx.services.limiter?.hit(kind, key, cost)
+  if (!verdict) return
+  ctx.onRateLimit?.(kind, verdict)
+  if (!verdict.allowed) refuse(ctx, kind, verdict)
 }
 
 /** A 429 of class `kind`, counted in the metrics' refusals. */
-function refuse(ctx: Context, kind: RateLimitClass, retryAfter: number): never {
+function refuse(ctx: Context, kind: RateLimitClass, verdict: RateLimitVerdict): never {
   ctx.services.metrics?.rateLimited(kind)
-  throw new RateLimitedError(retryAfter)
+  throw new RateLimitedError(verdict.retryAfter)
 }
 
 /**
  * Failed authentications (a bad or expired token, a wrong password) from one address, in the
- * `auth` class. Kept apart from the address's count of calls to the authentication endpoints so
- * that a few successful logins from a shared address never lock its signed-in users out.
+ * `auth` class. Only failures count there, so a few successful logins or registrations from a
+ * shared address never lock anyone out.
  */
 const failedAuthKey = (ctx: Context) => `failed:ip:${ctx.clientAddress}`
 
-/** Refuses (429) an address that has used up its failed authentications, before any credential is checked. */
-async function refuseGuesser(ctx: Context) {
-  const verdict = await ctx.services.limiter?.peek('auth', failedAuthKey(ctx))
-  if (verdict && !verdict.allowed) refuse(ctx, 'auth', verdict.retryAfter)
+/** Refuses (429) once any of `keys` has used up its failed authentications, before any credential is checked. */
+async function refuseGuesser(ctx: Context, keys: string[] = [failedAuthKey(ctx)]) {
+  const limiter = ctx.services.limiter
+  if (!limiter) return
+  for (const key of keys) {
+    const verdict = await limiter.peek('auth', key)
+    if (verdict.allowed) continue
+    // The address's own count is the client's to see; an account's is not reported (it would tell anyone how often it was guessed at).
+    ctx.onRateLimit?.('auth', key === keys[0] ? verdict : { ...verdict, remaining: 0 })
+    refuse(ctx, 'auth', verdict)
+  }
 }
 
-/** No token needed; counts against the caller's address. Authentication endpoints also count their failures. */
+/** Counts a failed authentication against the address (reported in the answer's RateLimit fields) and any of `accounts`. */
+async function countFailure(ctx: Context, accounts: string[] = []) {
+  const limiter = ctx.services.limiter
+  if (!limiter) return
+  ctx.onRateLimit?.('auth', await limiter.hit('auth', failedAuthKey(ctx)))
+  for (const account of accounts) await limiter.hit('auth', account)
+}
+
+/**
+ * Runs a password check (`check`) under the `auth` class: refused with 429 before the check once
+ * the client address or `account` (`account:<id>`, or `login:<name>` for a name no account has)
+ * has used up its failed authentications; a wrong password counts against both.
+ */
+export async function guardPassword<T>(ctx: Context, account: string, check: () => Promise<T>): Promise<T> {
+  const accountKey = `failed:${account}`
+  await refuseGuesser(ctx, [failedAuthKey(ctx), accountKey])
+  try {
+    return await check()
+  } catch (error) {
+    if (isWrongPassword(error)) await countFailure(ctx, [accountKey])
+    throw error
+  }
+}
+
+/** No token needed; counts against the caller's address. */
 export const publicProcedure = t.procedure.use(async ({ ctx, meta, next }) => {
-  const kind = meta?.rateLimit ?? 'default'
-  if (kind === 'auth') await refuseGuesser(ctx)
-  await enforceRateLimit(ctx, kind, `ip:${ctx.clientAddress}`)
-  const result = await next()
-  if (kind === 'auth' && !result.ok && result.error.code === 'UNAUTHORIZED') await enforceRateLimit(ctx, 'auth', failedAuthKey(ctx))
-  return result
+  await enforceRateLimit(ctx, meta?.rateLimit ?? 'default', `ip:${ctx.clientAddress}`)
+  return next()
 })
+
+/**
+ * No token needed; a costly call, counted in the `heavy` class against the caller's address by
+ * the size of its input as JSON, as the REST adapter counts the catalog's costly operations.
+ */
+export const heavyProcedure = (cost: HeavyCost) =>
+  t.procedure.use(async ({ ctx, getRawInput, next }) => {
+    const bytes = Buffer.byteLength(JSON.stringify((await getRawInput()) ?? null) ?? '')
+    await enforceRateLimit(ctx, 'heavy', `ip:${ctx.clientAddress}`, unitsFor(cost, bytes))
+    return next()
+  })
 
 async function authenticate(ctx: Context): Promise<{ user: AuthUser; sessionId: number } | null> {
   if (!ctx.token) return null
   await refuseGuesser(ctx)
   const session = await ctx.services.sessions.resolve(ctx.token, ctx.services.clock())
   if (!session) {
-    await enforceRateLimit(ctx, 'auth', failedAuthKey(ctx))
+    await countFailure(ctx)
     throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Invalid or expired token' })
   }
   assertNotSuspended(session.user)

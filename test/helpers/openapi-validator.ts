@@ -86,8 +86,16 @@ export function createOpenApiValidator(document: Json): OpenApiValidator {
   }
 
   function operationOf(method: string, rawPath: string): string | null {
-    // As the server reads it: dot segments (`..`, `%2e%2e`) resolved, the query left out.
-    const path = new URL(rawPath, 'http://server.invalid').pathname
+    // As the server reads it: dot segments (`..`, `%2e%2e`) resolved, the query left out. A target
+    // that is not a path (`http://[::1/`, `ftp://a/health`: the server reads a valid http(s) one as
+    // its path before this is recorded) is refused before routing: no operation's answer.
+    if (!rawPath.startsWith('/')) return null
+    let path: string
+    try {
+      path = new URL(rawPath, 'http://server.invalid').pathname
+    } catch {
+      return null
+    }
     const template = templates.find((candidate) => candidate.pattern.test(path))
     if (!template) return null
     const operation = document.paths[template.path]?.[method.toLowerCase()]

@@ -9,6 +9,20 @@ export interface RawResponse {
   json: any
 }
 
+/** Request lines no client library would send: each is a 400 in the envelope, never a 500. */
+export const MALFORMED_TARGETS = [
+  'GET http://a:99999/ HTTP/1.1',
+  'GET http://[::1/ HTTP/1.1',
+  'GET http://%zz/ HTTP/1.1',
+  'GET http://a:99999/trpc/users.profile HTTP/1.1',
+  'POST http://a:99999/api/mobile/auth/login HTTP/1.1',
+  'GET http://a:99999/uploads/posts/x.jpg HTTP/1.1',
+  'GET https://[fe80::1%25eth0]/health HTTP/1.1',
+  'GET ftp://a/health HTTP/1.1',
+  'GET * HTTP/1.1',
+  'GET http://a/%E0 HTTP/1.1',
+]
+
 export function parseRawResponse(text: string): RawResponse {
   const end = text.indexOf('\r\n\r\n')
   const head = end >= 0 ? text.slice(0, end) : text

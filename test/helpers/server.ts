@@ -95,8 +95,9 @@ export async function startTestServer(
   const app = createApp(services)
   // Under the test runner, every answer is kept and checked against the OpenAPI document after the run (recorder.ts).
   recordAnswers(app.server)
-  // Longer than any pause in a test: fetch may reuse an idle connection just as a 5 s server timeout closes it on a busy machine.
-  app.server.keepAliveTimeout = 60_000
+  // Longer than any pause in a test: fetch may reuse an idle connection just as a 5 s server timeout closes it on a busy machine
+  // (unless the test is about that timeout).
+  if (!options.env?.PLAZA_KEEPALIVE_TIMEOUT_MS) app.server.keepAliveTimeout = 60_000
   const address = await app.listen(0, '127.0.0.1')
   config.port = address.port
   const url = `http://127.0.0.1:${address.port}`

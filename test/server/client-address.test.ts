@@ -69,8 +69,9 @@ test('clientAddress walks leftwards from the socket through trusted proxies only
   }
 })
 
+/** A failed login through the proxy; each client guesses at an account of its own, so only the per-address count is in play. */
 const login = (server: Awaited<ReturnType<typeof startTestServer>>, forwardedFor: string) =>
-  server.request('POST', '/api/mobile/auth/login', { body: { email: 'a@example.com', password: 'password1' }, headers: { [XFF]: forwardedFor } })
+  server.request('POST', '/api/mobile/auth/login', { body: { email: `someone${forwardedFor.replace(/\W/g, '')}@example.com`, password: 'password1' }, headers: { [XFF]: forwardedFor } })
 
 test('without PLAZA_TRUST_PROXY a spoofed X-Forwarded-For does not escape the socket address’s bucket', async () => {
   const server = await startTestServer({ rateLimits: DEFAULT_RATE_LIMITS })

@@ -44,4 +44,19 @@ test('bad values are refused at start-up with a clear message', () => {
   assert.is(loadConfig({}, { PLAZA_PUBLIC_URL: 'https://plaza.example.com/' }).publicUrl, 'https://plaza.example.com')
 })
 
+test('connection settings: a cap per peer address (256) and the keep-alive timeout (5 s), checked at start-up', () => {
+  const defaults = loadConfig({}, {})
+  assert.is(defaults.maxConnectionsPerAddress, 256)
+  assert.is(defaults.keepAliveTimeoutMs, 5_000)
+  const set = loadConfig({}, { PLAZA_MAX_CONNECTIONS_PER_ADDRESS: '50', PLAZA_KEEPALIVE_TIMEOUT_MS: '65s' })
+  assert.is(set.maxConnectionsPerAddress, 50)
+  assert.is(set.keepAliveTimeoutMs, 65_000)
+  for (const value of ['0', '-1', 'many', '2.5']) {
+    assert.throws(() => loadConfig({}, { PLAZA_MAX_CONNECTIONS_PER_ADDRESS: value }), /PLAZA_MAX_CONNECTIONS_PER_ADDRESS/, value)
+  }
+  for (const value of ['0', '11m', 'soon']) {
+    assert.throws(() => loadConfig({}, { PLAZA_KEEPALIVE_TIMEOUT_MS: value }), /PLAZA_KEEPALIVE_TIMEOUT_MS/, value)
+  }
+})
+
 test.run()

@@ -1,8 +1,9 @@
 /**
  * A seeded, bounded fuzz run over every route of the route tables, every tRPC procedure, /uploads
  * and /health: random methods, path parameters (malformed escapes, traversal, huge numbers),
- * queries, JSON and non-JSON bodies, multipart forms (truncated ones too) and tokens. No answer may
- * be a 5xx or leave the envelope (tRPC's own error shape on /trpc, OpenAI's on /api/v1), every
+ * queries, JSON and non-JSON bodies, multipart forms (truncated ones too), tokens, chunked bodies
+ * past every limit, and malformed request lines and absolute-form URLs over a raw socket. No answer
+ * may be a 5xx or leave the envelope (tRPC's own error shape on /trpc, OpenAI's on /api/v1), every
  * answer to an operation of the OpenAPI document must be one it declares (status, media type, JSON
  * body matching the schema: test/helpers/openapi-validator.ts), and the server must still be
  * serving afterwards. `PLAZA_FUZZ_SEED` and `PLAZA_FUZZ_REQUESTS` replay or
@@ -16,6 +17,7 @@ import type { Route } from '../../src/server/rest/adapter.js'
 import { mobileRoutes } from '../../src/server/rest/mobile.js'
 import { rootRoutes, utilityRoutes } from '../../src/server/rest/utility.js'
 import { createOpenApiValidator, type OpenApiValidator } from '../helpers/openapi-validator.js'
+import { MALFORMED_TARGETS, rawRequest } from '../helpers/raw.js'
 import { registerUser, startTestServer, type TestServer } from '../helpers/server.js'
 import { startStandIns } from '../helpers/stand-ins.js'
 import { solidImage } from '../uploads/fixtures.js'
@@ -218,8 +220,78 @@ function checkAnswer(sent: Sent, status: number, type: string, text: string): st
   return null
 }
 
+/**
+ * A request line no client library sends, over a raw socket: a listed one (MALFORMED_TARGETS), or
+ * a target's path under a broken absolute-form URL (a port past 65535, an unclosed IPv6 bracket, a
+ * bad escape in the host, a scheme that is not http). Each must be a 400 in the envelope.
+ */
+async function fireMalformed(server: TestServer, rng: Rng, target: Target): Promise<{ sent: Sent; problem: string | null }> {
+  const path = target.path.replace(/:(\w+)\??/g, '1')
+  const line = rng.chance(0.3)
+    ? rng.pick(MALFORMED_TARGETS)
+    : `${target.method} ${rng.pick([`http://a:${rng.pick([65536, 99999, 10 ** 10])}`, 'http://[::1', `http://%${rng.pick(['zz', 'g0', ''])}`, 'http://a b', 'ftp://a', 'http://[fe80::1%25eth0]'])}${path} HTTP/1.1`
+  const sent = { method: line.split(' ')[0], path: line.slice(0, 120), kind: 'rest' as const }
+  const answer = await rawRequest(server.url, `${line}\r\nhost: x\r\ncontent-length: 0\r\n\r\n`)
+  statuses.set(`raw ${answer.status}`, (statuses.get(`raw ${answer.status}`) ?? 0) + 1)
+  if (answer.status !== 400) return { sent, problem: `${line}: ${answer.status}, not 400: ${answer.body.slice(0, 200)}` }
+  return { sent, problem: checkAnswer(sent, answer.status, answer.headers['content-type'] ?? '', answer.body) }
+}
+
+/**
+ * A body with no Content-Length (Transfer-Encoding: chunked) past the limit of any JSON reader
+ * (1 MiB; 4 MiB for chat), sent 64 KiB at a time until the server answers: it must answer (a 413,
+ * or whatever it refused first) rather than wait for the rest, and never with a 5xx.
+ */
+function sendChunked(url: string, method: string, headers: Record<string, string>, total: number): Promise<{ status: number; type: string; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method, headers, agent: false }, (res) => {
+      answered = true
+      const chunks: Buffer[] = []
+      res.on('data', (chunk) => chunks.push(chunk))
+      res.on('end', () => {
+        resolve({ status: res.statusCode!, type: String(res.headers['content-type'] ?? ''), text: Buffer.concat(chunks).toString('utf8') })
+        req.destroy()
+      })
+      res.on('error', reject)
+    })
+    let answered = false
+    let sent = 0
+    const chunk = Buffer.alloc(64 * 1024, 'a')
+    req.on('error', reject)
+    const pump = () => {
+      while (!answered && sent < total) {
+        sent += chunk.length
+        if (!req.write(chunk)) return void req.once('drain', pump)
+      }
+      if (!answered) req.end()
+    }
+    req.write('{"content":"')
+    pump()
+  })
+}
+
 async function fire(server: TestServer, rng: Rng, targets: Target[], tokens: string[], ids: number[], png: Buffer, contract: OpenApiValidator): Promise<{ sent: Sent; problem: string | null }> {
   const target = rng.pick(targets)
+  if (rng.chance(0.03)) return fireMalformed(server, rng, target)
+  if (rng.chance(0.02)) {
+    // A route that reads a body, by its own method (a 405 would refuse it before any reading).
+    const reader = rng.pick(targets.filter((candidate) => candidate.method !== 'GET' && candidate.kind !== 'page'))
+    const path = reader.path.replace(/:(\w+)\??/g, () => String(rng.pick(ids)))
+    const method = reader.method
+    const sent = { method, path, kind: reader.kind }
+    const headers = { 'content-type': 'application/json', authorization: `Bearer ${tokens[1]}` }
+    try {
+      const answer = await sendChunked(server.url + path, method, headers, rng.pick([1.25, 4.25, 6]) * 1024 * 1024)
+      statuses.set(`chunked ${answer.status}`, (statuses.get(`chunked ${answer.status}`) ?? 0) + 1)
+      const problem = checkAnswer(sent, answer.status, answer.type, answer.text)
+      return { sent, problem: problem ?? contract.check({ method, path, status: answer.status, contentType: answer.type, body: answer.text }).problem }
+    } catch (error) {
+      // A server that answered and closed while the body was still being written: the client sees a reset.
+      const code = (error as NodeJS.ErrnoException).code
+      if (code === 'ECONNRESET' || code === 'EPIPE') return { sent, problem: null }
+      return { sent, problem: `chunked ${method} ${path.slice(0, 120)}: ${(error as Error).message}` }
+    }
+  }
   const method = rng.chance(0.85) ? target.method : rng.pick(['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'TRACE'])
   let path = target.path.replace(/:(\w+)\??/g, () => randomParam(rng, ids))
   if (rng.chance(0.4)) {

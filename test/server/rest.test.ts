@@ -51,7 +51,7 @@ test('a body over the limit is 413 and the server stays healthy', async () => {
   await server.close()
 })
 
-test('authentication endpoints allow 5 requests a minute per address, then 429 with Retry-After', async () => {
+test('5 failed logins a minute per address, then 429 with Retry-After', async () => {
   const clock = manualClock()
   const server = await startTestServer({ clock: clock.clock, rateLimits: DEFAULT_RATE_LIMITS })
   const attempt = () => server.request('POST', '/api/mobile/auth/login', { body: { email: 'a@example.com', password: 'password1' } })

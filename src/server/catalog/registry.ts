@@ -57,6 +57,7 @@ import { handleUptime } from './system/uptime.js'
 import { handleWebsite } from './system/website.js'
 import type { HandlerAuth, HandlerRoute, Method } from '../rest/adapter.js'
 import { errorCases, type ErrorCases } from '../errors.js'
+import { HEAVY_COSTS, type HeavyCost } from '../heavy-costs.js'
 // What the operations answer beyond their input and token, declared where it is thrown (ErrorCases in errors.ts).
 import { CONVERSATION_ERRORS, GATEWAY_CALL_ERRORS } from '../chat/errors.js'
 import { CODE_IMAGE_ERRORS } from '../codeimage/http.js'
@@ -125,6 +126,8 @@ export interface Operation {
    * `providers` answers PROVIDER_ERRORS without saying so.
    */
   errors?: ErrorCases
+  /** A costly operation: what a call counts in the `heavy` rate-limit class, per client address (heavy-costs.ts). */
+  cost?: HeavyCost
 }
 
 /** An image read from `url` (or an upload's path), processed in Plaza's media queue. */
@@ -182,6 +185,7 @@ export const catalog: Operation[] = [
     backend: 'local',
     providers: ['PISTON'],
     handle: handleExecute,
+    cost: HEAVY_COSTS.program,
     input: executeInput,
     docs: 'docs/execute.md',
   }),
@@ -193,6 +197,7 @@ export const catalog: Operation[] = [
     summary: 'Keep an image (multipart `file`) for the operations that take an uploads/... path; it expires like generated files',
     backend: 'local',
     handle: handleStoreFile,
+    cost: HEAVY_COSTS.image,
     input: storeFileInput,
     multipart: 'file',
     answers: 'json',
@@ -245,13 +250,13 @@ export const catalog: Operation[] = [
   }),
 
   // Image Processing
-  defineOperation({ group: 'Image Processing', method: 'GET', path: '/api/imageFx', errors: IMAGE_URL_ERRORS, summary: 'Photo effects from a numbered list (also by name)', backend: 'local', handle: handleImageFx, input: imageFxInput, answers: 'image', docs: 'docs/imaging.md' }),
-  defineOperation({ group: 'Image Processing', method: 'POST', path: '/api/imageFx', errors: IMAGE_FORM_ERRORS, summary: 'Photo effects on an uploaded image (multipart `file`)', backend: 'local', handle: handleImageFxForm, input: imageFxFormInput, multipart: 'file', answers: 'image', docs: 'docs/imaging.md' }),
+  defineOperation({ group: 'Image Processing', method: 'GET', path: '/api/imageFx', errors: IMAGE_URL_ERRORS, summary: 'Photo effects from a numbered list (also by name)', backend: 'local', handle: handleImageFx, cost: HEAVY_COSTS.image, input: imageFxInput, answers: 'image', docs: 'docs/imaging.md' }),
+  defineOperation({ group: 'Image Processing', method: 'POST', path: '/api/imageFx', errors: IMAGE_FORM_ERRORS, summary: 'Photo effects on an uploaded image (multipart `file`)', backend: 'local', handle: handleImageFxForm, cost: HEAVY_COSTS.image, input: imageFxFormInput, multipart: 'file', answers: 'image', docs: 'docs/imaging.md' }),
   defineOperation({ group: 'Image Processing', method: 'GET', path: '/api/imageFx/effects', summary: 'The numbered list of photo effects', backend: 'local', handle: handleListEffects, docs: 'docs/imaging.md' }),
-  defineOperation({ group: 'Image Processing', method: 'GET', path: '/api/diffuser/expand', errors: IMAGE_URL_ERRORS, summary: 'Expand an image to a ratio over a blurred fill (generative fill by an AUTOMATIC1111 or OpenAI images provider when configured)', backend: 'local', handle: handleExpand, input: expandInput, answers: 'image', docs: 'docs/imaging.md' }),
-  defineOperation({ group: 'Image Processing', method: 'POST', path: '/api/diffuser/expand', errors: IMAGE_FORM_ERRORS, summary: 'Expand an uploaded image (multipart `file`) to a ratio over a blurred fill (generative fill as the GET)', backend: 'local', handle: handleExpandForm, input: expandFormInput, multipart: 'file', answers: 'image', docs: 'docs/imaging.md' }),
-  defineOperation({ group: 'Image Processing', method: 'GET', path: '/api/upscale', errors: IMAGE_URL_ERRORS, summary: 'Upscale an image 2x or 4x (AI upscaling through the image provider when configured)', backend: 'local', handle: handleUpscale, input: upscaleInput, answers: 'image', docs: 'docs/imaging.md' }),
-  defineOperation({ group: 'Image Processing', method: 'POST', path: '/api/upscale', errors: IMAGE_FORM_ERRORS, summary: 'Upscale an uploaded image (multipart `file`) 2x or 4x', backend: 'local', handle: handleUpscaleForm, input: upscaleFormInput, multipart: 'file', answers: 'image', docs: 'docs/imaging.md' }),
+  defineOperation({ group: 'Image Processing', method: 'GET', path: '/api/diffuser/expand', errors: IMAGE_URL_ERRORS, summary: 'Expand an image to a ratio over a blurred fill (generative fill by an AUTOMATIC1111 or OpenAI images provider when configured)', backend: 'local', handle: handleExpand, cost: HEAVY_COSTS.image, input: expandInput, answers: 'image', docs: 'docs/imaging.md' }),
+  defineOperation({ group: 'Image Processing', method: 'POST', path: '/api/diffuser/expand', errors: IMAGE_FORM_ERRORS, summary: 'Expand an uploaded image (multipart `file`) to a ratio over a blurred fill (generative fill as the GET)', backend: 'local', handle: handleExpandForm, cost: HEAVY_COSTS.image, input: expandFormInput, multipart: 'file', answers: 'image', docs: 'docs/imaging.md' }),
+  defineOperation({ group: 'Image Processing', method: 'GET', path: '/api/upscale', errors: IMAGE_URL_ERRORS, summary: 'Upscale an image 2x or 4x (AI upscaling through the image provider when configured)', backend: 'local', handle: handleUpscale, cost: HEAVY_COSTS.image, input: upscaleInput, answers: 'image', docs: 'docs/imaging.md' }),
+  defineOperation({ group: 'Image Processing', method: 'POST', path: '/api/upscale', errors: IMAGE_FORM_ERRORS, summary: 'Upscale an uploaded image (multipart `file`) 2x or 4x', backend: 'local', handle: handleUpscaleForm, cost: HEAVY_COSTS.image, input: upscaleFormInput, multipart: 'file', answers: 'image', docs: 'docs/imaging.md' }),
   defineOperation({
     group: 'Image Processing',
     method: 'GET',
@@ -289,6 +294,7 @@ export const catalog: Operation[] = [
     summary: 'Parse a media URL: oEmbed, OpenGraph and Twitter cards, known URL patterns',
     backend: 'local',
     handle: handleMedia,
+    cost: HEAVY_COSTS.page,
     input: mediaInput,
     answers: 'json',
     docs: 'docs/media.md',
@@ -375,6 +381,7 @@ export const catalog: Operation[] = [
     auth: 'premium-key',
     answers: 'event-stream',
     handle: handleAgent,
+    cost: HEAVY_COSTS.agent,
     input: agentInput,
     errors: errorCases(GATEWAY_CALL_ERRORS, { 403: 'No key, or a key that is not premium' }),
     docs: 'docs/agent.md',
@@ -395,7 +402,7 @@ export const catalog: Operation[] = [
   defineOperation({ group: 'NSFW', method: null, path: null, summary: 'Adult content', backend: 'provider', notOffered: 'Plaza does not serve adult content (decisions §5)' }),
 
   // Audio
-  defineOperation({ group: 'Audio', method: 'GET', path: '/api/tts/flite', errors: errorCases(SPEECH_ERRORS, POOL_ERRORS), summary: 'Speech with Flite, in Plaza', backend: 'local', handle: handleFlite, input: fliteInput, answers: 'audio', docs: 'docs/speech.md' }),
+  defineOperation({ group: 'Audio', method: 'GET', path: '/api/tts/flite', errors: errorCases(SPEECH_ERRORS, POOL_ERRORS), summary: 'Speech with Flite, in Plaza', backend: 'local', handle: handleFlite, cost: HEAVY_COSTS.speech, input: fliteInput, answers: 'audio', docs: 'docs/speech.md' }),
   defineOperation({ group: 'Audio', method: 'GET', path: '/api/tts/flite/voices', summary: "Flite's built-in voices", backend: 'local', handle: handleFliteVoices, docs: 'docs/speech.md' }),
   defineOperation({
     group: 'Audio',
@@ -405,16 +412,17 @@ export const catalog: Operation[] = [
     summary: 'Speech with eSpeak NG, in Plaza (optional package)',
     backend: 'local',
     handle: handleEspeak,
+    cost: HEAVY_COSTS.speech,
     input: espeakInput,
     answers: 'audio',
     docs: 'docs/speech.md',
     optionalPackage: ESPEAK_OPTIONAL,
   }),
   defineOperation({ group: 'Audio', method: 'GET', path: '/api/tts/espeak/voices', errors: ESPEAK_ERRORS, summary: "eSpeak NG's voices and languages (optional package)", backend: 'local', handle: handleEspeakVoices, docs: 'docs/speech.md', optionalPackage: ESPEAK_OPTIONAL }),
-  defineOperation({ group: 'Audio', method: 'GET', path: '/api/tts/openai', summary: 'Speech from an OpenAI-compatible speech provider (streamed)', backend: 'provider', providers: ['SPEECH'], handle: handleOpenAiSpeech, input: openaiSpeechInput, answers: 'audio', docs: 'docs/speech.md' }),
-  defineOperation({ group: 'Audio', method: 'GET', path: '/api/tts/elevenlabs', summary: 'Speech from ElevenLabs (streamed)', backend: 'provider', providers: ['ELEVENLABS'], handle: handleElevenLabsSpeech, input: elevenlabsInput, answers: 'audio', docs: 'docs/speech.md' }),
-  defineOperation({ group: 'Audio', method: 'GET', path: '/api/tts/polly', summary: 'Speech from Amazon Polly (streamed)', backend: 'provider', providers: ['POLLY'], handle: handlePollySpeech, input: pollyInput, answers: 'audio', docs: 'docs/speech.md' }),
-  defineOperation({ group: 'Audio', method: 'GET', path: '/api/tts/azure', summary: 'Speech from Azure AI Speech (streamed)', backend: 'provider', providers: ['AZURE_SPEECH'], handle: handleAzureSpeech, input: azureSpeechInput, answers: 'audio', docs: 'docs/speech.md' }),
+  defineOperation({ group: 'Audio', method: 'GET', path: '/api/tts/openai', summary: 'Speech from an OpenAI-compatible speech provider (streamed)', backend: 'provider', providers: ['SPEECH'], handle: handleOpenAiSpeech, cost: HEAVY_COSTS.speech, input: openaiSpeechInput, answers: 'audio', docs: 'docs/speech.md' }),
+  defineOperation({ group: 'Audio', method: 'GET', path: '/api/tts/elevenlabs', summary: 'Speech from ElevenLabs (streamed)', backend: 'provider', providers: ['ELEVENLABS'], handle: handleElevenLabsSpeech, cost: HEAVY_COSTS.speech, input: elevenlabsInput, answers: 'audio', docs: 'docs/speech.md' }),
+  defineOperation({ group: 'Audio', method: 'GET', path: '/api/tts/polly', summary: 'Speech from Amazon Polly (streamed)', backend: 'provider', providers: ['POLLY'], handle: handlePollySpeech, cost: HEAVY_COSTS.speech, input: pollyInput, answers: 'audio', docs: 'docs/speech.md' }),
+  defineOperation({ group: 'Audio', method: 'GET', path: '/api/tts/azure', summary: 'Speech from Azure AI Speech (streamed)', backend: 'provider', providers: ['AZURE_SPEECH'], handle: handleAzureSpeech, cost: HEAVY_COSTS.speech, input: azureSpeechInput, answers: 'audio', docs: 'docs/speech.md' }),
 
   // Weather
   defineOperation({
@@ -440,6 +448,7 @@ export const catalog: Operation[] = [
     summary: "Image from code with carbon.now.sh's options",
     backend: 'local',
     handle: handleCarbon,
+    cost: HEAVY_COSTS.render,
     input: carbonInput,
     answers: 'image',
     docs: 'docs/carbon.md',
@@ -452,14 +461,15 @@ export const catalog: Operation[] = [
     summary: "Code-snippet image in ray.so's look, rendered on the server",
     backend: 'local',
     handle: handleCodeImage,
+    cost: HEAVY_COSTS.render,
     input: codeImageInput,
     answers: 'image',
     docs: 'docs/codeimage.md',
   }),
-  defineOperation({ group: 'Maker', method: 'GET', path: '/api/meme', errors: CARD_ERRORS, summary: 'Meme from a bundled template (or an image URL) with outlined captions', backend: 'local', handle: handleMeme, input: memeInput, answers: 'image', docs: 'docs/maker.md' }),
+  defineOperation({ group: 'Maker', method: 'GET', path: '/api/meme', errors: CARD_ERRORS, summary: 'Meme from a bundled template (or an image URL) with outlined captions', backend: 'local', handle: handleMeme, cost: HEAVY_COSTS.render, input: memeInput, answers: 'image', docs: 'docs/maker.md' }),
   defineOperation({ group: 'Maker', method: 'GET', path: '/api/meme/templates', summary: 'The bundled meme templates', backend: 'local', handle: handleMemeTemplates, answers: 'json', docs: 'docs/maker.md' }),
-  defineOperation({ group: 'Maker', method: 'GET', path: '/api/fakepost', errors: CARD_ERRORS, summary: 'A social-post card image with text, name, username and avatar, marked as generated', backend: 'local', handle: handleFakepost, input: fakepostInput, answers: 'image', docs: 'docs/maker.md' }),
-  defineOperation({ group: 'Maker', method: 'GET', path: '/api/logo', errors: POOL_ERRORS, summary: 'A text logo in one of several SVG styles, as PNG', backend: 'local', handle: handleLogo, input: logoInput, answers: 'image', docs: 'docs/maker.md' }),
+  defineOperation({ group: 'Maker', method: 'GET', path: '/api/fakepost', errors: CARD_ERRORS, summary: 'A social-post card image with text, name, username and avatar, marked as generated', backend: 'local', handle: handleFakepost, cost: HEAVY_COSTS.render, input: fakepostInput, answers: 'image', docs: 'docs/maker.md' }),
+  defineOperation({ group: 'Maker', method: 'GET', path: '/api/logo', errors: POOL_ERRORS, summary: 'A text logo in one of several SVG styles, as PNG', backend: 'local', handle: handleLogo, cost: HEAVY_COSTS.render, input: logoInput, answers: 'image', docs: 'docs/maker.md' }),
 
   // IMAGE-GENERATORS
   defineOperation({

@@ -9,7 +9,6 @@ import { TRPCError } from '@trpc/server'
 import type { ErrorCases } from '../errors.js'
 import { readJson, sendJson } from '../http.js'
 import type { Exchange } from '../rest/adapter.js'
-import { enforceRateLimit } from '../trpc.js'
 import type { CodeImageInput } from '../../shared/schemas/codeimage.js'
 import { attachBackgroundImage } from './background.js'
 import { MIME } from './service.js'
@@ -35,7 +34,6 @@ export function wantsJson(accept: string | undefined): boolean {
 }
 
 export async function handleCodeImage({ req, res, ctx }: Exchange): Promise<void> {
-  await enforceRateLimit(ctx, 'default', `ip:${ctx.clientAddress}`)
   const body = await readJson(req, BODY_LIMIT)
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw new TRPCError({ code: 'BAD_REQUEST', message: 'Request body must be a JSON object' })

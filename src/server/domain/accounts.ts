@@ -6,6 +6,7 @@ import type { Session } from '../../shared/types.js'
 import { decoyHash, hashPassword, verifyPassword } from '../auth/passwords.js'
 import { assertNotSuspended, issueSession, revokeSession, type AuthUser } from '../auth/sessions.js'
 import { writeTransaction, type Db, type Tx } from '../db/client.js'
+import { wrongPassword } from '../errors.js'
 import { users } from '../db/schema.js'
 import { withMediaOne } from './media.js'
 import { toSessionUser } from './views.js'
@@ -43,6 +44,18 @@ export async function registerAccount(db: Db, input: Required<RegisterInput>, no
 }
 
 /** Checks the password of the account named by email (or username) and opens a new session. */
+/**
+ * The key failed logins against this login name are counted under (the `auth` class): the
+ * account's id, so an email and a username of one account share a count, or the name itself when
+ * no account has it (so that guessing at a name gives away nothing).
+ */
+export async function loginAccountKey(db: Db, login: string): Promise<string> {
+  const name = login.trim().toLowerCase()
+  const column = name.includes('@') ? users.email : users.username
+  const [user] = await db.select({ id: users.id }).from(users).where(eq(sql`lower(${column})`, name)).limit(1)
+  return user ? `account:${user.id}` : `login:${name}`
+}
+
 export async function logIn(db: Db, input: Required<LoginInput>, now: Date, userAgent = ''): Promise<Session> {
   const login = input.email.toLowerCase()
   const column = login.includes('@') ? users.email : users.username
@@ -52,7 +65,7 @@ export async function logIn(db: Db, input: Required<LoginInput>, now: Date, user
     .where(eq(sql`lower(${column})`, login))
     .limit(1)
   const ok = await verifyPassword(input.password, user?.passwordHash ?? (await decoyHash()))
-  if (!user || !ok) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Invalid email or password' })
+  if (!user || !ok) throw wrongPassword('UNAUTHORIZED', 'Invalid email or password')
   // Only after the password: a guesser learns nothing about the account from the 403.
   assertNotSuspended(user)
   return sessionOf(db, user, await issueSession(db, user.id, now, userAgent))

@@ -6,10 +6,11 @@ import type { SessionInfo } from '../../shared/types.js'
 import { hashPassword, verifyPassword } from '../auth/passwords.js'
 import type { AuthUser } from '../auth/sessions.js'
 import { writeTransaction, type Db, type ReadDb } from '../db/client.js'
+import { wrongPassword } from '../errors.js'
 
 /** A wrong password on an authenticated call is a 403: the token is fine, the proof of identity is not. */
 export async function assertPassword(passwordHash: string, password: string): Promise<void> {
-  if (!(await verifyPassword(password, passwordHash))) throw new TRPCError({ code: 'FORBIDDEN', message: 'Wrong password' })
+  if (!(await verifyPassword(password, passwordHash))) throw wrongPassword('FORBIDDEN', 'Wrong password')
 }
 
 /** The caller's live sessions, newest first (a range of `sessions_user_idx`); tokens and hashes never leave the table. */

@@ -33,7 +33,12 @@ export interface Metrics {
    * What the app serves: its catalog operations (tallied for /api/stats) and its tRPC procedures
    * (the only route labels taken from a path, so a client cannot invent new ones).
    */
-  describeApp(app: { operations: ReadonlyArray<{ method: string; path: string }>; procedures: Iterable<string> }): void
+  describeApp(app: {
+    operations: ReadonlyArray<{ method: string; path: string }>
+    procedures: Iterable<string>
+    /** The server's connections: how many are open, how many the per-address cap refused. */
+    connections?: { readonly open: number; readonly refused: number }
+  }): void
   rateLimited(kind: RateLimitClass): void
   upstreamCall(provider: string, outcome: UpstreamOutcome): void
   codeImageRender(outcome: RenderOutcome, seconds: number): void
@@ -73,6 +78,24 @@ export function createMetrics(options: { config: ServerConfig; db: Db; logger: L
     registers: [registry],
     collect() {
       this.set(inFlight)
+    },
+  })
+  let connections: { readonly open: number; readonly refused: number } | undefined
+  new Gauge({
+    name: 'plaza_http_connections',
+    help: 'Client connections open now',
+    registers: [registry],
+    collect() {
+      this.set(connections?.open ?? 0)
+    },
+  })
+  new Counter({
+    name: 'plaza_http_connections_refused_total',
+    help: 'Connections refused because their address held PLAZA_MAX_CONNECTIONS_PER_ADDRESS already',
+    registers: [registry],
+    collect() {
+      this.reset()
+      this.inc(connections?.refused ?? 0)
     },
   })
   const rateLimitRefusals = new Counter({
@@ -143,6 +166,7 @@ export function createMetrics(options: { config: ServerConfig; db: Db; logger: L
     requests,
     operations,
     describeApp(app) {
+      connections = app.connections
       operations.track(app.operations)
       requestFigures.knowProcedures(app.procedures)
       requestFigures.linkTallies(operations.tallyFor)

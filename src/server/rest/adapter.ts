@@ -10,7 +10,8 @@ import { isOpenAiPath, OPENAI_ERROR_TYPES, toPublicError, type ErrorCases } from
 import { readJson, sendError, sendJson, sendSuccess, JSON_BODY_LIMIT } from '../http.js'
 import { setRoute } from '../request-log.js'
 import { createCaller } from '../router.js'
-import type { Context } from '../trpc.js'
+import { enforceRateLimit, type Context } from '../trpc.js'
+import { heavyUnits, type HeavyCost } from '../heavy-costs.js'
 import { objectFields, procedureFields } from './input-fields.js'
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH'
@@ -84,6 +85,8 @@ export interface HandlerRoute extends RouteBase {
   status?: number
   /** The token the handler takes (see HandlerAuth). */
   auth?: HandlerAuth
+  /** A costly operation: each call counts this in the `heavy` class, per client address, before the handler runs. */
+  cost?: HeavyCost
 }
 
 /**
@@ -135,13 +138,14 @@ function callProcedure(ctx: Context, dotted: string, input: unknown): Promise<un
 /** Errors that only say the client went away (or was cut off by a timeout): the access log's 499 line is all they need. */
 function isClientGone(req: IncomingMessage, error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException)?.code
-  return req.socket.destroyed || code === 'ECONNRESET' || code === 'EPIPE' || code === 'ERR_STREAM_PREMATURE_CLOSE' || (error as Error)?.message === 'aborted'
+  // A socket already torn down is gone too (a destroyed request lets go of its socket: `req.socket` is then null).
+  return !req.socket || req.socket.destroyed || code === 'ECONNRESET' || code === 'EPIPE' || code === 'ERR_STREAM_PREMATURE_CLOSE' || (error as Error)?.message === 'aborted'
 }
 
 /**
  * Answers an error in the envelope (OpenAI's shape under the OpenAI-compatible paths, isOpenAiPath);
- * the detail of an unexpected one goes to the log only. When the request's body was not read to its
- * end, the connection is closed after the answer rather than read on for nothing.
+ * the detail of an unexpected one goes to the log only. When the request's body has not all arrived,
+ * the connection is closed after the answer rather than read on for nothing.
  */
 export function sendRouteError(exchange: Pick<Exchange, 'req' | 'res' | 'ctx'>, error: unknown) {
   const { res, req, ctx } = exchange
@@ -154,7 +158,8 @@ export function sendRouteError(exchange: Pick<Exchange, 'req' | 'res' | 'ctx'>, 
     ctx.services.logger.error('request failed', { method: req.method, route: req.url?.split('?')[0], error: String((error as Error)?.stack ?? error) })
   }
   const headers: Record<string, string> = failure.retryAfter ? { 'retry-after': String(failure.retryAfter) } : {}
-  if (!req.complete && failure.status === 413) headers.connection = 'close'
+  // A body still arriving (a 413, or a 429 or 401 answered before it was read) is not read on for nothing.
+  if (!req.complete) headers.connection = 'close'
   if (isOpenAiPath(req.url ?? '')) {
     const [type, code] = OPENAI_ERROR_TYPES[failure.status] ?? ['server_error', 'server_error']
     return sendJson(res, failure.status, { error: { message: failure.message, type, code, param: null } }, headers)
@@ -273,6 +278,7 @@ export function createRestHandler(routes: Route[]): RestHandler {
       const query = queryOf(req.url ?? '/')
       const route = hit.c.route
       if ('handle' in route) {
+        if (route.cost) await enforceRateLimit(ctx, 'heavy', `ip:${ctx.clientAddress}`, heavyUnits(route.cost, req))
         await route.handle({ req, res, ctx, params, query })
         return true
       }

@@ -6,15 +6,16 @@ import type { IncomingMessage } from 'node:http'
 import type { Readable } from 'node:stream'
 import { Busboy, type BusboyHeaders, type BusboyInstance } from '@fastify/busboy'
 import { TRPCError } from '@trpc/server'
-import { sendSuccess } from '../http.js'
+import { discardBody, sendSuccess } from '../http.js'
 import { requireSession } from '../trpc.js'
 import { maxUploadBytes, MiB, saveUpload, type UploadKind } from '../uploads/pipeline.js'
 import type { HandlerRoute } from './adapter.js'
 
+/** The catalog's POST forms drop an unread rest as uploads do (it lives in http.ts, beside the JSON reader). */
+export { discardBody }
+
 /** Room for the multipart boundaries, part headers and small fields around the file. */
 const MULTIPART_OVERHEAD = 64 * 1024
-/** After a refusal the rest of the request is read and dropped (so the connection stays usable), up to this much; then the connection is closed. */
-const DRAIN_LIMIT = 64 * MiB
 
 const badForm = (detail: string) => new TRPCError({ code: 'BAD_REQUEST', message: `${detail}: send multipart/form-data with the file in the field "file"` })
 const unreadableForm = (error: unknown) => badForm(`The multipart form could not be read (${(error as Error)?.message ?? error})`)
@@ -86,18 +87,6 @@ function receiveFile(req: IncomingMessage, maxBytes: number): Promise<AsyncItera
     })
     req.pipe(parser)
   })
-}
-
-/** Reads and drops whatever is left of the request body, so the answer reaches the client and the connection can be reused. */
-export function discardBody(req: IncomingMessage) {
-  if (req.complete || req.destroyed) return
-  req.unpipe()
-  let drained = 0
-  req.on('data', (chunk: Buffer) => {
-    drained += chunk.length
-    if (drained > DRAIN_LIMIT) req.socket.destroy()
-  })
-  req.resume()
 }
 
 /**

@@ -21,6 +21,7 @@ const toRoute = (operation: Operation & { handle: HandlerRoute['handle'] }, path
   tag: operation.group,
   auth: operation.auth ?? (operation.backend === 'gateway' ? 'gateway-key' : undefined),
   errors: errorCases(operation.providers?.length ? PROVIDER_ERRORS : undefined, operation.errors),
+  cost: operation.cost,
 })
 
 /** Mounted at /api. */

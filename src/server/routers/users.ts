@@ -6,7 +6,7 @@ import { changePasswordInput, deleteAccountInput } from '../../shared/schemas/au
 import { deleteAccount } from '../domain/removal.js'
 import { changePassword } from '../domain/sessions.js'
 import { loadProfile, updateProfile } from '../domain/users.js'
-import { authedProcedure, optionalAuthProcedure, router } from '../trpc.js'
+import { authedProcedure, guardPassword, optionalAuthProcedure, router } from '../trpc.js'
 
 export const usersRouter = router({
   profile: authedProcedure
@@ -53,17 +53,19 @@ export const usersRouter = router({
 
   muted: authedProcedure.input(paginationInput).query(({ ctx, input }) => listRelations(ctx.services, 'muted', ctx.user.id, input)),
 
-  /** Counted in the `auth` class: each call checks a password. */
+  /** Each checks the current password: a wrong one counts in the `auth` class, per address and per account (guardPassword). */
   changePassword: authedProcedure
-    .meta({ rateLimit: 'auth', errors: { 403: 'The current password is wrong' } })
+    .meta({ errors: { 403: 'The current password is wrong' } })
     .input(changePasswordInput)
-    .mutation(({ ctx, input }) => changePassword(ctx.services.db, ctx.user, ctx.sessionId, input, ctx.services.clock())),
+    .mutation(({ ctx, input }) =>
+      guardPassword(ctx, `account:${ctx.user.id}`, () => changePassword(ctx.services.db, ctx.user, ctx.sessionId, input, ctx.services.clock())),
+    ),
 
   deleteAccount: authedProcedure
-    .meta({ rateLimit: 'auth', errors: { 403: 'The password is wrong' } })
+    .meta({ errors: { 403: 'The password is wrong' } })
     .input(deleteAccountInput)
     .mutation(async ({ ctx, input }) => {
-      await deleteAccount(ctx.services, ctx.user.id, input.password)
+      await guardPassword(ctx, `account:${ctx.user.id}`, () => deleteAccount(ctx.services, ctx.user.id, input.password))
       return null
     }),
 })

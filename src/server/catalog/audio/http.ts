@@ -18,7 +18,6 @@ import { wantsJson } from '../../codeimage/http.js'
 import type { ErrorCases } from '../../errors.js'
 import { sendJson } from '../../http.js'
 import type { Exchange } from '../../rest/adapter.js'
-import { enforceRateLimit } from '../../trpc.js'
 import { storeGenerated } from '../../uploads/generated.js'
 import { uploadUrl } from '../../uploads/pipeline.js'
 import type { SpeechJob } from './engines.js'
@@ -95,15 +94,10 @@ export const SPEECH_ERRORS: ErrorCases = { 400: 'The text has nothing to speak, 
 /** eSpeak NG is an optional package: without it its operations answer 503, naming it. */
 export const ESPEAK_ERRORS: ErrorCases = { 503: 'eSpeak NG (the optional package @echogarden/espeak-ng-emscripten) is not installed' }
 
-const limited = (handle: (exchange: Exchange) => Promise<void>) => async (exchange: Exchange) => {
-  await enforceRateLimit(exchange.ctx, 'default', `ip:${exchange.ctx.clientAddress}`)
-  await handle(exchange)
-}
-
-export const handleFlite = limited(async (exchange) => {
+export async function handleFlite(exchange: Exchange): Promise<void> {
   const input = fliteInput.parse(exchange.query)
   await answerSpeech(exchange, { job: { kind: 'flite', text: input.text, voice: input.voice }, format: input.format, voice: input.voice, engineName: 'Flite' })
-})
+}
 
 /** eSpeak NG's voices, or 503 naming the package when it is not installed. */
 async function espeakVoices(exchange: Exchange) {
@@ -112,7 +106,7 @@ async function espeakVoices(exchange: Exchange) {
   return speech.espeakVoices()
 }
 
-export const handleEspeak = limited(async (exchange) => {
+export async function handleEspeak(exchange: Exchange): Promise<void> {
   const input = espeakInput.parse(exchange.query)
   const { voices, aliases } = await espeakVoices(exchange)
   const voice = aliases.get(input.voice.toLowerCase())
@@ -127,7 +121,7 @@ export const handleEspeak = limited(async (exchange) => {
     voice: input.voice.toLowerCase(),
     engineName: 'eSpeak NG',
   })
-})
+}
 
 export async function handleFliteVoices({ res }: Exchange): Promise<void> {
   sendJson(res, 200, { message: `${FLITE_VOICES.length} Flite voices`, default: FLITE_DEFAULT_VOICE, voices: FLITE_VOICES })

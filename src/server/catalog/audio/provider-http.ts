@@ -15,7 +15,6 @@ import { ClientAbortError, ProviderError, UpstreamError } from '../../providers/
 import { providerLayerOf, type ProviderLayer } from '../../providers/layer.js'
 import { audioChunks, speak, type ProviderSpeechRequest } from '../../providers/speech.js'
 import type { Exchange } from '../../rest/adapter.js'
-import { enforceRateLimit } from '../../trpc.js'
 import { storeGenerated } from '../../uploads/generated.js'
 import { uploadUrl } from '../../uploads/pipeline.js'
 
@@ -69,7 +68,6 @@ async function answerStored(exchange: Exchange, layer: ProviderLayer, request: P
 
 const handler = (engine: ProviderSpeechEngine) => async (exchange: Exchange) => {
   const { req, res, ctx } = exchange
-  await enforceRateLimit(ctx, 'default', `ip:${ctx.clientAddress}`)
   const request = { engine, ...PROVIDER_SPEECH_INPUTS[engine].parse(exchange.query) } as ProviderSpeechRequest
   const layer = await providerLayerOf(ctx.services)
   if (wantsJson(req.headers.accept)) {

@@ -21,7 +21,6 @@ import { sendJson } from '../../http.js'
 import { mediaQueue } from '../../media/queue.js'
 import type { Exchange } from '../../rest/adapter.js'
 import { discardBody, readFormFile } from '../../rest/uploads.js'
-import { enforceRateLimit } from '../../trpc.js'
 import { storeGenerated, type GeneratedKind } from '../../uploads/generated.js'
 import { IMAGE_MAX_BYTES, uploadUrl } from '../../uploads/pipeline.js'
 import { expand, upscale } from './canvas.js'
@@ -112,12 +111,12 @@ const upscaleJob = async (services: Services, scale: number): Promise<ImageJob> 
 }
 
 /**
- * Rate-limited, and for a POST form, whatever of the body is left unread when the request fails
- * (the query is validated first, so a bad parameter costs no upload) is dropped, as uploads do.
+ * For a POST form, whatever of the body is left unread when the request fails (the query is
+ * validated first, so a bad parameter costs no upload) is dropped, as uploads do. (Each call is
+ * counted in the `heavy` rate-limit class by the REST adapter, from the catalog row's cost.)
  */
-const limited = (handle: (exchange: Exchange) => Promise<void>) => async (exchange: Exchange) => {
+const dropsBodyOnError = (handle: (exchange: Exchange) => Promise<void>) => async (exchange: Exchange) => {
   try {
-    await enforceRateLimit(exchange.ctx, 'default', `ip:${exchange.ctx.clientAddress}`)
     await handle(exchange)
   } catch (error) {
     discardBody(exchange.req)
@@ -125,32 +124,32 @@ const limited = (handle: (exchange: Exchange) => Promise<void>) => async (exchan
   }
 }
 
-export const handleImageFx = limited(async (exchange) => {
+export const handleImageFx = dropsBodyOnError(async (exchange) => {
   const input = imageFxInput.parse(exchange.query)
   await answerImage(exchange, await sourceOf(exchange, { value: input.source, field: input.field }), effectJob(input.effect))
 })
 
-export const handleImageFxForm = limited(async (exchange) => {
+export const handleImageFxForm = dropsBodyOnError(async (exchange) => {
   const input = imageFxFormInput.parse(exchange.query)
   await answerImage(exchange, await sourceOf(exchange, 'form'), effectJob(input.effect))
 })
 
-export const handleExpand = limited(async (exchange) => {
+export const handleExpand = dropsBodyOnError(async (exchange) => {
   const input = expandInput.parse(exchange.query)
   await answerImage(exchange, await sourceOf(exchange, { value: input.url, field: 'url' }), await expandJob(exchange.ctx.services, input.ratio, exchange.query.ratio))
 })
 
-export const handleExpandForm = limited(async (exchange) => {
+export const handleExpandForm = dropsBodyOnError(async (exchange) => {
   const input = expandFormInput.parse(exchange.query)
   await answerImage(exchange, await sourceOf(exchange, 'form'), await expandJob(exchange.ctx.services, input.ratio, exchange.query.ratio))
 })
 
-export const handleUpscale = limited(async (exchange) => {
+export const handleUpscale = dropsBodyOnError(async (exchange) => {
   const input = upscaleInput.parse(exchange.query)
   await answerImage(exchange, await sourceOf(exchange, { value: input.url, field: 'url' }), await upscaleJob(exchange.ctx.services, input.scale))
 })
 
-export const handleUpscaleForm = limited(async (exchange) => {
+export const handleUpscaleForm = dropsBodyOnError(async (exchange) => {
   const input = upscaleFormInput.parse(exchange.query)
   await answerImage(exchange, await sourceOf(exchange, 'form'), await upscaleJob(exchange.ctx.services, input.scale))
 })

@@ -11,7 +11,6 @@ import { GatewayError } from '../../chat/errors.js'
 import { sendChatError } from '../../chat/http.js'
 import { readJson, writeStreamed } from '../../http.js'
 import type { Exchange } from '../../rest/adapter.js'
-import { enforceRateLimit } from '../../trpc.js'
 import { runAgent } from './agent.js'
 
 /** Room for a long conversation in `messages`, as the chat operations allow. */
@@ -37,7 +36,6 @@ export async function handleAgent(exchange: Exchange): Promise<void> {
   })
   try {
     const timeoutMs = services.config.agentTimeoutMs
-    await enforceRateLimit(ctx, 'default', `ip:${ctx.clientAddress}`)
     // No key at all is refused here, before the gateway's own check (which would say 401, or let it in while the gateway is open).
     if (!ctx.token) throw new GatewayError(403, 'premium_required', NEEDS_PREMIUM)
     // A key that is not one of this gateway's (or revoked) is a 401, as on every gateway operation.

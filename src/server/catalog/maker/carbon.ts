@@ -9,7 +9,6 @@ import { carbonInput, type CarbonStored } from '../../../shared/schemas/carbon.j
 import { wantsJson } from '../../codeimage/http.js'
 import { readJson, sendJson } from '../../http.js'
 import type { Exchange } from '../../rest/adapter.js'
-import { enforceRateLimit } from '../../trpc.js'
 import { storeGenerated } from '../../uploads/generated.js'
 import { uploadUrl } from '../../uploads/pipeline.js'
 
@@ -17,7 +16,6 @@ import { uploadUrl } from '../../uploads/pipeline.js'
 const BODY_LIMIT = 512 * 1024
 
 export async function handleCarbon({ req, res, ctx }: Exchange): Promise<void> {
-  await enforceRateLimit(ctx, 'default', `ip:${ctx.clientAddress}`)
   const body = await readJson(req, BODY_LIMIT)
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw new TRPCError({ code: 'BAD_REQUEST', message: 'Request body must be a JSON object' })

@@ -13,7 +13,6 @@ import { MEME_TEMPLATES, memeInput } from '../../../shared/schemas/meme.js'
 import { wantsJson } from '../../codeimage/http.js'
 import { sendJson } from '../../http.js'
 import type { Exchange } from '../../rest/adapter.js'
-import { enforceRateLimit } from '../../trpc.js'
 import { storeGenerated } from '../../uploads/generated.js'
 import { uploadUrl } from '../../uploads/pipeline.js'
 import { readSourceImage } from '../imaging/source.js'
@@ -59,12 +58,7 @@ async function answerCard({ req, res, ctx }: Exchange, card: Card): Promise<void
   res.end(image.data)
 }
 
-const limited = (handle: (exchange: Exchange) => Promise<void>) => async (exchange: Exchange) => {
-  await enforceRateLimit(exchange.ctx, 'default', `ip:${exchange.ctx.clientAddress}`)
-  await handle(exchange)
-}
-
-export const handleMeme = limited(async (exchange) => {
+export async function handleMeme(exchange: Exchange): Promise<void> {
   const input = memeInput.parse(exchange.query)
   const image = input.url ? await readSourceImage(exchange.ctx.services, input.url, 'url', exchange.ctx.origin) : null
   await answerCard(exchange, {
@@ -73,7 +67,7 @@ export const handleMeme = limited(async (exchange) => {
     key: { template: input.template, image: image ? digest(image.bytes) : undefined, top: input.top, bottom: input.bottom },
     message: input.template ? `Meme made from the template ${input.template}` : 'Meme made from the image',
   })
-})
+}
 
 export async function handleMemeTemplates({ res }: Exchange): Promise<void> {
   sendJson(res, 200, {
@@ -82,7 +76,7 @@ export async function handleMemeTemplates({ res }: Exchange): Promise<void> {
   })
 }
 
-export const handleFakepost = limited(async (exchange) => {
+export async function handleFakepost(exchange: Exchange): Promise<void> {
   const { avatar: avatarSource, time, ...input } = fakepostInput.parse(exchange.query)
   const avatar = avatarSource ? await readSourceImage(exchange.ctx.services, avatarSource, 'avatar', exchange.ctx.origin) : null
   const shown = { ...input, time: time || formatPostTime(exchange.ctx.services.clock()) }
@@ -92,9 +86,9 @@ export const handleFakepost = limited(async (exchange) => {
     key: { ...shown, avatar: avatar ? digest(avatar.bytes) : undefined },
     message: `Post card for @${input.username}, marked as generated`,
   })
-})
+}
 
-export const handleLogo = limited(async (exchange) => {
+export async function handleLogo(exchange: Exchange): Promise<void> {
   const input = logoInput.parse(exchange.query)
   await answerCard(exchange, { kind: 'logo', job: { kind: 'logo', input }, key: { ...input }, message: `Logo in the ${input.style} style` })
-})
+}

@@ -6,11 +6,9 @@
 import { mediaInput } from '../../../shared/schemas/media.js'
 import { sendJson } from '../../http.js'
 import type { Exchange } from '../../rest/adapter.js'
-import { enforceRateLimit } from '../../trpc.js'
 import { describeMedia } from './describe.js'
 
 export async function handleMedia({ res, ctx, query }: Exchange): Promise<void> {
-  await enforceRateLimit(ctx, 'default', `ip:${ctx.clientAddress}`)
   const input = mediaInput.parse(query)
   const { config } = ctx.services
   const answer = await describeMedia(input.url, {

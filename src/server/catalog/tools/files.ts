@@ -6,7 +6,7 @@
  * as an upload is (metadata stripped, longest side 2048 px), then stored as a generated file:
  * named by its content (the same image twice is one file), expiring `PLAZA_GENERATED_TTL` after it
  * was last sent and counted in `PLAZA_GENERATED_MAX_BYTES`. Anyone may call it, as anyone may
- * generate a code image; the default rate limit applies.
+ * generate a code image; it counts in the `heavy` rate-limit class as the imaging forms do (its row's cost).
  */
 import { createHash } from 'node:crypto'
 import type { StoredImageAnswer } from '../../../shared/schemas/imaging.js'
@@ -15,7 +15,6 @@ import { processImage } from '../../media/images.js'
 import { mediaQueue } from '../../media/queue.js'
 import type { Exchange } from '../../rest/adapter.js'
 import { discardBody, readFormFile } from '../../rest/uploads.js'
-import { enforceRateLimit } from '../../trpc.js'
 import { storeGenerated } from '../../uploads/generated.js'
 import { IMAGE_MAX_BYTES, IMAGE_MAX_SIDE, uploadUrl } from '../../uploads/pipeline.js'
 import { checkImage, type SourceImage } from '../imaging/source.js'
@@ -26,7 +25,6 @@ const MIME = { jpeg: 'image/jpeg', png: 'image/png', webp: 'image/webp', gif: 'i
 export async function handleStoreFile({ req, res, ctx }: Exchange): Promise<void> {
   let source: SourceImage
   try {
-    await enforceRateLimit(ctx, 'default', `ip:${ctx.clientAddress}`)
     source = await checkImage(await readFormFile(req, IMAGE_MAX_BYTES), 'file')
   } catch (error) {
     discardBody(req)

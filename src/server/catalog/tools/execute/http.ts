@@ -8,7 +8,6 @@ import { executeInput, MAX_CODE_BYTES, MAX_STDIN_BYTES } from '../../../../share
 import { readJson, sendError, sendJson } from '../../../http.js'
 import type { Exchange } from '../../../rest/adapter.js'
 import { sendRouteError } from '../../../rest/adapter.js'
-import { enforceRateLimit } from '../../../trpc.js'
 import { BusyError } from './gate.js'
 
 /** Room for the largest code and stdin even when JSON escaping doubles them. */
@@ -17,7 +16,6 @@ const BODY_LIMIT = 2 * (MAX_CODE_BYTES + MAX_STDIN_BYTES) + 4096
 export async function handleExecute(exchange: Exchange): Promise<void> {
   const { req, res, ctx } = exchange
   try {
-    await enforceRateLimit(ctx, 'default', `ip:${ctx.clientAddress}`)
     const request = executeInput.parse(await readJson(req, BODY_LIMIT))
     const result = await ctx.services.execute.run(request)
     const ending = result.timed_out ? 'timed out' : `exited with ${result.exit_code}`
