@@ -175,7 +175,7 @@ try {
   const browser: number[] = []
   let plazaBytes = 0
   let image = first
-  let shot = { png: new Uint8Array(), width: 0, height: 0 }
+  let shot: { png: Uint8Array; width: number; height: number } = { png: new Uint8Array(), width: 0, height: 0 }
   for (let i = 0; i < RUNS; i++) {
     let started = performance.now()
     image = await service.render(request(i))
