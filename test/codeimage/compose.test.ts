@@ -68,6 +68,19 @@ test('the glyph atlas gives the same pixels from cached masks as from fresh ones
   assert.ok(first.equals(second))
 })
 
+test('a full glyph atlas drops its least recently drawn masks and still paints the same pixels', async () => {
+  const job = toRenderJob(codeImageInput.parse({ codeSnippet: SNIPPET }))
+  const lines = await tokenizer.tokenize(normalizeCode(job.code), 'javascript')
+  const scene = buildScene(fonts, lines, { ...job, theme: THEMES[job.theme], highlight: new Set() })
+  const roomy = Buffer.from(compose(scene.layers, scene.width, scene.height, new GlyphAtlas(fonts)))
+  const small = new GlyphAtlas(fonts, 8)
+  const first = Buffer.from(compose(scene.layers, scene.width, scene.height, small))
+  assert.is(small.size, 8)
+  assert.ok(first.equals(roomy))
+  assert.ok(compose(scene.layers, scene.width, scene.height, small).equals(roomy))
+  assert.is(small.size, 8)
+})
+
 test('warm() starts the workers, and a render after it is an ordinary render', async () => {
   const service = createCodeImageService({ env: { PLAZA_CODEIMAGE_WORKERS: '1' } })
   try {

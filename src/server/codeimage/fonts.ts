@@ -128,6 +128,8 @@ export class FontStack {
   private readonly pathCache = new Map<string, string>()
   private readonly fontFor = new Map<number, number>()
   private readonly shapeCache = new Map<string, Shaped>()
+  private readonly blank = new Map<number, boolean>()
+  private readonly upem: number[] = []
 
   /**
    * `files` in fallback order; the first `primaryCount` of them are the code font, asked before the
@@ -237,8 +239,17 @@ export class FontStack {
     return d
   }
 
+  /** True for a glyph with no outline (a space): nothing to draw. */
+  isBlank(font: number, id: number): boolean {
+    const key = font * 0x10000 + id
+    let blank = this.blank.get(key)
+    if (blank === undefined) this.blank.set(key, (blank = !this.glyphPath(font, id)))
+    return blank
+  }
+
   unitsPerEm(font: number) {
-    return this.fonts[font].unitsPerEm
+    // fontkit reads it from the head table on every call; it is asked once per glyph drawn.
+    return (this.upem[font] ??= this.fonts[font].unitsPerEm)
   }
 
   private *runs(text: string): Generator<{ font: number; text: string }> {
