@@ -158,8 +158,12 @@ function paintBackdrop(out: Buffer, width: number, height: number, layers: Layer
   const sideY0 = (win.y + r) * s
   const sideY1 = (win.y + win.h - r) * s
   const sideShade = (X: number) => 1 - fade(stripStops, (X < wx0 ? win.x - (X + 0.5) / s : (X + 0.5) / s - win.x - win.w) / side)
-  const leftKeep = Array.from({ length: Math.max(0, wx0 - ringX0) }, (_, k) => sideShade(ringX0 + k))
-  const rightKeep = Array.from({ length: Math.max(0, ringX1 - wx1) }, (_, k) => sideShade(wx1 + k))
+  // Multiplying a colour value by a fraction and rounding is done by table: one row of 256 for each
+  // side column (the same Math.round as per pixel, looked up instead of computed 3 times a pixel).
+  const leftKeep = keepTable(Array.from({ length: Math.max(0, wx0 - ringX0) }, (_, k) => sideShade(ringX0 + k)))
+  const rightKeep = keepTable(Array.from({ length: Math.max(0, ringX1 - wx1) }, (_, k) => sideShade(wx1 + k)))
+  const leftCount = leftKeep.length >> 8
+  const rightCount = rightKeep.length >> 8
 
   for (let Y = 0; Y < height; Y++) {
     const py = (Y + 0.5) / s
@@ -168,8 +172,8 @@ function paintBackdrop(out: Buffer, width: number, height: number, layers: Layer
       base(Y, 0, wx0)
       insideRow(Y, wx0, wx1)
       base(Y, wx1, width)
-      for (let k = 0; k < leftKeep.length; k++) scale3(out, (Y * width + ringX0 + k) * 3, leftKeep[k])
-      for (let k = 0; k < rightKeep.length; k++) scale3(out, (Y * width + wx1 + k) * 3, rightKeep[k])
+      applyKeep(out, (Y * width + ringX0) * 3, leftKeep, leftCount)
+      applyKeep(out, (Y * width + wx1) * 3, rightKeep, rightCount)
       continue
     }
     base(Y, 0, width)
@@ -178,7 +182,7 @@ function paintBackdrop(out: Buffer, width: number, height: number, layers: Layer
     if (Y >= wy0 && Y < wy1) insideRow(Y, mx0, mx1)
     else {
       const alpha = fade(stripStops, (Y < wy0 ? win.y - py : py - win.y - win.h) / side)
-      if (alpha > 0) darken(out, (Y * width + mx0) * 3, (Y * width + mx1) * 3, 1 - alpha)
+      if (alpha > 0) darken(out, (Y * width + mx0) * 3, (Y * width + mx1) * 3, keepTable([1 - alpha]))
     }
     // Both ends of the row, per pixel: the corner pieces and the window's rounded corners.
     const dy = Math.max(win.y + r - py, 0, py - (win.y + win.h - r))
@@ -187,14 +191,25 @@ function paintBackdrop(out: Buffer, width: number, height: number, layers: Layer
   }
 }
 
-function scale3(out: Buffer, i: number, keep: number) {
-  out[i] = Math.round(out[i] * keep)
-  out[i + 1] = Math.round(out[i + 1] * keep)
-  out[i + 2] = Math.round(out[i + 2] * keep)
+/** For each fraction, the 256 values `Math.round(v × fraction)`. */
+function keepTable(keeps: number[]): Uint8Array {
+  const table = new Uint8Array(keeps.length * 256)
+  for (let k = 0; k < keeps.length; k++) for (let v = 0; v < 256; v++) table[k * 256 + v] = Math.round(v * keeps[k])
+  return table
 }
 
-function darken(out: Buffer, start: number, end: number, keep: number) {
-  for (let i = start; i < end; i++) out[i] = Math.round(out[i] * keep)
+/** Scales `count` pixels from byte `start`, the k-th by the k-th fraction of `table`. */
+function applyKeep(out: Buffer, start: number, table: Uint8Array, count: number) {
+  for (let k = 0, i = start; k < count; k++, i += 3) {
+    const row = k << 8
+    out[i] = table[row + out[i]]
+    out[i + 1] = table[row + out[i + 1]]
+    out[i + 2] = table[row + out[i + 2]]
+  }
+}
+
+function darken(out: Buffer, start: number, end: number, table: Uint8Array) {
+  for (let i = start; i < end; i++) out[i] = table[out[i]]
 }
 
 /**
