@@ -129,6 +129,8 @@ export class FontStack {
   private readonly fontFor = new Map<number, number>()
   private readonly shapeCache = new Map<string, Shaped>()
   private readonly blank = new Map<number, boolean>()
+  /** Advances by character (em), as `advance` answers them. */
+  private readonly advances = new Map<string, number>()
   private readonly upem: number[] = []
 
   /**
@@ -189,9 +191,14 @@ export class FontStack {
 
   /** Advance of one character in em, as the font that draws it has it. */
   advance(char: string): number {
-    const index = this.pick(char.codePointAt(0)!)
-    const font = this.fonts[index]
-    return font.glyphForCodePoint(char.codePointAt(0)!).advanceWidth / font.unitsPerEm
+    let advance = this.advances.get(char)
+    if (advance === undefined) {
+      const index = this.pick(char.codePointAt(0)!)
+      const font = this.fonts[index]
+      advance = font.glyphForCodePoint(char.codePointAt(0)!).advanceWidth / font.unitsPerEm
+      this.advances.set(char, advance)
+    }
+    return advance
   }
 
   /**
