@@ -21,6 +21,7 @@
  *
  * Everything is straight (not premultiplied) RGB: with the background on every pixel is opaque.
  */
+import { createHash } from 'node:crypto'
 import { Resvg } from '@resvg/resvg-js'
 import { EmojiAtlas } from './emoji.js'
 import type { FontStack } from './fonts.js'
@@ -46,17 +47,85 @@ const clamp01 = (x: number) => (x < 0 ? 0 : x > 1 ? 1 : x)
  * `atlas` keeps glyph masks from one render to the next; `canvas`, a buffer to paint into (its
  * first width·height·3 bytes), saves allocating one per render.
  */
-export function compose(layers: Layers, width: number, height: number, atlas: GlyphAtlas, canvas?: Buffer): Buffer {
+export function compose(layers: Layers, width: number, height: number, atlas: GlyphAtlas, canvas?: Buffer, backdrops?: BackdropCache): Buffer {
   if (!layers.gradient || !layers.shadow) throw new Error('compose() draws images with the background on')
   const size = width * height * 3
   // Every byte is painted below, so a buffer of an earlier render can be reused as it is.
   const out = canvas && canvas.length >= size ? canvas.subarray(0, size) : Buffer.allocUnsafe(size)
-  paintBackdrop(out, width, height, layers)
-  for (const tile of chromeTiles(layers, width, height)) paintChrome(out, width, layers, tile)
+  const key = backdrops ? backdropKey(layers, width, height) : null
+  if (!key || !backdrops!.restore(key, out)) {
+    paintBackdrop(out, width, height, layers)
+    for (const tile of chromeTiles(layers, width, height)) paintChrome(out, width, layers, tile)
+    if (key) backdrops!.offer(key, out)
+  }
   for (const band of layers.bands) paintBand(out, width, height, layers.scale, band, band.fill)
   atlas.paint(out, width, height, layers)
   if (layers.emoji.length) atlas.emoji.paint(out, width, height, layers.scale, layers.emoji)
   return out
+}
+
+/**
+ * What a backdrop is drawn from, hashed: sizes, window, gradient, shadow, fill and the chrome's
+ * SVG (border, controls, title). Null with a background picture, whose pixels are not in it.
+ */
+export function backdropKey(layers: Layers, width: number, height: number): string | null {
+  if (layers.image) return null
+  const { scale, W, H, window, header, gradient, shadow, windowFill } = layers
+  return createHash('sha256')
+    .update(JSON.stringify([width, height, scale, W, H, window, header, gradient, shadow, windowFill, WINDOW]))
+    .update(layers.chrome({ x: 0, y: 0, w: W, h: H }, width, height))
+    .digest('base64')
+}
+
+/**
+ * The backdrops (gradient, shadow, window fill and chrome: everything painted before the code) of
+ * recent renders, so that a render of the same size, theme and title copies its backdrop instead of
+ * painting it (a memcpy instead of ~14 ms of CPU for a 40-line snippet at 2x). The code's layers
+ * are always painted. A backdrop is kept the second time it is asked for within the last
+ * `remember` backdrops, so renders of sizes that never come back pay no copy; at most `maxBytes`
+ * are kept, least recently used out first.
+ */
+export class BackdropCache {
+  private readonly entries = new Map<string, Buffer>()
+  private readonly seen = new Set<string>()
+  private bytes = 0
+
+  constructor(
+    readonly maxBytes = 32 * 1024 * 1024,
+    private readonly remember = 64,
+  ) {}
+
+  /** Backdrops kept, and their bytes. */
+  get stats() {
+    return { entries: this.entries.size, bytes: this.bytes }
+  }
+
+  /** Copies the backdrop of `key` into `out`; false when it is not kept. */
+  restore(key: string, out: Buffer): boolean {
+    const kept = this.entries.get(key)
+    if (!kept || kept.length !== out.length) return false
+    this.entries.delete(key)
+    this.entries.set(key, kept)
+    kept.copy(out)
+    return true
+  }
+
+  /** `out` holds the backdrop of `key`: kept if `key` was asked for recently. */
+  offer(key: string, out: Buffer) {
+    if (out.length > this.maxBytes) return
+    if (!this.seen.delete(key)) {
+      this.seen.add(key)
+      if (this.seen.size > this.remember) this.seen.delete(this.seen.values().next().value!)
+      return
+    }
+    this.entries.set(key, Buffer.from(out))
+    this.bytes += out.length
+    for (const [old, pixels] of this.entries) {
+      if (this.bytes <= this.maxBytes) break
+      this.entries.delete(old)
+      this.bytes -= pixels.length
+    }
+  }
 }
 
 /** Gradient, shadow and window fill, straight from the scene's geometry. */

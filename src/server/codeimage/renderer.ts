@@ -9,7 +9,7 @@ import type { CarbonTheme, CarbonWindowTheme } from '../../shared/schemas/carbon
 import type { CodeFont, CodeImageTheme } from '../../shared/schemas/codeimage.js'
 import { composeCarbon, composeCarbonRgb, encodeRgb, encodeRgba } from './carbon/compose.js'
 import { buildCarbonScene } from './carbon/scene.js'
-import { compose, GlyphAtlas } from './compose.js'
+import { BackdropCache, compose, GlyphAtlas } from './compose.js'
 import { FontStack, fontFiles } from './fonts.js'
 import { Tokenizer } from './highlight.js'
 import { detectLanguage } from './languages.js'
@@ -144,6 +144,8 @@ const SPARE_CANVAS_BYTES = 64 * 1024 * 1024
 export class Renderer {
   private readonly atlas: GlyphAtlas
   private spare: Buffer | null = null
+  /** Backdrops of recent sizes, themes and titles (compose.ts), shared by every code font. */
+  private readonly backdrops = new BackdropCache()
   /** The other code fonts (CODE_FONTS) and their glyph atlases, each loaded the first time a render asks for it. */
   private readonly families = new Map<CodeFont, { fonts: FontStack; atlas: GlyphAtlas }>()
   /** DejaVu Sans Mono first (carbon's Hack) and its glyph atlas, loaded the first time a carbon image asks for it. */
@@ -225,7 +227,7 @@ export class Renderer {
       const canvas = this.canvas(width * height * 3)
       try {
         if (picture) scene.layers.image = await picture.cover(width, height)
-        const rgb = compose(scene.layers, width, height, atlas, canvas)
+        const rgb = compose(scene.layers, width, height, atlas, canvas, this.backdrops)
         const png = await sharp(rgb, { raw: { width, height, channels: 3 } }).png({ compressionLevel: 1 }).toBuffer()
         return { data: png, format: 'png', width, height, language }
       } finally {
