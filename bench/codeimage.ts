@@ -172,6 +172,7 @@ try {
   }
 
   const plaza: number[] = []
+  const resized: number[] = []
   const browser: number[] = []
   let plazaBytes = 0
   let image = first
@@ -181,10 +182,14 @@ try {
     image = await service.render(request(i))
     plaza.push(performance.now() - started)
     plazaBytes += image.data.length
-    if (!browserSide) continue
+    if (browserSide) {
+      started = performance.now()
+      shot = await browserSide.shot(snippet(i))
+      browser.push(performance.now() - started)
+    }
     started = performance.now()
-    shot = await browserSide.shot(snippet(i))
-    browser.push(performance.now() - started)
+    await service.render({ ...request(i), padding: 65 + i })
+    resized.push(performance.now() - started)
   }
 
   const p = summary(plaza)
@@ -192,6 +197,9 @@ try {
   console.log(`snippet: 41 lines of TypeScript (one differs each run), candy, dark, 2x, shadow; ${RUNS} runs of each, interleaved`)
   console.log(`plaza:    median ${ms(p.median)} ms   p90 ${ms(p.p90)} ms   min ${ms(p.min)} ms   PNG ${first.width}x${first.height}, ${Math.round(plazaBytes / RUNS / 1024)} KB`)
   console.log(`          (service.render through the worker pool; warm() ${warmMs.toFixed(0)} ms, first render of this snippet ${firstMs.toFixed(0)} ms)`)
+  const w = summary(resized)
+  console.log(`plaza, a new size each run: median ${ms(w.median)} ms   p90 ${ms(w.p90)} ms   min ${ms(w.min)} ms`)
+  console.log('          (padding 65, 66, ... instead of 64: 2 px larger each run, so no backdrop of an earlier run fits and everything is painted)')
   if (!browserSide) {
     console.log('browser:  skipped: no chromium on this machine (Debian: apt-get install -y chromium)')
   } else {
