@@ -367,6 +367,9 @@ interface Entry extends Mask {
   fx: number
   fy: number
   used: number
+  /** Byte offsets of the covered pixels in a canvas `offsetsWidth` px wide (blend() fills them in). */
+  offsets?: Int32Array
+  offsetsWidth?: number
 }
 
 /** A glyph to rasterise: its atlas key and exact placement. */
@@ -555,25 +558,53 @@ export class GlyphAtlas {
 }
 
 /** Source-over of a coverage mask in one colour (its alpha times the coverage). */
-function blend(out: Buffer, width: number, height: number, mask: Mask, X0: number, Y0: number, color: Rgba) {
+function blend(out: Buffer, width: number, height: number, mask: Entry, X0: number, Y0: number, color: Rgba) {
   const r = color.r
   const g = color.g
   const b = color.b
   const opacity = color.a / 255
   const { columns, rows, coverage } = mask
   const n = coverage.length
-  const inside = X0 >= 0 && Y0 >= 0 && X0 + mask.width <= width && Y0 + mask.height <= height
-  for (let k = 0; k < n; k++) {
-    const X = X0 + columns[k]
-    const Y = Y0 + rows[k]
-    if (!inside && (X < 0 || Y < 0 || X >= width || Y >= height)) continue
-    const a = coverage[k] * opacity
-    const o = (Y * width + X) * 3
-    const o0 = out[o]
-    const o1 = out[o + 1]
-    const o2 = out[o + 2]
-    out[o] = Math.round(o0 + (r - o0) * a)
-    out[o + 1] = Math.round(o1 + (g - o1) * a)
-    out[o + 2] = Math.round(o2 + (b - o2) * a)
+  if (X0 < 0 || Y0 < 0 || X0 + mask.width > width || Y0 + mask.height > height) {
+    // Partly outside the canvas: pixel by pixel, with bounds.
+    for (let k = 0; k < n; k++) {
+      const X = X0 + columns[k]
+      const Y = Y0 + rows[k]
+      if (X < 0 || Y < 0 || X >= width || Y >= height) continue
+      blendPixel(out, (Y * width + X) * 3, coverage[k] * opacity, r, g, b)
+    }
+    return
   }
+  // Inside: the mask's byte offsets for this canvas width, computed once per width.
+  if (mask.offsetsWidth !== width) {
+    const offsets = new Int32Array(n)
+    for (let k = 0; k < n; k++) offsets[k] = (rows[k] * width + columns[k]) * 3
+    mask.offsets = offsets
+    mask.offsetsWidth = width
+  }
+  const offsets = mask.offsets!
+  const origin = (Y0 * width + X0) * 3
+  if (opacity === 1 / 255) {
+    // Opaque colour: fully covered pixels take it as it is (what the blend gives for a = 1).
+    for (let k = 0; k < n; k++) {
+      const o = origin + offsets[k]
+      const c = coverage[k]
+      if (c === 255) {
+        out[o] = r
+        out[o + 1] = g
+        out[o + 2] = b
+      } else blendPixel(out, o, c * opacity, r, g, b)
+    }
+    return
+  }
+  for (let k = 0; k < n; k++) blendPixel(out, origin + offsets[k], coverage[k] * opacity, r, g, b)
+}
+
+function blendPixel(out: Buffer, o: number, a: number, r: number, g: number, b: number) {
+  const o0 = out[o]
+  const o1 = out[o + 1]
+  const o2 = out[o + 2]
+  out[o] = Math.round(o0 + (r - o0) * a)
+  out[o + 1] = Math.round(o1 + (g - o1) * a)
+  out[o + 2] = Math.round(o2 + (b - o2) * a)
 }
