@@ -23,11 +23,16 @@
  * ray.so's own CSS (six stacked box-shadows, blurs up to 80 px); Plaza draws its gradient
  * approximation of it.
  *
+ * Besides the wall-clock times, the CPU time each image costs: Plaza's from this process's usage
+ * (the render worker and libvips's threads included), the browser's from its processes' threads
+ * (/proc) plus this process's share. On a shared machine the wall-clock figures carry the
+ * waiting for a core; the CPU figures much less so.
+ *
  * Chromium is optional: without it the browser half is skipped with a message. It is never a
  * dependency of the package (puppeteer-core is a devDependency and downloads no browser).
  */
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { availableParallelism, loadavg, tmpdir } from 'node:os'
 import path from 'node:path'
@@ -81,6 +86,52 @@ function findChromium(): string | null {
   return null
 }
 
+/** CPU time of this process (every thread: the render worker and libvips's too), in ms. */
+function ownCpuMs(): number {
+  const { user, system } = process.cpuUsage()
+  return (user + system) / 1000
+}
+
+/**
+ * CPU time of a process tree (the browser and its renderer, GPU and utility processes), in ms: the
+ * sum of every thread's time on a CPU from /proc/PID/task/TID/schedstat (nanoseconds). A thread
+ * that ends between two readings takes its time with it, so this errs on the browser's side.
+ */
+function treeCpuMs(root: number): number {
+  const parents = new Map<number, number>()
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8')
+      parents.set(Number(name), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]))
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const tree = new Set([root])
+  for (let grew = true; grew; ) {
+    grew = false
+    for (const [pid, parent] of parents) if (tree.has(parent) && !tree.has(pid)) grew = tree.add(pid) !== null
+  }
+  let ns = 0
+  for (const pid of tree) {
+    let tasks: string[] = []
+    try {
+      tasks = readdirSync(`/proc/${pid}/task`)
+    } catch {
+      continue
+    }
+    for (const tid of tasks) {
+      try {
+        ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0])
+      } catch {
+        // ended meanwhile
+      }
+    }
+  }
+  return ns / 1e6
+}
+
 /** The frame in ray.so's look with Plaza's sizes: gradient, padding, the translucent window, its bar, controls and title. */
 function template(windowWidth: number): string {
   const font = readFileSync(require.resolve('@expo-google-fonts/jetbrains-mono/400Regular/JetBrainsMono_400Regular.ttf')).toString('base64')
@@ -109,6 +160,7 @@ function template(windowWidth: number): string {
 }
 
 interface BrowserSide {
+  pid: number
   shot(code: string): Promise<{ png: Uint8Array; width: number; height: number }>
   close(): Promise<void>
   command: string
@@ -126,6 +178,7 @@ async function startBrowser(binary: string, cssWidth: number, cssHeight: number)
   await page.evaluate(() => document.fonts.ready.then(() => undefined))
   const frame = (await page.$('#frame')) as ElementHandle<HTMLElement>
   return {
+    pid: browser.process()!.pid!,
     command: [binary, ...args].join(' '),
     async shot(code) {
       const html = highlighter.codeToHtml(code, { lang: 'typescript', theme: 'plaza-ray' })
@@ -174,39 +227,54 @@ try {
   const plaza: number[] = []
   const resized: number[] = []
   const browser: number[] = []
+  const plazaCpu: number[] = []
+  const resizedCpu: number[] = []
+  const browserCpu: number[] = []
   let plazaBytes = 0
   let image = first
   let shot: { png: Uint8Array; width: number; height: number } = { png: new Uint8Array(), width: 0, height: 0 }
   for (let i = 0; i < RUNS; i++) {
+    let cpu = ownCpuMs()
     let started = performance.now()
     image = await service.render(request(i))
     plaza.push(performance.now() - started)
+    plazaCpu.push(ownCpuMs() - cpu)
     plazaBytes += image.data.length
     if (browserSide) {
+      const chromiumCpu = treeCpuMs(browserSide.pid)
+      cpu = ownCpuMs()
       started = performance.now()
       shot = await browserSide.shot(snippet(i))
       browser.push(performance.now() - started)
+      // This process's part (shiki's HTML, puppeteer) and the browser's processes.
+      browserCpu.push(ownCpuMs() - cpu + treeCpuMs(browserSide.pid) - chromiumCpu)
     }
+    cpu = ownCpuMs()
     started = performance.now()
     await service.render({ ...request(i), padding: 65 + i })
     resized.push(performance.now() - started)
+    resizedCpu.push(ownCpuMs() - cpu)
   }
 
   const p = summary(plaza)
   console.log(`${new Date().toISOString()}, commit ${commit}, Node ${process.version}, ${availableParallelism()} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`)
   console.log(`snippet: 41 lines of TypeScript (one differs each run), candy, dark, 2x, shadow; ${RUNS} runs of each, interleaved`)
   console.log(`plaza:    median ${ms(p.median)} ms   p90 ${ms(p.p90)} ms   min ${ms(p.min)} ms   PNG ${first.width}x${first.height}, ${Math.round(plazaBytes / RUNS / 1024)} KB`)
+  console.log(`          CPU per image: median ${ms(median(plazaCpu))} ms (this process, every thread)`)
   console.log(`          (service.render through the worker pool; warm() ${warmMs.toFixed(0)} ms, first render of this snippet ${firstMs.toFixed(0)} ms)`)
   const w = summary(resized)
   console.log(`plaza, a new size each run: median ${ms(w.median)} ms   p90 ${ms(w.p90)} ms   min ${ms(w.min)} ms`)
+  console.log(`          CPU per image: median ${ms(median(resizedCpu))} ms`)
   console.log('          (padding 65, 66, ... instead of 64: 2 px larger each run, so no backdrop of an earlier run fits and everything is painted)')
   if (!browserSide) {
     console.log('browser:  skipped: no chromium on this machine (Debian: apt-get install -y chromium)')
   } else {
     const b = summary(browser)
     console.log(`browser:  median ${ms(b.median)} ms   p90 ${ms(b.p90)} ms   min ${ms(b.min)} ms   PNG ${shot.width}x${shot.height}, ${Math.round(shot.png.length / 1024)} KB`)
+    console.log(`          CPU per image: median ${ms(median(browserCpu))} ms (the browser's processes, and this one's highlighting and puppeteer)`)
     console.log(`          (${execFileSync(binary!, ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()}, warm, one page: ${browserSide.command})`)
     console.log(`plaza is ${(b.median / p.median).toFixed(1)}x faster at the median, ${(b.p90 / p.p90).toFixed(1)}x at p90`)
+    console.log(`CPU per image: plaza uses ${(median(browserCpu) / median(plazaCpu)).toFixed(1)}x less at the median`)
   }
   if (SAVE) {
     mkdirSync(SAVE, { recursive: true })
