@@ -8,6 +8,9 @@
  *   npx tsx bench/codeimage.ts [runs] [--save DIR]   (default 30 runs of each)
  *
  * `--save DIR` writes the last run's two images (plaza.png, chromium.png) to look at side by side.
+ * `--baseline CHECKOUT` adds, interleaved with the rest, the same request rendered by the code-image
+ * service of another checkout of Plaza (its src/ and a node_modules beside it: `git archive COMMIT
+ * src | tar -x -C DIR`, then link node_modules), to compare a change against what it replaces.
  *
  * Plaza: the code-image service as `POST /api/codeimage` runs it (service.ts: validation, then the
  * worker pool, the render in a worker thread, the PNG transferred back), with the server's worker
@@ -36,6 +39,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { createRequire } from 'node:module'
 import { availableParallelism, loadavg, tmpdir } from 'node:os'
 import path from 'node:path'
+import { pathToFileURL } from 'node:url'
 import puppeteer, { type Browser, type ElementHandle, type Page } from 'puppeteer-core'
 import { createHighlighter } from 'shiki'
 import { createCodeImageService } from '../src/server/codeimage/service.js'
@@ -45,11 +49,15 @@ import { LINE_HEIGHT, WINDOW } from '../src/server/codeimage/scene.js'
 import { median, quantile } from './lib/timing.js'
 
 const argv = process.argv.slice(2)
-const saveAt = argv.indexOf('--save')
-const SAVE = saveAt >= 0 ? argv.splice(saveAt, 2)[1] : null
+const option = (name: string) => {
+  const at = argv.indexOf(name)
+  return at < 0 ? undefined : (argv.splice(at, 2)[1] ?? '')
+}
+const SAVE = option('--save')
+const BASELINE = option('--baseline')
 const RUNS = Number(argv[0] ?? 30)
-if (!Number.isInteger(RUNS) || RUNS < 1 || (saveAt >= 0 && !SAVE)) {
-  console.error('usage: npx tsx bench/codeimage.ts [runs] [--save DIR]')
+if (!Number.isInteger(RUNS) || RUNS < 1 || SAVE === '' || BASELINE === '') {
+  console.error('usage: npx tsx bench/codeimage.ts [runs] [--save DIR] [--baseline CHECKOUT]')
   process.exit(2)
 }
 const require = createRequire(import.meta.url)
@@ -208,12 +216,17 @@ const commit = (() => {
 })()
 
 const service = createCodeImageService({ env: process.env })
+const baseline: typeof service | null = BASELINE
+  ? ((await import(pathToFileURL(path.resolve(BASELINE, 'src/server/codeimage/service.ts')).href)) as { createCodeImageService: typeof createCodeImageService }).createCodeImageService({ env: process.env })
+  : null
 const request = (i: number) => ({ codeSnippet: snippet(i), language: 'typescript', title: 'load.ts', theme: 'candy' })
 let browserSide: BrowserSide | null = null
 try {
   const startedWarm = performance.now()
   await service.warm()
   const warmMs = performance.now() - startedWarm
+  await baseline?.warm()
+  await baseline?.render(request(-1))
   const startedFirst = performance.now()
   const first = await service.render(request(-1))
   const firstMs = performance.now() - startedFirst
@@ -229,6 +242,8 @@ try {
   const browser: number[] = []
   const plazaCpu: number[] = []
   const resizedCpu: number[] = []
+  const before: number[] = []
+  const beforeCpu: number[] = []
   const browserCpu: number[] = []
   let plazaBytes = 0
   let image = first
@@ -254,6 +269,13 @@ try {
     await service.render({ ...request(i), padding: 65 + i })
     resized.push(performance.now() - started)
     resizedCpu.push(ownCpuMs() - cpu)
+    if (baseline) {
+      cpu = ownCpuMs()
+      started = performance.now()
+      await baseline.render(request(i))
+      before.push(performance.now() - started)
+      beforeCpu.push(ownCpuMs() - cpu)
+    }
   }
 
   const p = summary(plaza)
@@ -266,6 +288,12 @@ try {
   console.log(`plaza, a new size each run: median ${ms(w.median)} ms   p90 ${ms(w.p90)} ms   min ${ms(w.min)} ms`)
   console.log(`          CPU per image: median ${ms(median(resizedCpu))} ms`)
   console.log('          (padding 65, 66, ... instead of 64: 2 px larger each run, so no backdrop of an earlier run fits and everything is painted)')
+  if (baseline) {
+    const o = summary(before)
+    console.log(`baseline: median ${ms(o.median)} ms   p90 ${ms(o.p90)} ms   min ${ms(o.min)} ms   (${BASELINE}: the same requests)`)
+    console.log(`          CPU per image: median ${ms(median(beforeCpu))} ms`)
+    console.log(`plaza is ${(o.median / p.median).toFixed(1)}x faster than the baseline at the median, ${(o.p90 / p.p90).toFixed(1)}x at p90`)
+  }
   if (!browserSide) {
     console.log('browser:  skipped: no chromium on this machine (Debian: apt-get install -y chromium)')
   } else {
@@ -285,4 +313,5 @@ try {
 } finally {
   await browserSide?.close()
   await service.close()
+  await baseline?.close()
 }

@@ -166,12 +166,15 @@ export class Renderer {
   /**
    * A buffer for the compositor: the previous render's when it is large enough (every byte gets
    * painted), which saves allocating and page-faulting ~10 MB per render; concurrent renders
-   * each get their own.
+   * each get their own. A new one is a quarter larger than asked (within the spare's bound), so
+   * that the next, slightly larger image reuses it: each new buffer is external memory that makes
+   * V8 collect garbage (a full collection, when they come one after another).
    */
   private canvas(bytes: number): Buffer {
     const spare = this.spare
     this.spare = null
-    return spare && spare.length >= bytes ? spare : Buffer.allocUnsafe(bytes)
+    if (spare && spare.length >= bytes) return spare
+    return Buffer.allocUnsafe(bytes > SPARE_CANVAS_BYTES ? bytes : Math.min(SPARE_CANVAS_BYTES, Math.ceil(bytes * 1.25)))
   }
 
   /** Renders WARM_UP_JOB once, so that the first real render pays for nothing but itself. */
