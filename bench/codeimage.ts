@@ -7,7 +7,7 @@
  *
  *   npx tsx bench/codeimage.ts [runs] [--save DIR]   (default 30 runs of each)
  *
- * `--save DIR` writes the last run's two images (plaza.png, chromium.png) to look at side by side.
+ * `--save DIR` writes the last run's images (plaza.png, chromium.png, chromium-fast.png) to look at side by side.
  * `--baseline CHECKOUT` adds, interleaved with the rest, the same request rendered by the code-image
  * service of another checkout of Plaza (its src/ and a node_modules beside it: `git archive COMMIT
  * src | tar -x -C DIR`, then link node_modules), to compare a change against what it replaces.
@@ -326,7 +326,7 @@ try {
     writeFileSync(path.join(SAVE, 'plaza.png'), image.data)
     if (browserSide) writeFileSync(path.join(SAVE, 'chromium.png'), shot.png)
     if (browserSide) writeFileSync(path.join(SAVE, 'chromium-fast.png'), fastShot.png)
-    console.log(`the last run's images: ${SAVE}/plaza.png${browserSide ? `, ${SAVE}/chromium.png` : ''}`)
+    console.log(`the last run's images: ${SAVE}/plaza.png${browserSide ? `, ${SAVE}/chromium.png, ${SAVE}/chromium-fast.png` : ''}`)
   }
 } finally {
   await browserSide?.close()
