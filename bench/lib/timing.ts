@@ -17,3 +17,11 @@ export async function medianMs(work: () => unknown, runs: number, warmup = 1): P
   }
   return median(times)
 }
+
+/** The q-quantile (0-1) of `values`, by linear interpolation between the closest ranks. */
+export function quantile(values: number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  const at = (sorted.length - 1) * q
+  const low = Math.floor(at)
+  return sorted[low] + (sorted[Math.min(low + 1, sorted.length - 1)] - sorted[low]) * (at - low)
+}

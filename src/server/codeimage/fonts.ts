@@ -128,6 +128,10 @@ export class FontStack {
   private readonly pathCache = new Map<string, string>()
   private readonly fontFor = new Map<number, number>()
   private readonly shapeCache = new Map<string, Shaped>()
+  private readonly blank = new Map<number, boolean>()
+  /** Advances by character (em), as `advance` answers them. */
+  private readonly advances = new Map<string, number>()
+  private readonly upem: number[] = []
 
   /**
    * `files` in fallback order; the first `primaryCount` of them are the code font, asked before the
@@ -187,9 +191,14 @@ export class FontStack {
 
   /** Advance of one character in em, as the font that draws it has it. */
   advance(char: string): number {
-    const index = this.pick(char.codePointAt(0)!)
-    const font = this.fonts[index]
-    return font.glyphForCodePoint(char.codePointAt(0)!).advanceWidth / font.unitsPerEm
+    let advance = this.advances.get(char)
+    if (advance === undefined) {
+      const index = this.pick(char.codePointAt(0)!)
+      const font = this.fonts[index]
+      advance = font.glyphForCodePoint(char.codePointAt(0)!).advanceWidth / font.unitsPerEm
+      this.advances.set(char, advance)
+    }
+    return advance
   }
 
   /**
@@ -237,8 +246,17 @@ export class FontStack {
     return d
   }
 
+  /** True for a glyph with no outline (a space): nothing to draw. */
+  isBlank(font: number, id: number): boolean {
+    const key = font * 0x10000 + id
+    let blank = this.blank.get(key)
+    if (blank === undefined) this.blank.set(key, (blank = !this.glyphPath(font, id)))
+    return blank
+  }
+
   unitsPerEm(font: number) {
-    return this.fonts[font].unitsPerEm
+    // fontkit reads it from the head table on every call; it is asked once per glyph drawn.
+    return (this.upem[font] ??= this.fonts[font].unitsPerEm)
   }
 
   private *runs(text: string): Generator<{ font: number; text: string }> {

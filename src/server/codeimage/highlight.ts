@@ -31,7 +31,8 @@ const ROLES: Record<string, Role> = {
   'token-property': 'property',
 }
 
-function rayTheme() {
+/** The css-variables theme whose colours are ray.so's roles (the benchmark's browser side highlights with it too). */
+export function rayTheme() {
   const theme = createCssVariablesTheme({ name: THEME, variablePrefix: PREFIX, fontStyle: false })
   // ray.so's palettes colour numbers and properties on their own; shiki's variables theme folds them into constants.
   const rules = (theme.tokenColors ?? theme.settings ?? []) as Array<{ scope: string | string[]; settings: { foreground?: string } }>

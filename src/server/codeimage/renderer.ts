@@ -9,7 +9,7 @@ import type { CarbonTheme, CarbonWindowTheme } from '../../shared/schemas/carbon
 import type { CodeFont, CodeImageTheme } from '../../shared/schemas/codeimage.js'
 import { composeCarbon, composeCarbonRgb, encodeRgb, encodeRgba } from './carbon/compose.js'
 import { buildCarbonScene } from './carbon/scene.js'
-import { compose, GlyphAtlas } from './compose.js'
+import { BackdropCache, compose, GlyphAtlas } from './compose.js'
 import { FontStack, fontFiles } from './fonts.js'
 import { Tokenizer } from './highlight.js'
 import { detectLanguage } from './languages.js'
@@ -144,6 +144,8 @@ const SPARE_CANVAS_BYTES = 64 * 1024 * 1024
 export class Renderer {
   private readonly atlas: GlyphAtlas
   private spare: Buffer | null = null
+  /** Backdrops of recent sizes, themes and titles (compose.ts), shared by every code font. */
+  private readonly backdrops = new BackdropCache()
   /** The other code fonts (CODE_FONTS) and their glyph atlases, each loaded the first time a render asks for it. */
   private readonly families = new Map<CodeFont, { fonts: FontStack; atlas: GlyphAtlas }>()
   /** DejaVu Sans Mono first (carbon's Hack) and its glyph atlas, loaded the first time a carbon image asks for it. */
@@ -164,12 +166,15 @@ export class Renderer {
   /**
    * A buffer for the compositor: the previous render's when it is large enough (every byte gets
    * painted), which saves allocating and page-faulting ~10 MB per render; concurrent renders
-   * each get their own.
+   * each get their own. A new one is a quarter larger than asked (within the spare's bound), so
+   * that the next, slightly larger image reuses it: each new buffer is external memory that makes
+   * V8 collect garbage (a full collection, when they come one after another).
    */
   private canvas(bytes: number): Buffer {
     const spare = this.spare
     this.spare = null
-    return spare && spare.length >= bytes ? spare : Buffer.allocUnsafe(bytes)
+    if (spare && spare.length >= bytes) return spare
+    return Buffer.allocUnsafe(bytes > SPARE_CANVAS_BYTES ? bytes : Math.min(SPARE_CANVAS_BYTES, Math.ceil(bytes * 1.25)))
   }
 
   /** Renders WARM_UP_JOB once, so that the first real render pays for nothing but itself. */
@@ -225,7 +230,7 @@ export class Renderer {
       const canvas = this.canvas(width * height * 3)
       try {
         if (picture) scene.layers.image = await picture.cover(width, height)
-        const rgb = compose(scene.layers, width, height, atlas, canvas)
+        const rgb = compose(scene.layers, width, height, atlas, canvas, this.backdrops)
         const png = await sharp(rgb, { raw: { width, height, channels: 3 } }).png({ compressionLevel: 1 }).toBuffer()
         return { data: png, format: 'png', width, height, language }
       } finally {

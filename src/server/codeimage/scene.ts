@@ -179,7 +179,8 @@ export function placeRow(fonts: FontStack, row: Row, palette: Palette): { glyphs
       continue
     }
     const shaped = fonts.shape(token.text)
-    for (const glyph of shaped.glyphs) glyphs.push({ ...glyph, x: glyph.x + cursor, color: palette[token.role] })
+    const color = palette[token.role]
+    for (const glyph of shaped.glyphs) glyphs.push({ font: glyph.font, id: glyph.id, x: glyph.x + cursor, y: glyph.y, color })
     cursor += shaped.width
   }
   return { glyphs, emoji }
