@@ -6,6 +6,7 @@
 import { existsSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { ConfigError, parseDuration } from '../config-parse.js'
+import { isKeyPair } from './vapid.js'
 
 export interface DeliveryConfig {
   /** How often each process's senders look for due push deliveries and mail (`PLAZA_DELIVERY_POLL`, default 1 s). */
@@ -71,6 +72,7 @@ function parseVapidKeys(env: NodeJS.ProcessEnv): PushConfig['vapidKeys'] {
   if (!BASE64URL.test(privateKey) || Buffer.from(privateKey, 'base64url').length !== 32) {
     throw new ConfigError('PLAZA_VAPID_PRIVATE_KEY must be a P-256 private key, 32 bytes in base64url')
   }
+  if (!isKeyPair({ publicKey, privateKey })) throw new ConfigError('PLAZA_VAPID_PUBLIC_KEY is not the public key of PLAZA_VAPID_PRIVATE_KEY: set the two halves of one pair')
   return { publicKey, privateKey }
 }
 

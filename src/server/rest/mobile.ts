@@ -2,6 +2,7 @@
  * The social REST API of spec/social-api.md, mounted at /api/mobile. The one place that lists its paths:
  * each row reads like the spec's endpoint table, then names the procedure that serves it.
  */
+import * as push from '../../shared/schemas/push.js'
 import * as data from '../../shared/schemas/responses.js'
 import type { Route } from './adapter.js'
 import { POOL_ERRORS } from '../workers/pool.js'
@@ -66,6 +67,13 @@ export const mobileRoutes: Route[] = [
   { method: 'PUT', path: '/notifications/mark_read/:notification_id?', procedure: 'notifications.markRead', input: ({ params }) => params, summary: 'Mark one notification read, or all without an id', output: data.markedRead },
   // Server-Sent Events: notifications as they arrive (Last-Event-ID resumes)
   { method: 'GET', path: '/notifications/stream', handle: handleNotificationStream, auth: 'bearer', answers: 'event-stream', request: notificationStreamInput, errors: NOTIFICATION_STREAM_ERRORS, summary: 'Notifications as Server-Sent Events as they arrive (Last-Event-ID or last_event_id resumes)' },
+
+  // Web Push (issue 48; Mastodon's /api/v1/push/subscription shape): one subscription per session
+  { method: 'GET', path: '/push/vapid-key', procedure: 'push.vapidKey', input: () => undefined, summary: "The server's VAPID public key, for PushManager.subscribe", output: push.vapidKey },
+  { method: 'GET', path: '/push/subscription', procedure: 'push.subscription', input: () => undefined, summary: "The calling session's push subscription", output: push.pushSubscription },
+  { method: 'POST', path: '/push/subscription', procedure: 'push.subscribe', input: ({ body }) => body, message: 'Subscribed', summary: 'Subscribe the calling session to Web Push (replaces its subscription)', output: push.pushSubscription },
+  { method: 'PUT', path: '/push/subscription', procedure: 'push.update', input: ({ body }) => body, message: 'Subscription updated', summary: "Change which notifications the session's subscription pushes", output: push.pushSubscription },
+  { method: 'DELETE', path: '/push/subscription', procedure: 'push.unsubscribe', input: () => undefined, message: 'Unsubscribed', summary: "Remove the calling session's push subscription", output: data.nothing },
 
   // reports (issue 13; not in the spec)
   { method: 'POST', path: '/reports', procedure: 'reports.create', input: ({ body }) => body, status: 201, message: 'Report submitted', summary: 'Report a post, comment, story or user to the moderators', output: data.reportCreated },
