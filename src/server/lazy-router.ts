@@ -19,5 +19,6 @@ export const lazyAppRouter = router({
   notifications: lazy(() => import('./routers/notifications.js').then((m) => m.notificationsRouter)),
   reports: lazy(() => import('./routers/reports.js').then((m) => m.reportsRouter)),
   push: lazy(() => import('./routers/push.js').then((m) => m.pushRouter)),
+  twoFactor: lazy(() => import('./routers/two-factor.js').then((m) => m.twoFactorRouter)),
   codeimage: lazy(() => import('./routers/codeimage.js').then((m) => m.codeimageRouter)),
 }) satisfies Record<keyof AppRouter['_def']['record'], unknown> as unknown as AppRouter

@@ -8,6 +8,7 @@
 import { sql } from 'drizzle-orm'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { suspendUser } from '../../src/server/domain/moderation.js'
 import { notificationType } from '../../src/shared/schemas/responses.js'
 import { startServe } from '../helpers/cli.js'
 import { startPushService, type PushService } from '../helpers/push-service.js'
@@ -248,6 +249,163 @@ test('a notification created while no sender runs is pushed after a restart', as
     assert.is(await count(second, 'push_deliveries'), 0)
   } finally {
     await second.close()
+  }
+})
+
+/** A server on a manual clock whose sender runs only when the test drains it (a poll longer than any test). */
+async function clockedServer() {
+  const clock = manualClock(new Date('2026-06-01T12:00:00Z'))
+  const server = await startTestServer({ env: { ...ENV, PLAZA_DELIVERY_POLL: '60s' }, clock: clock.clock })
+  return { server, clock, drain: () => server.services.delivery.drain() }
+}
+
+const queued = async (server: TestServer) =>
+  server.services.db.all<{ attempts: number; next_attempt_at: number; last_error: string | null }>(sql`select attempts, next_attempt_at, last_error from push_deliveries`)
+
+test('429 is retried no sooner than Retry-After, 503 after a backoff, and 410 removes the subscription', async () => {
+  const { server, clock, drain } = await clockedServer()
+  try {
+    const [alice, bob] = [await registerUser(server), await registerUser(server)]
+    await subscribe(server, alice)
+    const start = service.received.length
+    const sent = () => service.received.slice(start).map((push) => push.status)
+
+    service.script({ status: 429, headers: { 'retry-after': '120' } })
+    await followUser(server, bob.token, alice.id)
+    await drain()
+    assert.equal(sent(), [429])
+    const [row] = await queued(server)
+    assert.equal([row.attempts, row.last_error], [1, 'HTTP 429'])
+    assert.ok(row.next_attempt_at >= clock.clock().getTime() + 120_000, 'not before Retry-After')
+    clock.advance(100_000)
+    await drain()
+    assert.equal(sent(), [429], 'still waiting')
+    clock.advance(25_000)
+    await drain()
+    assert.equal(sent(), [429, 201])
+    assert.equal(await queued(server), [])
+
+    service.script({ status: 503 })
+    const postId = (await post(server, alice.token, { content: 'hello' })).id
+    assert.is((await server.request('POST', `${API}/interactions/like/${postId}`, { token: bob.token })).status, 200)
+    await drain()
+    assert.equal(sent(), [429, 201, 503])
+    const [backoff] = await queued(server)
+    assert.ok(backoff.next_attempt_at >= clock.clock().getTime() + 30_000, 'a backoff of at least 30 s')
+    clock.advance(40_000)
+    await drain()
+    assert.equal(sent(), [429, 201, 503, 201])
+
+    service.script({ status: 410 })
+    assert.is((await server.request('POST', `${API}/interactions/comment/${postId}`, { token: bob.token, body: { content: 'hi' } })).status, 201)
+    await drain()
+    assert.equal(sent(), [429, 201, 503, 201, 410])
+    assert.is((await server.request('GET', `${API}/push/subscription`, { token: alice.token })).status, 404, 'gone with the 410')
+    assert.equal(await queued(server), [])
+    assert.equal(service.problems, [])
+  } finally {
+    await server.close()
+  }
+})
+
+test('a claim whose sender died comes due when its lease ends, and is sent once', async () => {
+  const { server, clock, drain } = await clockedServer()
+  try {
+    const [alice, bob] = [await registerUser(server), await registerUser(server)]
+    await subscribe(server, alice)
+    await followUser(server, bob.token, alice.id)
+    // What a process that claimed the row and then died leaves behind.
+    await server.services.db.run(sql`update push_deliveries set claim = 'dead-process', attempts = 1, next_attempt_at = ${clock.clock().getTime() + 120_000}`)
+    const start = service.received.length
+    await drain()
+    assert.is(service.received.length, start, 'held by the claim')
+    clock.advance(121_000)
+    await drain()
+    assert.is(service.received.length, start + 1)
+    assert.is(service.received[start].payload.notification_type, 'follow')
+    assert.equal(await queued(server), [])
+  } finally {
+    await server.close()
+  }
+})
+
+test('alerts, mutes, blocks, suspensions and the policy decide what is pushed, as of the moment it is sent', async () => {
+  const { server, drain } = await clockedServer()
+  try {
+    const [alice, bob, carol, dave] = [await registerUser(server), await registerUser(server), await registerUser(server), await registerUser(server)]
+    await subscribe(server, alice, { data: { alerts: { like: false } } })
+    const start = service.received.length
+    const pushed = () => service.received.slice(start).map((push) => `${push.payload.notification_type}:${push.payload.notification.actor_username}`)
+    const act = async (user: RegisteredUser, method: string, path: string, body?: unknown) =>
+      assert.ok((await server.request(method, API + path, { token: user.token, body })).status < 300, `${method} ${path}`)
+    const postId = (await post(server, alice.token, { content: 'hello' })).id
+
+    await act(bob, 'POST', `/interactions/like/${postId}`)
+    assert.equal(await queued(server), [], 'a type switched off is never queued')
+
+    await act(bob, 'POST', `/interactions/comment/${postId}`, { content: 'hi' })
+    await act(alice, 'POST', `/user/mute/${bob.id}`)
+    await drain()
+    assert.equal(pushed(), [], 'muted before it was sent: not pushed')
+    assert.equal(await queued(server), [])
+    await act(alice, 'DELETE', `/user/unmute/${bob.id}`)
+
+    await act(carol, 'POST', `/user/follow/${alice.id}`)
+    await suspendUser(server.services, carol.id, { moderator: 'test', note: '' }, server.services.clock())
+    await drain()
+    assert.equal(pushed(), [], 'its actor suspended before it was sent: hidden from the list, not pushed')
+
+    await act(dave, 'POST', `/user/follow/${alice.id}`)
+    await act(alice, 'POST', `/user/block/${dave.id}`)
+    await drain()
+    assert.equal(pushed(), [], 'a block deletes the notification, and its delivery with it')
+
+    await act(bob, 'POST', `/interactions/comment/${postId}`, { content: 'again' })
+    await drain()
+    assert.equal(pushed(), [`comment:${bob.username}`])
+
+    // Only accounts alice follows.
+    await server.request('PUT', `${API}/push/subscription`, { token: alice.token, body: { data: { policy: 'followed' } } })
+    await act(bob, 'POST', `/interactions/comment/${postId}`, { content: 'not followed' })
+    await drain()
+    assert.equal(pushed(), [`comment:${bob.username}`])
+    await act(alice, 'POST', `/user/follow/${bob.id}`)
+    await act(bob, 'POST', `/interactions/comment/${postId}`, { content: 'followed now' })
+    await drain()
+    assert.equal(pushed(), [`comment:${bob.username}`, `comment:${bob.username}`])
+
+    await server.request('PUT', `${API}/push/subscription`, { token: alice.token, body: { data: { policy: 'none' } } })
+    await act(bob, 'POST', `/interactions/comment/${postId}`, { content: 'none' })
+    await drain()
+    assert.is(pushed().length, 2)
+    assert.equal(await queued(server), [])
+    assert.equal(service.problems, [])
+  } finally {
+    await server.close()
+  }
+})
+
+test('a long post is cut to fit a push; an expired session loses its subscription instead of being pushed to', async () => {
+  const { server, clock, drain } = await clockedServer()
+  try {
+    const [alice, bob] = [await registerUser(server), await registerUser(server)]
+    await subscribe(server, alice)
+    const start = service.received.length
+    const postId = (await post(server, alice.token, { content: '€'.repeat(2200) })).id
+    assert.is((await server.request('POST', `${API}/interactions/like/${postId}`, { token: bob.token })).status, 200)
+    await drain()
+    const [push] = service.received.slice(start)
+    assert.is(push.payload.notification.post_id, postId)
+    assert.ok(push.payload.notification.post_content.length <= 200, 'cut')
+    assert.ok(Buffer.byteLength(JSON.stringify(push.payload)) <= 3000)
+
+    clock.advance(31 * 24 * 3600_000)
+    assert.is((await server.request('POST', `${API}/interactions/comment/${postId}`, { token: (await registerUser(server)).token, body: { content: 'x' } })).status, 201)
+    await drain()
+    assert.is(service.received.length, start + 1, 'not pushed')
+    assert.is(await count(server, 'push_subscriptions'), 0, 'the dead session’s subscription is gone')
+  } finally {
+    await server.close()
   }
 })
 

@@ -1,7 +1,17 @@
-import { loginInput, registerInput, sessionIdInput } from '../../shared/schemas/auth.js'
+import {
+  forgotPasswordInput,
+  loginInput,
+  loginTwoFactorInput,
+  registerInput,
+  resetPasswordInput,
+  sessionIdInput,
+  verifyEmailInput,
+} from '../../shared/schemas/auth.js'
 import { logIn, loginAccountKey, logOut, refreshSession, registerAccount } from '../domain/accounts.js'
+import { forgotPassword, mailNewAccountVerification, resendVerification, resetPassword, verifyEmail } from '../domain/recovery.js'
 import { listSessions, revokeOwnSession } from '../domain/sessions.js'
-import { authedProcedure, guardPassword, publicProcedure, router } from '../trpc.js'
+import { completeLogin } from '../domain/two-factor.js'
+import { authedProcedure, codeAttempts, enforceRateLimit, guardPassword, publicProcedure, router } from '../trpc.js'
 
 /**
  * Every call counts in the `default` class (per address, per user once signed in); a wrong password
@@ -12,7 +22,10 @@ export const authRouter = router({
   register: publicProcedure
     .meta({ errors: { 409: 'The username is taken, or the email is registered' } })
     .input(registerInput)
-    .mutation(({ ctx, input }) => registerAccount(ctx.services.db, input, ctx.services.clock(), ctx.userAgent)),
+    .mutation(({ ctx, input }) => {
+      const now = ctx.services.clock()
+      return registerAccount(ctx.services.db, input, now, ctx.userAgent, (tx, user) => mailNewAccountVerification(ctx.services, tx, user, now))
+    }),
 
   login: publicProcedure
     .meta({ errors: { 401: 'Wrong email (or username) or password', 403: 'The account is suspended' } })
@@ -21,13 +34,53 @@ export const authRouter = router({
       guardPassword(ctx, await loginAccountKey(ctx.services.db, input.email), () => logIn(ctx.services.db, input, ctx.services.clock(), ctx.userAgent)),
     ),
 
-  logout: authedProcedure.mutation(({ ctx }) => logOut(ctx.services.db, ctx.sessionId, ctx.services.clock())),
+  /** The second step of a login with two-factor on: the challenge and a code give the session (every call counts in `auth` per address; wrong codes in `account` too). */
+  loginTwoFactor: publicProcedure
+    .meta({ rateLimit: 'auth' })
+    .input(loginTwoFactorInput)
+    .mutation(({ ctx, input }) => completeLogin(ctx.services, input, (userId) => codeAttempts(ctx, userId), ctx.services.clock(), ctx.userAgent)),
 
-  refresh: authedProcedure.mutation(({ ctx }) => refreshSession(ctx.services.db, ctx.user, ctx.sessionId, ctx.services.clock(), ctx.userAgent)),
+  logout: authedProcedure.meta({ unverified: 'allowed' }).mutation(({ ctx }) => logOut(ctx.services.db, ctx.sessionId, ctx.services.clock())),
 
-  sessions: authedProcedure.query(({ ctx }) => listSessions(ctx.services.reads, ctx.user.id, ctx.sessionId, ctx.services.clock())),
+  refresh: authedProcedure
+    .meta({ unverified: 'allowed' })
+    .mutation(({ ctx }) => refreshSession(ctx.services.db, ctx.user, ctx.sessionId, ctx.services.clock(), ctx.userAgent)),
+
+  sessions: authedProcedure
+    .meta({ unverified: 'allowed' })
+    .query(({ ctx }) => listSessions(ctx.services.reads, ctx.user.id, ctx.sessionId, ctx.services.clock())),
 
   revokeSession: authedProcedure
+    .meta({ unverified: 'allowed' })
     .input(sessionIdInput)
     .mutation(({ ctx, input }) => revokeOwnSession(ctx.services.db, ctx.user.id, input.id, ctx.services.clock())),
+
+  /** Mails a reset link (if an account matches: the answer is the same either way). */
+  forgotPassword: publicProcedure
+    .meta({ rateLimit: 'auth' })
+    .input(forgotPasswordInput)
+    .mutation(({ ctx, input }) =>
+      forgotPassword(
+        ctx.services,
+        input.email,
+        async (userId) => (await ctx.services.limiter?.hit('account', `mail:user:${userId}`))?.allowed ?? true,
+        ctx.services.clock(),
+      ),
+    ),
+
+  resetPassword: publicProcedure
+    .meta({ rateLimit: 'auth' })
+    .input(resetPasswordInput)
+    .mutation(({ ctx, input }) => resetPassword(ctx.services, input, ctx.services.clock())),
+
+  verifyEmail: publicProcedure
+    .meta({ rateLimit: 'auth' })
+    .input(verifyEmailInput)
+    .mutation(({ ctx, input }) => verifyEmail(ctx.services, input.token, ctx.services.clock())),
+
+  resendVerification: authedProcedure.meta({ unverified: 'allowed' }).mutation(async ({ ctx }) => {
+    ctx.services.delivery.mail.assertConfigured()
+    await enforceRateLimit(ctx, 'account', `mail:user:${ctx.user.id}`)
+    return resendVerification(ctx.services, ctx.user, ctx.services.clock())
+  }),
 })
