@@ -9,7 +9,8 @@
  * shows the rest of the row.
  */
 import { sql } from 'drizzle-orm'
-import type { Db, Tx } from '../db/client.js'
+import { formatDateTime } from '../../shared/dates.js'
+import type { Db, ReadDb, Tx } from '../db/client.js'
 import type { Logger } from '../logger.js'
 import type { MailConfig } from './config.js'
 import { claimToken, retryDelayMs } from './outbox.js'
@@ -72,6 +73,44 @@ export interface MailSender {
   runOnce(): Promise<number>
 }
 
+/** Sent and given-up messages are kept this long for `plaza admin mail`, then deleted. */
+export const MAIL_RECORD_DAYS = 30
+const SWEEP_EVERY_MS = 3600_000
+/** Rows looked at per sweep, from the oldest (rows are written in time order, so the primary key's start is the oldest). */
+const SWEEP_ROWS = 500
+
+/** One message as `plaza admin mail` lists it: never its body. */
+export interface MailRecord {
+  id: number
+  kind: string
+  to: string
+  status: 'pending' | 'sent' | 'failed'
+  attempts: number
+  created_at: string
+  /** When a pending message is tried next. */
+  next_attempt_at: string | null
+  sent_at: string | null
+  last_error: string | null
+}
+
+/** The outbox, newest first (the primary key backwards; with a status, the rows of that status along it). */
+export async function listMail(db: ReadDb, options: { status?: MailRecord['status']; limit: number }): Promise<MailRecord[]> {
+  const rows = await db.all<{ id: number; kind: string; recipient: string; status: MailRecord['status']; attempts: number; created_at: number; next_attempt_at: number | null; sent_at: number | null; last_error: string | null }>(sql`
+    select id, kind, recipient, status, attempts, created_at, next_attempt_at, sent_at, last_error from mail_outbox
+    ${options.status ? sql`where status = ${options.status}` : sql``} order by id desc limit ${options.limit}`)
+  return rows.map((row) => ({
+    id: row.id,
+    kind: row.kind,
+    to: row.recipient,
+    status: row.status,
+    attempts: row.attempts,
+    created_at: formatDateTime(row.created_at),
+    next_attempt_at: row.next_attempt_at === null ? null : formatDateTime(row.next_attempt_at),
+    sent_at: row.sent_at === null ? null : formatDateTime(row.sent_at),
+    last_error: row.last_error,
+  }))
+}
+
 export function createMailSender(options: { db: Db; config: MailConfig; transport: () => Promise<MailTransport>; clock: () => Date; logger: Logger }): MailSender {
   const { db, config, logger } = options
   const finish = (id: number, token: string, status: 'sent' | 'failed', now: Date, error: string | null) =>
@@ -79,9 +118,19 @@ export function createMailSender(options: { db: Db; config: MailConfig; transpor
       update mail_outbox set status = ${status}, next_attempt_at = null, claim = null, text_body = null, html_body = null,
         sent_at = ${status === 'sent' ? now.getTime() : null}, last_error = ${error}
       where id = ${id} and claim = ${token}`)
+  let lastSweep: number | null = null
+  /** Deletes the oldest records past MAIL_RECORD_DAYS, a bounded slice at a time, at most hourly. */
+  const sweep = async (now: Date) => {
+    if (lastSweep !== null && now.getTime() - lastSweep < SWEEP_EVERY_MS) return
+    lastSweep = now.getTime()
+    await db.run(sql`
+      delete from mail_outbox where id in (select id from mail_outbox order by id limit ${SWEEP_ROWS})
+        and status <> 'pending' and created_at < ${now.getTime() - MAIL_RECORD_DAYS * 86_400_000}`)
+  }
   return {
     async runOnce() {
       const now = options.clock()
+      await sweep(now)
       const token = claimToken()
       const rows = await db.all<Claimed>(sql`
         update mail_outbox set next_attempt_at = ${now.getTime() + LEASE_MS}, claim = ${token}, attempts = attempts + 1

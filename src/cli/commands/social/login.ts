@@ -1,7 +1,8 @@
 import { Flags } from '@oclif/core'
 import { isTRPCClientError } from '@trpc/client'
-import { PlazaCommand, UsageError } from '../../base.js'
-import { promptPassword, readPassword } from '../../password.js'
+import { PlazaCommand } from '../../base.js'
+import { readPassword } from '../../password.js'
+import { secondFactor, secondFactorFlags } from '../../second-factor.js'
 import type { SessionInfo } from './register.js'
 
 export default class Login extends PlazaCommand<typeof Login> {
@@ -16,8 +17,7 @@ export default class Login extends PlazaCommand<typeof Login> {
   static override flags = {
     email: Flags.string({ char: 'e', description: 'email address (or username)', required: true }),
     'password-stdin': Flags.boolean({ description: 'read the password from stdin instead of prompting' }),
-    code: Flags.string({ description: 'the 6-digit code of your authenticator app, when two-factor login is on (else it is asked for)', exclusive: ['recovery-code'] }),
-    'recovery-code': Flags.string({ description: 'one of your recovery codes instead of a code (each works once)' }),
+    ...secondFactorFlags,
   }
 
   async run(): Promise<SessionInfo> {
@@ -31,19 +31,10 @@ export default class Login extends PlazaCommand<typeof Login> {
     const answer = await trpc.auth.login.mutate({ email: this.flags.email, password }).catch(asCommandError)
     const session =
       'two_factor_required' in answer
-        ? await trpc.auth.loginTwoFactor.mutate({ challenge_token: answer.challenge_token, ...(await this.secondFactor()) }).catch(asCommandError)
+        ? await trpc.auth.loginTwoFactor.mutate({ challenge_token: answer.challenge_token, ...(await secondFactor(this.flags, !this.flags['password-stdin'])) }).catch(asCommandError)
         : answer
     this.saveSession({ token: session.token, username: session.user.username, expires_at: session.expires_at })
     this.human(`logged in as @${session.user.username} (id ${session.user.id}); session expires ${session.expires_at} UTC`)
     return { user: session.user, expires_at: session.expires_at }
-  }
-
-  /** The code from a flag, else asked for on the terminal; without either, a usage error naming the flags. */
-  private async secondFactor(): Promise<{ code: string } | { recovery_code: string }> {
-    if (this.flags['recovery-code'] !== undefined) return { recovery_code: this.flags['recovery-code'] }
-    if (this.flags.code !== undefined) return { code: this.flags.code }
-    if (!process.stdin.isTTY || this.flags['password-stdin']) throw new UsageError('two-factor login is on for this account: pass --code (or --recovery-code)')
-    const code = (await promptPassword('Two-factor code (or a recovery code): ')).trim()
-    return /^[\d\s]+$/.test(code) ? { code } : { recovery_code: code }
   }
 }
