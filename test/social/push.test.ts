@@ -409,4 +409,32 @@ test('a long post is cut to fit a push; an expired session loses its subscriptio
   }
 })
 
+test("the outboxes' queries are served by their indexes", async () => {
+  const server = await startTestServer({ env: { ...ENV, PLAZA_DELIVERY_POLL: '60s' } })
+  try {
+    const plan = async (statement: string) => (await server.services.db.all<{ detail: string }>(sql.raw(`explain query plan ${statement}`))).map((row) => row.detail).join(' | ')
+    const cases: Array<[string, RegExp]> = [
+      // A sender's claim: the due end of each outbox.
+      ['select id from push_deliveries where next_attempt_at <= 0 order by next_attempt_at limit 32', /SEARCH push_deliveries USING COVERING INDEX push_deliveries_due_idx \(next_attempt_at<\?\)/],
+      ['select id from mail_outbox where next_attempt_at is not null and next_attempt_at <= 0 order by next_attempt_at limit 10', /SEARCH mail_outbox USING COVERING INDEX mail_outbox_due_idx/],
+      // The trigger on every notification: is the recipient subscribed at all, then their subscriptions.
+      ['select 1 from push_subscriptions where user_id = 1', /SEARCH push_subscriptions USING COVERING INDEX push_subscriptions_user_idx \(user_id=\?\)/],
+      ['select id, alerts from push_subscriptions where user_id = 1', /SEARCH push_subscriptions USING INDEX push_subscriptions_user_idx \(user_id=\?\)/],
+      // The calling session's subscription; a deleted notification's or subscription's queued pushes (the foreign keys' cascades).
+      ['select id from push_subscriptions where session_id = 1', /SEARCH push_subscriptions USING COVERING INDEX push_subscriptions_session_idx \(session_id=\?\)/],
+      ['select id from push_deliveries where notification_id = 1', /SEARCH push_deliveries USING COVERING INDEX push_deliveries_notification_idx/],
+      ['select id from push_deliveries where subscription_id = 1', /SEARCH push_deliveries USING COVERING INDEX push_deliveries_subscription_idx/],
+      // Tokens and challenges by their hash; recovery codes by user and hash.
+      ["select 1 from account_tokens where token_hash = 'x'", /SEARCH account_tokens USING (COVERING )?INDEX account_tokens_hash_idx/],
+      ["select 1 from login_challenges where token_hash = 'x'", /SEARCH login_challenges USING (COVERING )?INDEX login_challenges_hash_idx/],
+      ["select 1 from recovery_codes where user_id = 1 and code_hash = 'x'", /SEARCH recovery_codes USING COVERING INDEX recovery_codes_user_hash_idx/],
+      // plaza admin mail: the primary key backwards, no sort.
+      ['select id from mail_outbox order by id desc limit 50', /^SCAN mail_outbox$/],
+    ]
+    for (const [statement, expected] of cases) assert.match(await plan(statement), expected, statement)
+  } finally {
+    await server.close()
+  }
+})
+
 test.run()
