@@ -12,7 +12,7 @@ import { suspendUser } from '../../src/server/domain/moderation.js'
 import { notificationType } from '../../src/shared/schemas/responses.js'
 import { startServe } from '../helpers/cli.js'
 import { startPushService, type PushService } from '../helpers/push-service.js'
-import { manualClock, registerUser, startTestServer, tempDir, type RegisteredUser, type TestServer } from '../helpers/server.js'
+import { databaseEnvFor, manualClock, registerUser, startTestServer, tempDir, type RegisteredUser, type TestServer } from '../helpers/server.js'
 import { followUser, post } from './helpers.js'
 
 const API = '/api/mobile'
@@ -171,7 +171,8 @@ test('every notification type made by another server process reaches the push se
   // The server in this process subscribes and sends; `plaza serve --workers 2` in two other processes
   // serves the requests that notify (and sends too: three senders claim from one queue).
   const server = await startTestServer({ env: ENV })
-  const other = await startServe(['--port', '0', '--workers', '2', '--data-dir', server.dataDir, '--no-rate-limits'], { ...ENV, PLAZA_LOG_LEVEL: 'warn' })
+  // With PLAZA_TEST_DATABASE=hrana all of them use one libsql server: several hosts.
+  const other = await startServe(['--port', '0', '--workers', '2', '--data-dir', server.dataDir, '--no-rate-limits'], { ...ENV, ...databaseEnvFor(server.dataDir), PLAZA_LOG_LEVEL: 'warn' })
   try {
     const alice = await registerUser(server)
     const bob = await registerUser(server)
