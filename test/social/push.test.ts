@@ -98,6 +98,15 @@ test('subscription: POST answers it with every notification type, GET shows it, 
     // Logging out takes the session's subscription with it.
     assert.is((await server.request('POST', `${API}/auth/logout`, { token: phone.token })).status, 200)
     assert.is(await count(server, 'push_subscriptions'), 0)
+
+    // A refresh moves it to the new session; a password change from another session revokes it with its session.
+    const kept = await subscribe(server, alice)
+    const refreshed = await server.request('POST', `${API}/auth/refresh`, { token: alice.token })
+    const fresh = refreshed.body.data.token as string
+    assert.equal((await server.request('GET', `${API}/push/subscription`, { token: fresh })).body.data, kept)
+    const tablet = (await server.request('POST', `${API}/auth/login`, { body: { email: alice.username, password: 'correct horse' } })).body.data.token as string
+    assert.is((await server.request('PUT', `${API}/user/password`, { token: tablet, body: { current_password: 'correct horse', new_password: 'another horse' } })).status, 200)
+    assert.is(await count(server, 'push_subscriptions'), 0)
   } finally {
     await server.close()
   }
