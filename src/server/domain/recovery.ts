@@ -9,7 +9,7 @@ import { sql } from 'drizzle-orm'
 import type { ChangeEmailInput, ResetPasswordInput } from '../../shared/schemas/auth.js'
 import { hashPassword } from '../auth/passwords.js'
 import { consumeAccountToken, isLiveAccountToken, issueAccountToken, TOKEN_TTL_MS, type AccountTokenPurpose } from '../auth/tokens.js'
-import { writeTransaction, type Db, type Tx } from '../db/client.js'
+import { writeTransaction, type Db, type ReadDb, type Tx } from '../db/client.js'
 import type { Services } from '../services.js'
 import { assertPassword } from './sessions.js'
 
@@ -63,7 +63,7 @@ export async function forgotPassword(services: Services, login: string, allowMai
   services.delivery.mail.assertConfigured()
   const key = login.toLowerCase()
   const column = key.includes('@') ? sql`lower(email)` : sql`lower(username)`
-  const [user] = await services.db.all<{ id: number; username: string; email: string; suspended: number }>(sql`
+  const [user] = await services.reads.all<{ id: number; username: string; email: string; suspended: number }>(sql`
     select id, username, email, suspended_at is not null as suspended from users where ${column} = ${key} limit 1`)
   if (!user || user.suspended || !(await allowMail(user.id))) return null
   await writeTransaction(services.db, (tx) => mailToken(services, tx, user, 'password_reset', user.email, now))
@@ -93,7 +93,7 @@ export async function resetPassword(services: Services, input: Required<ResetPas
   })
 }
 
-async function emailStateOf(db: Db | Tx, userId: number): Promise<EmailState> {
+async function emailStateOf(db: Db | Tx | ReadDb, userId: number): Promise<EmailState> {
   const [row] = await db.all<{ email: string; verified: number; pending: string | null }>(sql`
     select email, email_verified_at is not null as verified, pending_email as pending from users where id = ${userId}`)
   if (!row) throw new TRPCError({ code: 'NOT_FOUND', message: 'User not found' })
@@ -182,5 +182,5 @@ export async function changeEmail(services: Services, user: { id: number; userna
 
 /** The caller's address and whether it is verified (`GET /user/email`). */
 export function emailState(services: Services, userId: number): Promise<EmailState> {
-  return emailStateOf(services.db, userId)
+  return emailStateOf(services.reads, userId)
 }

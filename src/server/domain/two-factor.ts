@@ -14,7 +14,7 @@ import type { Session } from '../../shared/types.js'
 import { hashToken, issueSession, assertNotSuspended } from '../auth/sessions.js'
 import { newSecret } from '../auth/tokens.js'
 import { hashRecoveryCode, matchingStep, newRecoveryCodes, newTotpSecret, otpauthUrl } from '../auth/totp.js'
-import { writeTransaction, type Db, type Tx } from '../db/client.js'
+import { writeTransaction, type Db, type ReadDb, type Tx } from '../db/client.js'
 import type { Services } from '../services.js'
 import { sessionOf } from './session-answer.js'
 import { assertPassword } from './sessions.js'
@@ -99,7 +99,7 @@ async function replaceRecoveryCodes(tx: Tx, userId: number): Promise<{ recovery_
   return { recovery_codes: codes }
 }
 
-export async function twoFactorStatus(db: Db, userId: number): Promise<TwoFactorStatus> {
+export async function twoFactorStatus(db: ReadDb, userId: number): Promise<TwoFactorStatus> {
   const [row] = await db.all<{ confirmed: number | null; left: number }>(sql`
     select (select confirmed_at is not null from totp_credentials where user_id = ${userId}) as confirmed,
       (select count(*) from recovery_codes where user_id = ${userId} and used_at is null) as left`)

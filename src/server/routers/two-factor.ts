@@ -4,7 +4,7 @@ import { authedProcedure, codeAttempts, router } from '../trpc.js'
 
 /** Two-factor login (TOTP) of the caller's own account; the login's second step is `auth.loginTwoFactor`. */
 export const twoFactorRouter = router({
-  status: authedProcedure.query(({ ctx }) => twoFactorStatus(ctx.services.db, ctx.user.id)),
+  status: authedProcedure.query(({ ctx }) => twoFactorStatus(ctx.services.reads, ctx.user.id)),
 
   setup: authedProcedure
     .meta({ rateLimit: 'auth' })
