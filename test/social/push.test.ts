@@ -427,6 +427,9 @@ test("the outboxes' queries are served by their indexes", async () => {
       // A sender's claim: the due end of each outbox.
       ['select id from push_deliveries where next_attempt_at <= 0 order by next_attempt_at limit 32', /SEARCH push_deliveries USING COVERING INDEX push_deliveries_due_idx \(next_attempt_at<\?\)/],
       ['select id from mail_outbox where next_attempt_at is not null and next_attempt_at <= 0 order by next_attempt_at limit 10', /SEARCH mail_outbox USING COVERING INDEX mail_outbox_due_idx/],
+      // The read each poll makes first, so that an idle poll never takes the write lock.
+      ['select 1 from push_deliveries where next_attempt_at <= 0 limit 1', /SEARCH push_deliveries USING COVERING INDEX push_deliveries_due_idx \(next_attempt_at<\?\)/],
+      ['select 1 from mail_outbox where next_attempt_at is not null and next_attempt_at <= 0 limit 1', /SEARCH mail_outbox USING COVERING INDEX mail_outbox_due_idx/],
       // The trigger on every notification: is the recipient subscribed at all, then their subscriptions.
       ['select 1 from push_subscriptions where user_id = 1', /SEARCH push_subscriptions USING COVERING INDEX push_subscriptions_user_idx \(user_id=\?\)/],
       ['select id, alerts from push_subscriptions where user_id = 1', /SEARCH push_subscriptions USING INDEX push_subscriptions_user_idx \(user_id=\?\)/],

@@ -111,7 +111,7 @@ export async function listMail(db: ReadDb, options: { status?: MailRecord['statu
   }))
 }
 
-export function createMailSender(options: { db: Db; config: MailConfig; transport: () => Promise<MailTransport>; clock: () => Date; logger: Logger }): MailSender {
+export function createMailSender(options: { db: Db; reads: ReadDb; config: MailConfig; transport: () => Promise<MailTransport>; clock: () => Date; logger: Logger }): MailSender {
   const { db, config, logger } = options
   const finish = (id: number, token: string, status: 'sent' | 'failed', now: Date, error: string | null) =>
     db.run(sql`
@@ -131,6 +131,9 @@ export function createMailSender(options: { db: Db; config: MailConfig; transpor
     async runOnce() {
       const now = options.clock()
       await sweep(now)
+      // A read first: an idle poll must not take the write lock (an UPDATE does, even of no rows).
+      const due = await options.reads.values(sql`select 1 from mail_outbox where next_attempt_at is not null and next_attempt_at <= ${now.getTime()} limit 1`)
+      if (due.length === 0) return 0
       const token = claimToken()
       const rows = await db.all<Claimed>(sql`
         update mail_outbox set next_attempt_at = ${now.getTime() + LEASE_MS}, claim = ${token}, attempts = attempts + 1

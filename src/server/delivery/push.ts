@@ -250,6 +250,8 @@ export function createPushSender(options: PushSenderOptions): PushSender {
   return {
     async runOnce() {
       const now = clock()
+      // A read first: an idle poll must not take the write lock (an UPDATE does, even of no rows).
+      if ((await options.reads.values(sql`select 1 from push_deliveries where next_attempt_at <= ${now.getTime()} limit 1`)).length === 0) return 0
       const token = claimToken()
       const { count, rows: claimed } = await claim(now, token)
       if (claimed.length === 0) return count

@@ -99,7 +99,7 @@ export async function createDelivery(options: DeliveryOptions): Promise<Delivery
     })
     loops.push(startSenderLoop({ name: 'push', pollMs: config.delivery.pollMs, batch: PUSH_BATCH, runOnce: () => push.runOnce(), logger }))
     if (mailConfig) {
-      const sender = createMailSender({ db, config: mailConfig, transport: () => (transport ??= smtpTransport(mailConfig)), clock, logger })
+      const sender = createMailSender({ db, reads: options.reads, config: mailConfig, transport: () => (transport ??= smtpTransport(mailConfig)), clock, logger })
       loops.push(startSenderLoop({ name: 'mail', pollMs: config.delivery.pollMs, batch: MAIL_BATCH, runOnce: () => sender.runOnce(), logger }))
     }
   }
