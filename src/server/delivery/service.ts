@@ -4,6 +4,7 @@
  */
 import { TRPCError } from '@trpc/server'
 import type { ServerConfig } from '../config.js'
+import type { ErrorCases } from '../errors.js'
 import type { Db, ReadDb, Tx } from '../db/client.js'
 import type { Logger } from '../logger.js'
 import { createMailSender, enqueueMail, smtpTransport, MAIL_BATCH, type MailTransport } from './mail.js'
@@ -14,6 +15,9 @@ import { loadVapidKeys, type VapidKeys } from './vapid.js'
 
 /** What to set for mail: said by every route that would mail when none is configured. */
 export const MAIL_NOT_CONFIGURED = 'Mail is not set up on this server: the operator sets PLAZA_SMTP_URL (smtp://user:password@host:587) and PLAZA_MAIL_FROM'
+
+/** What a procedure that mails can answer for that reason (the OpenAPI document). */
+export const MAIL_ERRORS: ErrorCases = { 503: 'Mail is not set up on this server (PLAZA_SMTP_URL and PLAZA_MAIL_FROM)' }
 
 export interface Mailer {
   /** True when PLAZA_SMTP_URL is set. */

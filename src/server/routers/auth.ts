@@ -7,6 +7,7 @@ import {
   sessionIdInput,
   verifyEmailInput,
 } from '../../shared/schemas/auth.js'
+import { MAIL_ERRORS } from '../delivery/service.js'
 import { logIn, loginAccountKey, logOut, refreshSession, registerAccount } from '../domain/accounts.js'
 import { forgotPassword, mailNewAccountVerification, resendVerification, resetPassword, verifyEmail } from '../domain/recovery.js'
 import { listSessions, revokeOwnSession } from '../domain/sessions.js'
@@ -36,7 +37,7 @@ export const authRouter = router({
 
   /** The second step of a login with two-factor on: the challenge and a code give the session (every call counts in `auth` per address; wrong codes in `account` too). */
   loginTwoFactor: publicProcedure
-    .meta({ rateLimit: 'auth' })
+    .meta({ rateLimit: 'auth', errors: { 401: 'The challenge is unknown, used or expired (5 minutes, 5 wrong codes), or the code is wrong or already used' } })
     .input(loginTwoFactorInput)
     .mutation(({ ctx, input }) => completeLogin(ctx.services, input, (userId) => codeAttempts(ctx, userId), ctx.services.clock(), ctx.userAgent)),
 
@@ -57,7 +58,7 @@ export const authRouter = router({
 
   /** Mails a reset link (if an account matches: the answer is the same either way). */
   forgotPassword: publicProcedure
-    .meta({ rateLimit: 'auth' })
+    .meta({ rateLimit: 'auth', errors: MAIL_ERRORS })
     .input(forgotPasswordInput)
     .mutation(({ ctx, input }) =>
       forgotPassword(
@@ -69,16 +70,21 @@ export const authRouter = router({
     ),
 
   resetPassword: publicProcedure
-    .meta({ rateLimit: 'auth' })
+    .meta({ rateLimit: 'auth', errors: { 400: 'The token is unknown, used, replaced by a newer one or expired (30 minutes)' } })
     .input(resetPasswordInput)
     .mutation(({ ctx, input }) => resetPassword(ctx.services, input, ctx.services.clock())),
 
   verifyEmail: publicProcedure
-    .meta({ rateLimit: 'auth' })
+    .meta({
+      rateLimit: 'auth',
+      errors: { 400: 'The token is unknown, used or expired, or is for an address the account no longer uses', 409: 'Another account took the new address meanwhile' },
+    })
     .input(verifyEmailInput)
     .mutation(({ ctx, input }) => verifyEmail(ctx.services, input.token, ctx.services.clock())),
 
-  resendVerification: authedProcedure.meta({ unverified: 'allowed' }).mutation(async ({ ctx }) => {
+  resendVerification: authedProcedure
+    .meta({ unverified: 'allowed', errors: { ...MAIL_ERRORS, 409: 'Nothing to verify: the address is verified and no new one is pending' } })
+    .mutation(async ({ ctx }) => {
     ctx.services.delivery.mail.assertConfigured()
     await enforceRateLimit(ctx, 'account', `mail:user:${ctx.user.id}`)
     return resendVerification(ctx.services, ctx.user, ctx.services.clock())
