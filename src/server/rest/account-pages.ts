@@ -10,7 +10,11 @@
 import { createHash } from 'node:crypto'
 import { isLiveAccountToken, type AccountTokenPurpose } from '../auth/tokens.js'
 import { enforceRateLimit } from '../trpc.js'
+import type { ErrorCases } from '../errors.js'
 import type { HandlerRoute } from './adapter.js'
+
+/** A link whose token no longer works opens a page saying so (text/html), not the envelope. */
+export const LINK_PAGE_ERRORS: ErrorCases = { 400: 'The token is missing, unknown, used or expired: a page (text/html) says so' }
 
 const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 

@@ -7,7 +7,7 @@ import * as push from '../../shared/schemas/push.js'
 import * as data from '../../shared/schemas/responses.js'
 import * as security from '../../shared/schemas/security.js'
 import { FORGOT_MESSAGE } from '../domain/recovery.js'
-import { accountPage } from './account-pages.js'
+import { accountPage, LINK_PAGE_ERRORS } from './account-pages.js'
 import type { Route } from './adapter.js'
 import { POOL_ERRORS } from '../workers/pool.js'
 import { handleNotificationStream, NOTIFICATION_STREAM_ERRORS, notificationStreamInput } from './notification-stream.js'
@@ -25,9 +25,9 @@ export const mobileRoutes: Route[] = [
 
   // password reset and email verification by mail (issue 48); the GETs are the pages the mailed links open
   { method: 'POST', path: '/auth/password/forgot', procedure: 'auth.forgotPassword', input: ({ body }) => body, message: FORGOT_MESSAGE, summary: 'Mail a password reset link to the account with this email (or username)', output: data.nothing },
-  { method: 'GET', path: '/auth/password/reset', handle: accountPage('password_reset'), request: z.object({ token: z.string() }), answers: 'page', summary: 'The page a reset link opens: a form for the new password' },
+  { method: 'GET', path: '/auth/password/reset', handle: accountPage('password_reset'), request: z.object({ token: z.string() }), answers: 'page', errors: LINK_PAGE_ERRORS, summary: 'The page a reset link opens: a form for the new password' },
   { method: 'POST', path: '/auth/password/reset', procedure: 'auth.resetPassword', input: ({ body }) => body, message: 'Password reset: log in with the new password', summary: 'Set a new password with a mailed token; every session is revoked', output: security.passwordReset },
-  { method: 'GET', path: '/auth/email/verify', handle: accountPage('verify_email'), request: z.object({ token: z.string() }), answers: 'page', summary: 'The page a verification link opens' },
+  { method: 'GET', path: '/auth/email/verify', handle: accountPage('verify_email'), request: z.object({ token: z.string() }), answers: 'page', errors: LINK_PAGE_ERRORS, summary: 'The page a verification link opens' },
   { method: 'POST', path: '/auth/email/verify', procedure: 'auth.verifyEmail', input: ({ body }) => body, message: 'Email address verified', summary: 'Verify an email address with a mailed token', output: security.emailState },
   { method: 'POST', path: '/auth/email/resend', procedure: 'auth.resendVerification', input: () => undefined, message: 'A new verification link has been mailed', summary: "Mail a new verification link for the caller's unverified or pending address", output: data.nothing },
 
