@@ -12,7 +12,14 @@ import { logIn, loginAccountKey, logOut, refreshSession, registerAccount } from 
 import { forgotPassword, mailNewAccountVerification, resendVerification, resetPassword, verifyEmail } from '../domain/recovery.js'
 import { listSessions, revokeOwnSession } from '../domain/sessions.js'
 import { completeLogin } from '../domain/two-factor.js'
-import { authedProcedure, codeAttempts, enforceRateLimit, guardPassword, publicProcedure, router } from '../trpc.js'
+import { authedProcedure, codeAttempts, enforceRateLimit, guardPassword, publicProcedure, router, type Context } from '../trpc.js'
+
+/**
+ * The routes that mail (forgot) or try a secret (a mailed token, a two-factor code) count every
+ * call in the `auth` class per client address (5 a minute), under a key of their own: a mail
+ * flood or a guesser is stopped, and neither shares a count with failed logins.
+ */
+const countSecretTry = (ctx: Context) => enforceRateLimit(ctx, 'auth', `secret:ip:${ctx.clientAddress}`)
 
 /**
  * Every call counts in the `default` class (per address, per user once signed in); a wrong password
@@ -37,9 +44,12 @@ export const authRouter = router({
 
   /** The second step of a login with two-factor on: the challenge and a code give the session (every call counts in `auth` per address; wrong codes in `account` too). */
   loginTwoFactor: publicProcedure
-    .meta({ rateLimit: 'auth', errors: { 401: 'The challenge is unknown, used or expired (5 minutes, 5 wrong codes), or the code is wrong or already used' } })
+    .meta({ errors: { 401: 'The challenge is unknown, used or expired (5 minutes, 5 wrong codes), or the code is wrong or already used' } })
     .input(loginTwoFactorInput)
-    .mutation(({ ctx, input }) => completeLogin(ctx.services, input, (userId) => codeAttempts(ctx, userId), ctx.services.clock(), ctx.userAgent)),
+    .mutation(async ({ ctx, input }) => {
+      await countSecretTry(ctx)
+      return completeLogin(ctx.services, input, (userId) => codeAttempts(ctx, userId), ctx.services.clock(), ctx.userAgent)
+    }),
 
   logout: authedProcedure.meta({ unverified: 'allowed' }).mutation(({ ctx }) => logOut(ctx.services.db, ctx.sessionId, ctx.services.clock())),
 
@@ -58,29 +68,35 @@ export const authRouter = router({
 
   /** Mails a reset link (if an account matches: the answer is the same either way). */
   forgotPassword: publicProcedure
-    .meta({ rateLimit: 'auth', errors: MAIL_ERRORS })
+    .meta({ errors: MAIL_ERRORS })
     .input(forgotPasswordInput)
-    .mutation(({ ctx, input }) =>
-      forgotPassword(
+    .mutation(async ({ ctx, input }) => {
+      await countSecretTry(ctx)
+      return forgotPassword(
         ctx.services,
         input.email,
         async (userId) => (await ctx.services.limiter?.hit('account', `mail:user:${userId}`))?.allowed ?? true,
         ctx.services.clock(),
-      ),
-    ),
+      )
+    }),
 
   resetPassword: publicProcedure
-    .meta({ rateLimit: 'auth', errors: { 400: 'The token is unknown, used, replaced by a newer one or expired (30 minutes)' } })
+    .meta({ errors: { 400: 'The token is unknown, used, replaced by a newer one or expired (30 minutes)' } })
     .input(resetPasswordInput)
-    .mutation(({ ctx, input }) => resetPassword(ctx.services, input, ctx.services.clock())),
+    .mutation(async ({ ctx, input }) => {
+      await countSecretTry(ctx)
+      return resetPassword(ctx.services, input, ctx.services.clock())
+    }),
 
   verifyEmail: publicProcedure
     .meta({
-      rateLimit: 'auth',
       errors: { 400: 'The token is unknown, used or expired, or is for an address the account no longer uses', 409: 'Another account took the new address meanwhile' },
     })
     .input(verifyEmailInput)
-    .mutation(({ ctx, input }) => verifyEmail(ctx.services, input.token, ctx.services.clock())),
+    .mutation(async ({ ctx, input }) => {
+      await countSecretTry(ctx)
+      return verifyEmail(ctx.services, input.token, ctx.services.clock())
+    }),
 
   resendVerification: authedProcedure
     .meta({ unverified: 'allowed', errors: { ...MAIL_ERRORS, 409: 'Nothing to verify: the address is verified and no new one is pending' } })

@@ -68,14 +68,13 @@ export const usersRouter = router({
   /** Changes the caller's address (after the password): pending until the link mailed to it is opened, when mail is set up. */
   changeEmail: authedProcedure
     .meta({
-      rateLimit: 'auth',
       unverified: 'allowed',
       errors: { 400: 'The address is already the account\'s', 403: 'The password is wrong', 409: 'Another account has that address' },
     })
     .input(changeEmailInput)
     .mutation(async ({ ctx, input }) => {
       if (ctx.services.delivery.mail.configured) await enforceRateLimit(ctx, 'account', `mail:user:${ctx.user.id}`)
-      return changeEmail(ctx.services, ctx.user, input, ctx.services.clock())
+      return guardPassword(ctx, `account:${ctx.user.id}`, () => changeEmail(ctx.services, ctx.user, input, ctx.services.clock()))
     }),
 
   deleteAccount: authedProcedure
