@@ -1,4 +1,8 @@
 import path from 'node:path'
+import { ConfigError, parseDuration } from './config-parse.js'
+import { parseDeliveryConfig, type DeliveryConfig } from './delivery/config.js'
+
+export { ConfigError, parseDuration }
 
 export interface RateLimitRule {
   /** Requests allowed per window. */
@@ -20,6 +24,12 @@ export interface RateLimits {
    * address, in units: a call costs more the larger its input (heavy-costs.ts).
    */
   heavy: RateLimitRule
+  /**
+   * Per account (or mailed address), an hour's window: mail sent for it (password resets,
+   * verification links) and wrong two-factor codes. Past it, mail is quietly not sent (the answer
+   * must not tell whether the account exists) and codes are refused with 429.
+   */
+  account: RateLimitRule
 }
 
 export const DEFAULT_RATE_LIMITS: RateLimits = {
@@ -28,6 +38,7 @@ export const DEFAULT_RATE_LIMITS: RateLimits = {
   default: { max: 100, windowMs: 60_000 },
   report: { max: 20, windowMs: 3_600_000 },
   heavy: { max: 120, windowMs: 60_000 },
+  account: { max: 10, windowMs: 3_600_000 },
 }
 
 export interface ServerConfig {
@@ -81,6 +92,8 @@ export interface ServerConfig {
   agentTimeoutMs: number
   /** `PLAZA_PASSWORD_COST`: log2 of scrypt's N for new password hashes (docs/accounts.md). */
   passwordCost: number
+  /** Web Push, mail and the sender loops (`PLAZA_VAPID_*`, `PLAZA_SMTP_URL`, `PLAZA_MAIL_*`...; delivery/config.ts). */
+  delivery: DeliveryConfig
   /** The environment the configuration was read from; feature modules (chat providers) read their own variables from it. */
   env: NodeJS.ProcessEnv
 }
@@ -140,20 +153,18 @@ export const LOG_LEVELS: readonly LogLevel[] = ['error', 'warn', 'info', 'debug'
  */
 export type TrustProxy = { kind: 'none' } | { kind: 'hops'; hops: number } | { kind: 'list'; entries: string[] }
 
-export class ConfigError extends Error {}
-
 /**
  * Reads `PLAZA_RATE_LIMITS`: `off`, or overrides such as `auth=10,upload=20,default=300,heavy=240`
  * (requests, failures for `auth` and units for `heavy`, per window of the class: a minute, an hour
- * for `report`).
+ * for `report` and `account`).
  */
 export function parseRateLimits(value: string | undefined): RateLimits | false {
   if (value === undefined || value.trim() === '') return DEFAULT_RATE_LIMITS
   if (/^(off|false|0|no)$/i.test(value.trim())) return false
   const limits: RateLimits = structuredClone(DEFAULT_RATE_LIMITS)
   for (const part of value.split(',')) {
-    const match = /^\s*(auth|upload|default|report|heavy)\s*=\s*(\d+)\s*$/.exec(part)
-    if (!match) throw new ConfigError(`PLAZA_RATE_LIMITS: cannot read "${part}" (use off, or e.g. auth=5,upload=10,default=100,report=20,heavy=120)`)
+    const match = /^\s*(auth|upload|default|report|heavy|account)\s*=\s*(\d+)\s*$/.exec(part)
+    if (!match) throw new ConfigError(`PLAZA_RATE_LIMITS: cannot read "${part}" (use off, or e.g. auth=5,upload=10,default=100,report=20,heavy=120,account=10)`)
     limits[match[1] as keyof RateLimits].max = Number(match[2])
   }
   return limits
@@ -163,15 +174,6 @@ export function parsePort(value: string | number): number {
   const port = Number(value)
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`port must be a whole number from 0 to 65535, not "${value}"`)
   return port
-}
-
-/** Reads a duration in milliseconds: a bare number in `bareUnit`, or a number with a unit (`500ms`, `30s`, `15m`, `24h`, `7d`). */
-export function parseDuration(name: string, value: string | undefined, fallback: number, bareUnit: 'ms' | 's' = 'ms'): number {
-  if (value === undefined || value.trim() === '') return fallback
-  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/i.exec(value)
-  if (!match) throw new ConfigError(`${name}: cannot read "${value}" (use milliseconds, or e.g. 30s, 15m, 24h)`)
-  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[(match[2] ?? bareUnit).toLowerCase() as 'ms']
-  return Math.round(Number(match[1]) * unit)
 }
 
 /** Reads a size in bytes: a number, or with a unit (`512k`, `100M`, `2G`). */
@@ -335,6 +337,7 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
     mediaTimeoutMs: parseMediaTimeout(env.PLAZA_MEDIA_TIMEOUT),
     agentTimeoutMs: parseAgentTimeout(env.PLAZA_AGENT_TIMEOUT_MS),
     passwordCost: parsePasswordCost(env.PLAZA_PASSWORD_COST),
+    delivery: parseDeliveryConfig(env, publicUrl?.replace(/\/+$/, '')),
     env,
   }
 }

@@ -319,3 +319,58 @@ export async function checkPublicUrl(text: string, options: Pick<GuardedFetchOpt
   }
   return url
 }
+
+/** An answer to `guardedPost`, whatever its status. */
+export interface GuardedPostAnswer {
+  status: number
+  headers: Record<string, string | string[] | undefined>
+  /** The start of the body (at most `maxBytes`), for the log; the rest is never read. */
+  body: string
+}
+
+/**
+ * POSTs `body` to a URL a user gave (a Web Push subscription's endpoint) within the guard's rules:
+ * every address of the host public (unless `allowPrivate`), the connection pinned to the checked
+ * address, the whole exchange within the time limit. Redirects are not followed (a 3xx is the
+ * answer), and any status is answered, not thrown: what it means is the caller's protocol. The
+ * answer's body is read up to `maxBytes` (default 4 KiB). Refusals as `guardedFetch`: 400 for the
+ * address, 422 when the host cannot be reached, 504 past the time limit.
+ */
+export async function guardedPost(
+  text: string,
+  options: Omit<GuardedFetchOptions, 'accept'> & { headers: Record<string, string>; body: Buffer },
+): Promise<GuardedPostAnswer> {
+  const field = options.field ?? 'url'
+  const timeoutMs = options.timeoutMs ?? FETCH_TIMEOUT_MS
+  const maxBytes = options.maxBytes ?? 4096
+  const deadline = new AbortController()
+  const timer = setTimeout(() => deadline.abort(), timeoutMs)
+  let agent: Agent | null = null
+  try {
+    const { Agent, request } = await import('undici')
+    const url = parseUrl(text, field)
+    const address = await checkedAddress(url, field, options, deadline.signal)
+    agent = pinnedAgent(Agent, address, timeoutMs)
+    const response = await request(url, { method: 'POST', dispatcher: agent, signal: deadline.signal, headers: options.headers, body: options.body })
+    const chunks: Buffer[] = []
+    let size = 0
+    try {
+      for await (const chunk of response.body) {
+        chunks.push(chunk.subarray(0, maxBytes - size))
+        size += chunk.length
+        if (size >= maxBytes) break
+      }
+    } finally {
+      discard(response.body)
+    }
+    return { status: response.statusCode, headers: response.headers, body: Buffer.concat(chunks).toString('utf8') }
+  } catch (error) {
+    if (deadline.signal.aborted) throw new TRPCError({ code: 'GATEWAY_TIMEOUT', message: `${field}: no answer within ${timeoutMs / 1000} s` })
+    if (error instanceof TRPCError) throw error
+    const code = (error as { code?: string }).code
+    throw new TRPCError({ code: 'UNPROCESSABLE_CONTENT', message: `${field}: could not be reached (${code ?? (error as Error).message})` })
+  } finally {
+    clearTimeout(timer)
+    agent?.destroy().catch(() => {})
+  }
+}

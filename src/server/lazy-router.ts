@@ -18,5 +18,7 @@ export const lazyAppRouter = router({
   stories: lazy(() => import('./routers/stories.js').then((m) => m.storiesRouter)),
   notifications: lazy(() => import('./routers/notifications.js').then((m) => m.notificationsRouter)),
   reports: lazy(() => import('./routers/reports.js').then((m) => m.reportsRouter)),
+  push: lazy(() => import('./routers/push.js').then((m) => m.pushRouter)),
+  twoFactor: lazy(() => import('./routers/two-factor.js').then((m) => m.twoFactorRouter)),
   codeimage: lazy(() => import('./routers/codeimage.js').then((m) => m.codeimageRouter)),
 }) satisfies Record<keyof AppRouter['_def']['record'], unknown> as unknown as AppRouter

@@ -6,6 +6,8 @@ import { searchRouter } from './routers/search.js'
 import { storiesRouter } from './routers/stories.js'
 import { notificationsRouter } from './routers/notifications.js'
 import { reportsRouter } from './routers/reports.js'
+import { pushRouter } from './routers/push.js'
+import { twoFactorRouter } from './routers/two-factor.js'
 import { lazy } from '@trpc/server'
 import { createCallerFactory, router } from './trpc.js'
 
@@ -18,6 +20,8 @@ export const appRouter = router({
   stories: storiesRouter,
   notifications: notificationsRouter,
   reports: reportsRouter,
+  push: pushRouter,
+  twoFactor: twoFactorRouter,
   // Loaded on first use: it pulls in the image pipeline (sharp), which most calls never need.
   codeimage: lazy(() => import('./routers/codeimage.js').then((m) => m.codeimageRouter)),
 })

@@ -9,6 +9,7 @@ import type { Warm } from './db/warm.js'
 import { ConfigError, type ServerConfig } from './config.js'
 import { setPasswordCost } from './auth/passwords.js'
 import { createSessionTouches, SessionCache, type SessionTouches } from './auth/sessions.js'
+import { createDelivery, type Delivery } from './delivery/service.js'
 import { startFanout, type Fanout } from './domain/fanout.js'
 import { createNotificationFeed, type NotificationFeed } from './domain/notification-feed.js'
 import { createLogger, type Logger } from './logger.js'
@@ -84,6 +85,11 @@ export interface Services {
   fanout: Fanout
   /** Live notification streams: the process's one poller and its subscribers (domain/notification-feed.ts); idle until one opens. */
   notificationFeed: NotificationFeed
+  /**
+   * Outgoing delivery (delivery/): the VAPID keys, the mail outbox, and the push and mail sender
+   * loops, which run while the process serves (`maintenance`); a one-shot command only queues.
+   */
+  delivery: Delivery
   /** Sessions' last uses, noted by each authenticated request and written in batches (auth/sessions.ts). */
   /** Resolved sessions, trusted while `auth_epoch` stands still (auth/sessions.ts). */
   sessions: SessionCache
@@ -225,6 +231,19 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
   // Imported only where it is used (prom-client is not small): a one-shot embedded command never loads it.
   if (config.metrics.enabled && options.maintenance !== false) metrics = (await import('./metrics/recorder.js')).createMetrics({ config, db: database.db, logger })
   let access: Promise<GatewayAccess> | undefined
+  let delivery: Delivery
+  try {
+    delivery = await createDelivery({ db: database.db, reads: database.reads, config, clock, logger, background: options.maintenance !== false })
+  } catch (error) {
+    // A template that does not load, or a database that cannot store the VAPID keys: nothing is left open.
+    await metrics?.close()
+    await database.close()
+    await gateway?.then((created) => created.close(), () => {})
+    await inferenceGateway?.then((created) => created.close(), () => {})
+    await layer?.then((created) => created.close(), () => {})
+    await storage.close?.()
+    throw error
+  }
   const fanout = startFanout(
     { db: database.db, reads: database.reads, warm: database.warm, logger, maxFollowers: config.fanoutMaxFollowers },
     { background: options.maintenance !== false, processes: options.processes },
@@ -247,6 +266,7 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
     speech,
     execute,
     fanout,
+    delivery,
     notificationFeed: createNotificationFeed({ reads: database.reads, logger, limits: config.streams }),
     sessions: new SessionCache(database.reads),
     sessionTouches: createSessionTouches(database.db, {
@@ -267,6 +287,7 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
       )),
     async close() {
       services.notificationFeed.close()
+      await delivery.close()
       await services.sessionTouches.close()
       await metrics?.close()
       await access?.then((created) => created.close(), () => {})

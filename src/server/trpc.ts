@@ -28,6 +28,11 @@ export interface Meta {
   auth?: 'required' | 'optional'
   /** Error statuses the procedure answers beyond those of its input, token and path (ErrorCases in errors.ts). */
   errors?: ErrorCases
+  /**
+   * Callable before the account's address is verified when PLAZA_REQUIRE_VERIFIED_EMAIL is on: the
+   * account's own upkeep (log out, sessions, the address, the password, deleting it).
+   */
+  unverified?: 'allowed'
 }
 
 const t = initTRPC
@@ -121,6 +126,30 @@ export const heavyProcedure = (cost: HeavyCost) =>
     return next()
   })
 
+/** What an unverified account is told when PLAZA_REQUIRE_VERIFIED_EMAIL is on. */
+export const UNVERIFIED_MESSAGE = 'Confirm your email address first: open the link mailed to you (POST /auth/email/resend sends a new one)'
+
+/** Refuses (403) an account whose address is not verified, when the server requires verified addresses. */
+function assertVerified(ctx: Context, user: AuthUser): void {
+  if (ctx.services.config.delivery.requireVerifiedEmail && user.emailVerifiedAt === null) throw new TRPCError({ code: 'FORBIDDEN', message: UNVERIFIED_MESSAGE })
+}
+
+/**
+ * Limits wrong two-factor codes per account (the `account` class, an hour's window), beside each
+ * challenge's own tries and the address's `auth` limit: `before` refuses an account past it (429)
+ * before a code is checked, `failed` counts a wrong code.
+ */
+export function codeAttempts(ctx: Context, userId: number): { before(): Promise<void>; failed(): Promise<void> } {
+  const key = `2fa:user:${userId}`
+  return {
+    async before() {
+      const verdict = await ctx.services.limiter?.peek('account', key)
+      if (verdict && !verdict.allowed) refuse(ctx, 'account', verdict)
+    },
+    failed: async () => void (await ctx.services.limiter?.hit('account', key)),
+  }
+}
+
 async function authenticate(ctx: Context): Promise<{ user: AuthUser; sessionId: number } | null> {
   if (!ctx.token) return null
   await refuseGuesser(ctx)
@@ -138,6 +167,7 @@ async function authenticate(ctx: Context): Promise<{ user: AuthUser; sessionId: 
 /** A token is optional, but if one is presented it must be valid; the caller (if any) is in `ctx.user`. */
 export const optionalAuthProcedure = t.procedure.meta({ auth: 'optional' }).use(async ({ ctx, meta, next }) => {
   const session = await authenticate(ctx)
+  if (session) assertVerified(ctx, session.user)
   await enforceRateLimit(ctx, meta?.rateLimit ?? 'default', session ? `user:${session.user.id}` : `ip:${ctx.clientAddress}`)
   return next({ ctx: { user: session?.user ?? null, sessionId: session?.sessionId ?? null } })
 })
@@ -146,15 +176,16 @@ export const optionalAuthProcedure = t.procedure.meta({ auth: 'optional' }).use(
  * The caller behind a required bearer token (401 without a valid one), counted against its rate
  * limit. `authedProcedure` uses it, and so do handler routes (uploads) that are not procedures.
  */
-export async function requireSession(ctx: Context, rateLimit: RateLimitClass = 'default'): Promise<{ user: AuthUser; sessionId: number }> {
+export async function requireSession(ctx: Context, rateLimit: RateLimitClass = 'default', unverified?: 'allowed'): Promise<{ user: AuthUser; sessionId: number }> {
   if (!ctx.token) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Authentication required: send Authorization: Bearer <token>' })
   const session = (await authenticate(ctx))!
+  if (unverified !== 'allowed') assertVerified(ctx, session.user)
   await enforceRateLimit(ctx, rateLimit, `user:${session.user.id}`)
   return session
 }
 
 /** A valid bearer token is required; the caller is in `ctx.user`. */
 export const authedProcedure = t.procedure.meta({ auth: 'required' }).use(async ({ ctx, meta, next }) => {
-  const session = await requireSession(ctx, meta?.rateLimit)
+  const session = await requireSession(ctx, meta?.rateLimit, meta?.unverified)
   return next({ ctx: { user: session.user, sessionId: session.sessionId } })
 })

@@ -28,7 +28,7 @@ auth('register answers 201 with a Session and logs in at once', async ({ server 
   assert.match(session.token, /^plz_[A-Za-z0-9_-]{43}$/)
   assert.is(session.expires_at, '2026-03-31 12:00:00')
   const noAvatar = { avatar_width: null, avatar_height: null, avatar_blurhash: null }
-  assert.equal(session.user, { id: session.user.id, username: 'Alice_1', email: 'Alice@Example.com', full_name: 'Alice A', avatar: '', ...noAvatar })
+  assert.equal(session.user, { id: session.user.id, username: 'Alice_1', email: 'Alice@Example.com', email_verified: false, full_name: 'Alice A', avatar: '', ...noAvatar })
 
   const profile = await server.request('GET', '/api/mobile/user/profile', { token: session.token })
   assert.is(profile.status, 200)

@@ -1,6 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { ConfigError, DEFAULT_RATE_LIMITS, loadConfig, parseRateLimits } from '../../src/server/config.js'
+import { generateVapidKeys } from '../../src/server/delivery/vapid.js'
 
 test('defaults need no set-up: 127.0.0.1:8080 and ./.plaza', () => {
   const config = loadConfig({}, {})
@@ -56,6 +57,50 @@ test('connection settings: a cap per peer address (256) and the keep-alive timeo
   }
   for (const value of ['0', '11m', 'soon']) {
     assert.throws(() => loadConfig({}, { PLAZA_KEEPALIVE_TIMEOUT_MS: value }), /PLAZA_KEEPALIVE_TIMEOUT_MS/, value)
+  }
+})
+
+test('push and mail settings: defaults, derived values, and one clear line for each mistake (never a secret in it)', () => {
+  const none = loadConfig({}, {}).delivery
+  assert.equal([none.mail, none.push.vapidKeys, none.push.subject, none.push.ttlSeconds, none.pollMs, none.requireVerifiedEmail], [null, null, null, 172800, 1000, false])
+  assert.is(loadConfig({}, { PLAZA_PUBLIC_URL: 'https://plaza.example' }).delivery.push.subject, 'https://plaza.example', 'an https public URL is the VAPID contact')
+  const mail = { PLAZA_SMTP_URL: 'smtp://user:hunter2@mail.example:587', PLAZA_MAIL_FROM: 'Plaza <no-reply@plaza.example>', PLAZA_PUBLIC_URL: 'http://plaza.example' }
+  const withMail = loadConfig({}, mail).delivery
+  assert.is(withMail.mail?.from, 'Plaza <no-reply@plaza.example>')
+  assert.is(withMail.push.subject, 'mailto:no-reply@plaza.example', 'else the sender address')
+  assert.is(loadConfig({}, { PLAZA_VAPID_SUBJECT: 'mailto:ops@plaza.example', PLAZA_PUSH_TTL: '1h', PLAZA_DELIVERY_POLL: '250ms' }).delivery.push.ttlSeconds, 3600)
+  const pair = generateVapidKeys()
+  assert.equal(loadConfig({}, { PLAZA_VAPID_PUBLIC_KEY: pair.publicKey, PLAZA_VAPID_PRIVATE_KEY: pair.privateKey }).delivery.push.vapidKeys, pair)
+
+  const other = generateVapidKeys()
+  const refusals: Array<[NodeJS.ProcessEnv, RegExp]> = [
+    [{ PLAZA_SMTP_URL: 'http://mail.example' }, /PLAZA_SMTP_URL must be an smtp:\/\/ or smtps:\/\/ URL/],
+    [{ PLAZA_SMTP_URL: 'smtp://user:hunter2@mail.example' }, /PLAZA_MAIL_FROM is not/],
+    [{ PLAZA_MAIL_FROM: 'no-reply@plaza.example' }, /PLAZA_SMTP_URL is not/],
+    [{ ...mail, PLAZA_MAIL_FROM: 'nobody' }, /PLAZA_MAIL_FROM must be an address/],
+    [{ ...mail, PLAZA_PUBLIC_URL: '' }, /mail needs PLAZA_PUBLIC_URL/],
+    [{ ...mail, PLAZA_PASSWORD_RESET_URL: 'myapp://reset' }, /must contain \{token\}/],
+    [{ ...mail, PLAZA_MAIL_TEMPLATES: '/nonexistent/templates' }, /is not a directory/],
+    [{ PLAZA_REQUIRE_VERIFIED_EMAIL: '1' }, /PLAZA_REQUIRE_VERIFIED_EMAIL needs mail/],
+    [{ ...mail, PLAZA_REQUIRE_VERIFIED_EMAIL: 'maybe' }, /must be 1 or 0/],
+    [{ PLAZA_VAPID_PUBLIC_KEY: pair.publicKey }, /go together/],
+    [{ PLAZA_VAPID_PUBLIC_KEY: 'short', PLAZA_VAPID_PRIVATE_KEY: pair.privateKey }, /uncompressed P-256 public key/],
+    [{ PLAZA_VAPID_PUBLIC_KEY: pair.publicKey, PLAZA_VAPID_PRIVATE_KEY: other.privateKey }, /not the public key of PLAZA_VAPID_PRIVATE_KEY/],
+    [{ PLAZA_VAPID_SUBJECT: 'http://plaza.example' }, /mailto: address or an https: URL/],
+    [{ PLAZA_VAPID_SUBJECT: 'mailto:root@localhost' }, /must not be at localhost/],
+    [{ PLAZA_PUSH_TTL: '60d' }, /PLAZA_PUSH_TTL must be from 0 to 28 days/],
+    [{ PLAZA_DELIVERY_POLL: '1ms' }, /PLAZA_DELIVERY_POLL must be from 10 ms to 60 s/],
+  ]
+  for (const [env, message] of refusals) {
+    let thrown: unknown
+    try {
+      loadConfig({}, env)
+    } catch (error) {
+      thrown = error
+    }
+    assert.instance(thrown, ConfigError, JSON.stringify(env))
+    assert.match(String((thrown as Error).message), message)
+    for (const secret of ['hunter2', pair.privateKey, other.privateKey]) assert.not.ok(String((thrown as Error).message).includes(secret), 'no secret in the message')
   }
 })
 

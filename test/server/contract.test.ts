@@ -12,13 +12,18 @@ import { z } from 'zod'
 import type { Route } from '../../src/server/rest/adapter.js'
 import { mobileRoutes } from '../../src/server/rest/mobile.js'
 import type { AppRouter } from '../../src/server/router.js'
+import { totpCodeAt } from '../../src/server/auth/totp.js'
+import * as push from '../../src/shared/schemas/push.js'
 import * as data from '../../src/shared/schemas/responses.js'
+import * as security from '../../src/shared/schemas/security.js'
+import { startPushService } from '../helpers/push-service.js'
+import { startSmtpServer } from '../helpers/smtp.js'
 import { registerUser, startTestServer, type RegisteredUser, type RequestOptions, type TestServer } from '../helpers/server.js'
 import { form, recordedVideo, solidImage } from '../uploads/fixtures.js'
 
 const API = '/api/mobile'
-/** The one row whose answer is not an envelope (Server-Sent Events), so it has no `data` shape. */
-const EVENT_STREAM = 'GET /notifications/stream'
+/** The rows whose answer is not an envelope (Server-Sent Events, the pages mailed links open), so they have no `data` shape. */
+const NOT_ENVELOPES = ['GET /notifications/stream', 'GET /auth/password/reset', 'GET /auth/email/verify']
 
 /**
  * The schema each procedure served on /api/mobile publishes (as its rows name it). Its type is
@@ -28,7 +33,24 @@ const EVENT_STREAM = 'GET /notifications/stream'
  */
 const publishedOutputs = {
   'auth.register': data.session,
-  'auth.login': data.session,
+  'auth.login': security.loginResult,
+  'auth.loginTwoFactor': data.session,
+  'auth.forgotPassword': data.nothing,
+  'auth.resetPassword': security.passwordReset,
+  'auth.verifyEmail': security.emailState,
+  'auth.resendVerification': data.nothing,
+  'users.email': security.emailState,
+  'users.changeEmail': security.emailState,
+  'twoFactor.status': security.twoFactorStatus,
+  'twoFactor.setup': security.twoFactorSetup,
+  'twoFactor.confirm': security.recoveryCodes,
+  'twoFactor.disable': security.twoFactorStatus,
+  'twoFactor.recoveryCodes': security.recoveryCodes,
+  'push.vapidKey': push.vapidKey,
+  'push.subscription': push.pushSubscription,
+  'push.subscribe': push.pushSubscription,
+  'push.update': push.pushSubscription,
+  'push.unsubscribe': data.nothing,
   'auth.logout': data.nothing,
   'auth.refresh': data.session,
   'auth.sessions': data.sessionList,
@@ -118,10 +140,10 @@ function client(server: TestServer, visited: Set<string>) {
   }
 }
 
-test('every route row but the event stream has a summary and an output shape', () => {
+test('every route row but the event stream and the pages has a summary and an output shape', () => {
   for (const { route, key } of rows) {
     assert.ok(route.summary && route.summary.trim() !== '' && !route.summary.includes('\n'), `${key}: a one-line summary`)
-    if (key === EVENT_STREAM) assert.is(route.output, undefined, `${key} streams events, not an envelope`)
+    if (NOT_ENVELOPES.includes(key)) assert.is(route.output, undefined, `${key} answers events or a page, not an envelope`)
     else assert.instance(route.output, z.ZodType, `${key}: an output schema`)
   }
 })
@@ -138,9 +160,27 @@ test('each procedure row names the schema whose type matches its procedure', () 
 })
 
 test('every route answers the shape its row publishes', async () => {
-  const server = await startTestServer()
+  // Mail goes to a real SMTP server on loopback, pushes to a stand-in push service (test/helpers/push-service.ts).
+  const smtp = await startSmtpServer()
+  const pushService = await startPushService()
+  const server = await startTestServer({
+    env: {
+      PLAZA_SMTP_URL: smtp.url,
+      PLAZA_MAIL_FROM: 'Plaza <no-reply@plaza.example>',
+      PLAZA_PUBLIC_URL: 'http://plaza.invalid',
+      PLAZA_FETCH_ALLOW_PRIVATE: '1',
+      PLAZA_VAPID_SUBJECT: 'mailto:admin@plaza.example',
+    },
+  })
+  server.services.config.publicUrl = server.url
   const visited = new Set<string>()
   const api = client(server, visited)
+  /** The token of the newest mail to `address`, once the outbox is sent. */
+  const mailedToken = async (address: string) => {
+    await server.services.delivery.drain()
+    const mail = smtp.received.filter((m) => m.to.includes(address)).at(-1)!
+    return new URL(/https?:\/\/\S+/.exec(mail.mail.text!)![0]).searchParams.get('token')!
+  }
   try {
     // Accounts and sessions
     const registered = await api('POST', '/auth/register', { body: { username: 'alice_c', email: 'alice_c@example.com', password: 'correct horse', full_name: 'Alice' } })
@@ -155,6 +195,35 @@ test('every route answers the shape its row publishes', async () => {
     const other = sessions.find((s: { current: boolean }) => !s.current)
     await api('DELETE', `/auth/sessions/${other.id}`, { token: alice.token })
     assert.is((await server.request('GET', `${API}/auth/sessions`, { token: second.token })).status, 401)
+
+    // Email: the address, a change (pending until verified), a new link, verification; a password reset by mail
+    assert.is((await api('GET', '/user/email', { token: alice.token })).email_verified, false)
+    assert.is((await api('PUT', '/user/email', { token: alice.token, body: { email: 'alice_c2@example.com', password: 'correct horse' } })).pending_email, 'alice_c2@example.com')
+    await api('POST', '/auth/email/resend', { token: alice.token })
+    assert.is((await api('POST', '/auth/email/verify', { body: { token: await mailedToken('alice_c2@example.com') } })).email, 'alice_c2@example.com')
+    const dave = await registerUser(server, 'dave_c')
+    await api('POST', '/auth/password/forgot', { body: { email: 'dave_c' } })
+    assert.is((await api('POST', '/auth/password/reset', { body: { token: await mailedToken('dave_c@example.com'), password: 'a new password' } })).revoked_sessions, 1)
+    assert.is((await server.request('GET', `${API}/user/profile`, { token: dave.token })).status, 401)
+
+    // Two-factor login: set up, confirm, a login's two steps, new recovery codes, off
+    const erin = await registerUser(server, 'erin_c')
+    assert.is((await api('GET', '/auth/2fa', { token: erin.token })).enabled, false)
+    const { secret } = await api('POST', '/auth/2fa/setup', { token: erin.token, body: { password: 'correct horse' } })
+    const { recovery_codes } = await api('POST', '/auth/2fa/confirm', { token: erin.token, body: { code: totpCodeAt(secret, new Date()) } })
+    const challenge = await api('POST', '/auth/login', { body: { email: 'erin_c', password: 'correct horse' } })
+    assert.is(challenge.two_factor_required, true)
+    await api('POST', '/auth/login/2fa', { body: { challenge_token: challenge.challenge_token, recovery_code: recovery_codes[0] } })
+    const renewed = await api('POST', '/auth/2fa/recovery_codes', { token: erin.token, body: { password: 'correct horse', recovery_code: recovery_codes[1] } })
+    // A recovery code: this step's code was used by the confirmation, and no code works twice.
+    await api('POST', '/auth/2fa/disable', { token: erin.token, body: { password: 'correct horse', recovery_code: renewed.recovery_codes[0] } })
+
+    // Web Push: the key, a subscription, a change, the end of it
+    await api('GET', '/push/vapid-key')
+    await api('POST', '/push/subscription', { token: bob.token, body: { subscription: pushService.subscription() } })
+    await api('GET', '/push/subscription', { token: bob.token })
+    await api('PUT', '/push/subscription', { token: bob.token, body: { data: { policy: 'follower' } } })
+    await api('DELETE', '/push/subscription', { token: bob.token })
 
     // Uploads: an avatar, images for a post, a comment and a story, and a video for a story (its poster fields)
     const png = await solidImage(64, 48, 'png')
@@ -238,10 +307,12 @@ test('every route answers the shape its row publishes', async () => {
     await api('DELETE', '/user/account', { token: carol.token, body: { password: 'correct horse' } })
     await api('POST', '/auth/logout', { token: bob.token })
 
-    const missed = rows.filter((r) => r.key !== EVENT_STREAM && !visited.has(r.key)).map((r) => r.key)
+    const missed = rows.filter((r) => !NOT_ENVELOPES.includes(r.key) && !visited.has(r.key)).map((r) => r.key)
     assert.equal(missed, [], 'every route with a data shape is called by this scenario')
   } finally {
     await server.close()
+    await pushService.close()
+    await smtp.close()
   }
 })
 

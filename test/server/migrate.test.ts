@@ -3,7 +3,7 @@
  * is out of time order (0004-0011 carry round times ahead of 0012-0013's), and drizzle's `migrate`
  * would skip every migration older than the newest recorded one.
  */
-import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -187,6 +187,61 @@ test('0018 drops the follows index by follower and time; the rows stay, and whom
     assert.equal(rows, [[1, 2, 5], [1, 3, 7], [2, 1, 6]])
     const plan = (await client.execute('explain query plan select following_id from follows where follower_id = 1 order by created_at desc')).rows.map((row) => String(row.detail))
     assert.ok(plan.includes('SEARCH follows USING PRIMARY KEY (follower_id=?)'), plan.join('\n'))
+  })
+})
+
+/** A copy of the migrations folder without `tag`: the folder of a branch that never had it (main before it merged). */
+function migrationsWithout(tag: string): string {
+  const folder = path.join(tempDir(), 'migrations')
+  cpSync(MIGRATIONS_DIR, folder, { recursive: true })
+  const entries = journal.entries.filter((entry) => !entry.tag.startsWith(tag))
+  writeFileSync(path.join(folder, 'meta/_journal.json'), JSON.stringify({ ...journal, entries }))
+  return folder
+}
+
+test('the journal lists the migrations in number order, idx its position, each time its own; each snapshot follows the one before', () => {
+  const entries = journal.entries as Array<{ idx: number; when: number; tag: string }>
+  const numbers = entries.map((entry) => Number(entry.tag.slice(0, 4)))
+  assert.equal(numbers, [...numbers].sort((a, b) => a - b), 'tags in number order')
+  assert.equal(entries.map((entry) => entry.idx), entries.map((_, i) => i))
+  assert.is(new Set(entries.map((entry) => entry.when)).size, entries.length, 'no two share a time (a time is how a database records one)')
+  for (const entry of entries) assert.ok(existsSync(path.join(MIGRATIONS_DIR, `${entry.tag}.sql`)), entry.tag)
+  // drizzle-kit generates against the last snapshot: a chain with a fork would make it write a merged branch's tables again.
+  const snapshots = entries.map((entry) => JSON.parse(readFileSync(path.join(MIGRATIONS_DIR, `meta/${entry.tag.slice(0, 4)}_snapshot.json`), 'utf8')) as { id: string; prevId: string; tables: Record<string, unknown> })
+  for (let i = 1; i < snapshots.length; i++) assert.is(snapshots[i].prevId, snapshots[i - 1].id, `${entries[i].tag} follows ${entries[i - 1].tag}`)
+  const last = snapshots[snapshots.length - 1]
+  for (const table of ['push_subscriptions', 'push_deliveries', 'mail_outbox', 'account_tokens', 'totp_credentials', 'recovery_codes', 'login_challenges', 'instance_keys', 'gateway_responses']) {
+    assert.ok(table in last.tables, `the last snapshot has ${table}`)
+  }
+})
+
+test('a database made before 0019 merged (with 0022, whose time is later) is given 0019 alone: its rows stay, and its triggers work', async () => {
+  await withDatabase(async (client) => {
+    assert.is(await applyMigrations(client, migrationsWithout('0019')), journal.entries.length - 1)
+    assert.ok(when('0022') > when('0019'), 'the newest time recorded is past 0019\'s: drizzle\'s rule would never give it 0019')
+    for (const id of [1, 2]) {
+      await client.execute(`insert into users (id, username, email, password_hash, created_at) values (?, ?, ?, 'x', 0)`, [id, `u${id}`, `u${id}@example.com`])
+    }
+    await client.execute(`insert into sessions (id, user_id, token_hash, created_at, expires_at) values (1, 1, 'h', 0, 9e15)`)
+    await client.execute(`insert into notifications (user_id, actor_id, type, created_at) values (1, 2, 'follow', 0)`)
+    const before = (await client.execute('select id, username, email from users order by id')).rows.map((row) => ({ ...row }))
+
+    assert.is(await applyMigrations(client, MIGRATIONS_DIR), 1)
+    assert.is(await recorded(client), journal.entries.length)
+    assert.is(await applyMigrations(client, MIGRATIONS_DIR), 0)
+    assert.equal((await client.execute('select id, username, email from users order by id')).rows.map((row) => ({ ...row })), before)
+    assert.equal((await client.execute('select email_verified_at, pending_email from users where id = 1')).rows.map((row) => ({ ...row })), [{ email_verified_at: null, pending_email: null }])
+    // A subscription, then a notification: the trigger queues its push; a revoked session takes its subscription with it.
+    await client.execute(`insert into push_subscriptions (user_id, session_id, endpoint, p256dh, auth, created_at, updated_at) values (1, 1, 'https://push.example/x', 'k', 'a', 0, 0)`)
+    await client.execute(`insert into notifications (user_id, actor_id, type, created_at) values (1, 2, 'like', 5)`)
+    assert.is(Number((await client.execute('select count(*) as n from push_deliveries')).rows[0].n), 1)
+    const epoch = async () => Number((await client.execute('select generation from auth_epoch')).rows[0].generation)
+    const generation = await epoch()
+    await client.execute('update users set email_verified_at = 1 where id = 1')
+    assert.is(await epoch(), generation + 1, 'a verification moves the session cache on')
+    await client.execute('update sessions set revoked_at = 1 where id = 1')
+    assert.is(Number((await client.execute('select count(*) as n from push_subscriptions')).rows[0].n), 0)
+    assert.is(Number((await client.execute('select count(*) as n from push_deliveries')).rows[0].n), 0)
   })
 })
 

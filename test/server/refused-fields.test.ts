@@ -25,7 +25,7 @@ test('PUT /user/update: username, email, password and is_verified are 400s namin
   const before = await profileOf(user)
   for (const [field, value, message] of [
     ['username', 'renamed_user', 'username cannot be changed: it is chosen at registration (POST /api/mobile/auth/register) and no route changes it'],
-    ['email', 'new@example.com', 'email cannot be changed: it is given at registration (POST /api/mobile/auth/register) and no route changes it'],
+    ['email', 'new@example.com', 'email is changed with PUT /api/mobile/user/email (email, password), not here'],
     ['password', 'another password', 'password is changed with PUT /api/mobile/user/password (current_password, new_password), not here'],
     ['is_verified', true, "is_verified is set by the server's operator (plaza admin verify), not by the user"],
   ] as const) {

@@ -1,8 +1,10 @@
 /** The account lifecycle: changing the password, listing and revoking sessions, deleting the account. */
+import { createECDH } from 'node:crypto'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createSessionTouches } from '../../src/server/auth/sessions.js'
 import type { Db } from '../../src/server/db/client.js'
+import { totpCodeAt } from '../../src/server/auth/totp.js'
 import { manualClock, registerUser, startTestServer, type RegisteredUser, type TestServer } from '../helpers/server.js'
 import { filesOnDisk, solidImage, upload } from '../uploads/fixtures.js'
 import { counterDrift } from './counters.js'
@@ -173,6 +175,13 @@ test('PUT /user/password: checks the current password (403), keeps the calling s
   }
 })
 
+/** A user agent's P-256 public key, as a push subscription carries it. */
+function pushKey(): string {
+  const ecdh = createECDH('prime256v1')
+  ecdh.generateKeys()
+  return ecdh.getPublicKey().toString('base64url')
+}
+
 /** Every table of the schema, read from sqlite_master (full-text shadow tables and bookkeeping, such as a libsql server's migration lease, aside). */
 async function tables(server: TestServer): Promise<string[]> {
   const result = await rawClient(server).execute(
@@ -187,7 +196,8 @@ async function count(server: TestServer, sqlText: string, args: (string | number
 }
 
 test('DELETE /user/account erases every row and file of the account, corrects every counter, and frees the username', async () => {
-  const server = await startTestServer()
+  // Push subscriptions are accepted (a loopback endpoint: the test switch) and never sent to (the sender's poll outlasts the test).
+  const server = await startTestServer({ env: { PLAZA_FETCH_ALLOW_PRIVATE: '1', PLAZA_VAPID_SUBJECT: 'mailto:admin@example.com', PLAZA_DELIVERY_POLL: '60s' } })
   try {
     const [alice, bob, carol] = [await registerUser(server), await registerUser(server), await registerUser(server)]
     const png = () => solidImage(24, 24, 'png')
@@ -231,6 +241,15 @@ test('DELETE /user/account erases every row and file of the account, corrects ev
     await call(bob, 'GET', `/stories/view/${aliceStory.id}`)
     await call(alice, 'GET', `/stories/view/${bobStory.id}`)
     await call(carol, 'GET', `/stories/view/${bobStory.id}`)
+    // Push subscriptions both ways (a push queued for Bob of Alice's follow, one for Alice of Carol's like), two-factor, and mail.
+    const subscription = (name: string) => ({ subscription: { endpoint: `http://127.0.0.1:9/push/${name}`, keys: { p256dh: pushKey(), auth: 'AAAAAAAAAAAAAAAAAAAAAA' } } })
+    await call(alice, 'POST', '/push/subscription', subscription('alice'))
+    await call(bob, 'POST', '/push/subscription', subscription('bob'))
+    await call(alice, 'DELETE', `/user/unfollow/${bob.id}`)
+    await call(alice, 'POST', `/user/follow/${bob.id}`)
+    await call(carol, 'POST', `/interactions/like/${alicePost.id}`)
+    const { secret } = await call(alice, 'POST', '/auth/2fa/setup', { password: PASSWORD })
+    await call(alice, 'POST', '/auth/2fa/confirm', { code: totpCodeAt(secret, new Date()) })
     const raw = rawClient(server)
     await raw.execute({ sql: 'insert into blocks (blocker_id, blocked_id, created_at) values (?, ?, 0), (?, ?, 0), (?, ?, 0)', args: [alice.id, carol.id, bob.id, alice.id, bob.id, carol.id] })
     await raw.execute({ sql: 'insert into mutes (muter_id, muted_id, created_at) values (?, ?, 0), (?, ?, 0), (?, ?, 0)', args: [alice.id, bob.id, carol.id, alice.id, carol.id, bob.id] })
@@ -239,6 +258,9 @@ test('DELETE /user/account erases every row and file of the account, corrects ev
         (?, 'post', ?, ?, 'spam', 0), (?, 'post', ?, ?, 'spam', 0), (?, 'user', ?, ?, 'spam', 0)`,
       args: [alice.id, bobPost.id, bob.id, bob.id, alicePost.id, alice.id, carol.id, bob.id, bob.id],
     })
+    await raw.execute({ sql: `insert into account_tokens (user_id, purpose, token_hash, email, created_at, expires_at) values (?, 'password_reset', 't1', 'a@example.com', 0, 1), (?, 'verify_email', 't2', 'b@example.com', 0, 1)`, args: [alice.id, bob.id] })
+    await raw.execute({ sql: `insert into login_challenges (user_id, token_hash, created_at, expires_at) values (?, 'c1', 0, 1), (?, 'c2', 0, 1)`, args: [alice.id, bob.id] })
+    await raw.execute({ sql: `insert into mail_outbox (user_id, kind, recipient, subject, expires_at, created_at) values (?, 'password_reset', 'a@example.com', 's', 0, 0), (?, 'verify_email', 'b@example.com', 's', 0, 0)`, args: [alice.id, bob.id] })
     await server.services.fanout.drain()
     assert.equal(await counterDrift(server), [], 'exact before')
     // Backfills still pending both ways, and one of others: the runner is held (a pending post of
@@ -279,6 +301,16 @@ test('DELETE /user/account erases every row and file of the account, corrects ev
       mutes: `muter_id = ${A} or muted_id = ${A}`,
       reports: `reporter_id = ${A} or target_user_id = ${A} or (target_type = 'post' and target_id in ${P})`,
       // Neither holds anything of a user: the fan-out's cursor, and the operator's record (kept by design).
+      push_subscriptions: `user_id = ${A}`,
+      // Pushes queued for her subscriptions, and for others' of what she did (their notifications go).
+      push_deliveries: `subscription_id in (select id from push_subscriptions where user_id = ${A}) or notification_id in (select id from notifications where user_id = ${A} or actor_id = ${A} or post_id in ${P} or story_id in ${S})`,
+      mail_outbox: `user_id = ${A}`,
+      account_tokens: `user_id = ${A}`,
+      totp_credentials: `user_id = ${A}`,
+      recovery_codes: `user_id = ${A}`,
+      login_challenges: `user_id = ${A}`,
+      // The server's VAPID keys.
+      instance_keys: '0',
       timeline_fanout: '0',
       // One number (the session cache's generation), moved by the deletion but holding nothing of hers.
       auth_epoch: '0',
@@ -300,7 +332,7 @@ test('DELETE /user/account erases every row and file of the account, corrects ev
     for (const table of Object.keys(hers)) {
       before[table] = { total: await count(server, `select count(*) from ${table}`), hers: await count(server, `select count(*) from ${table} where ${hers[table]}`) }
     }
-    for (const table of ['users', 'sessions', 'follows', 'posts', 'likes', 'comments', 'post_hashtags', 'stories', 'story_views', 'notifications', 'uploads', 'timelines', 'timeline_backfills', 'blocks', 'mutes', 'reports']) {
+    for (const table of ['users', 'sessions', 'follows', 'posts', 'likes', 'comments', 'post_hashtags', 'stories', 'story_views', 'notifications', 'uploads', 'timelines', 'timeline_backfills', 'blocks', 'mutes', 'reports', 'push_subscriptions', 'push_deliveries', 'mail_outbox', 'account_tokens', 'totp_credentials', 'recovery_codes', 'login_challenges']) {
       assert.ok(before[table].hers > 0, `the scenario gives Alice rows in ${table}`)
     }
     const filesBefore = filesOnDisk(server.dataDir)

@@ -41,7 +41,7 @@ export async function issueSession(db: Db | Tx, userId: number, now: Date, userA
  * follow and post) or password hash. Exactly the columns whose change bumps `auth_epoch` (migration
  * 0015), so a cached one is never stale.
  */
-export type AuthUser = Pick<typeof users.$inferSelect, 'id' | 'username' | 'email' | 'fullName' | 'avatar' | 'suspendedAt'>
+export type AuthUser = Pick<typeof users.$inferSelect, 'id' | 'username' | 'email' | 'fullName' | 'avatar' | 'suspendedAt' | 'emailVerifiedAt'>
 
 const AUTH_USER = {
   id: users.id,
@@ -50,6 +50,7 @@ const AUTH_USER = {
   fullName: users.fullName,
   avatar: users.avatar,
   suspendedAt: users.suspendedAt,
+  emailVerifiedAt: users.emailVerifiedAt,
 }
 
 export const SUSPENDED_MESSAGE = 'This account has been suspended'

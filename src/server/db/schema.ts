@@ -34,6 +34,10 @@ export const users = sqliteTable(
     createdAt: integer('created_at').notNull(),
     /** Set by a moderator (`plaza admin reports resolve --action suspend`): the user cannot log in or act, and their content is hidden. */
     suspendedAt: integer('suspended_at'),
+    /** When the owner proved they read mail at `email` (a verification link, or a password reset by mail); null while unproven. */
+    emailVerifiedAt: integer('email_verified_at'),
+    /** An address the owner asked to change to, mailed a verification link; it replaces `email` once verified. */
+    pendingEmail: text('pending_email'),
   },
   (t) => [
     uniqueIndex('users_username_lower_idx').on(sql`lower(${t.username})`),
@@ -605,4 +609,180 @@ export const gatewayKeyMinutes = sqliteTable(
     tokens: integer('tokens').notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.keyId, t.second] })],
+)
+
+/**
+ * Server-wide key material made once and kept (delivery/push.ts: the VAPID key pair, generated at
+ * the first start unless PLAZA_VAPID_* is set). One row per name; the first writer wins, so every
+ * process and host sharing the database signs with the same pair.
+ */
+export const instanceKeys = sqliteTable('instance_keys', {
+  name: text('name').primaryKey(),
+  value: text('value').notNull(),
+  createdAt: integer('created_at').notNull(),
+})
+
+/**
+ * A Web Push subscription (RFC 8030), one per session as Mastodon has one per access token: it
+ * goes with its session (a revoked session's by trigger, migration 0019; an expired one's when a
+ * delivery finds it dead). `alerts` maps notification types to on/off as JSON; a type it does not
+ * name is on, so types added later reach existing subscriptions.
+ */
+export const pushSubscriptions = sqliteTable(
+  'push_subscriptions',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    sessionId: integer('session_id')
+      .notNull()
+      .references(() => sessions.id, { onDelete: 'cascade' }),
+    endpoint: text('endpoint').notNull(),
+    /** The user agent's ECDH public key (P-256, uncompressed, base64url) and auth secret (16 bytes, base64url), RFC 8291. */
+    p256dh: text('p256dh').notNull(),
+    auth: text('auth').notNull(),
+    alerts: text('alerts').notNull().default('{}'),
+    /** Whose notifications are pushed: `all`, `followed` (actors the user follows), `follower` (actors following the user), `none`. */
+    policy: text('policy', { enum: ['all', 'followed', 'follower', 'none'] }).notNull().default('all'),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [uniqueIndex('push_subscriptions_session_idx').on(t.sessionId), index('push_subscriptions_user_idx').on(t.userId)],
+)
+
+/**
+ * The Web Push outbox: one row per notification and subscription, written by a trigger on
+ * `notifications` in the notification's own transaction (migration 0019), so nothing created is
+ * lost whatever process, host or command created it. A sender claims due rows by moving
+ * `next_attempt_at` past a lease and stamping `claim` (delivery/outbox.ts); a sent row is deleted.
+ */
+export const pushDeliveries = sqliteTable(
+  'push_deliveries',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    subscriptionId: integer('subscription_id')
+      .notNull()
+      .references(() => pushSubscriptions.id, { onDelete: 'cascade' }),
+    notificationId: integer('notification_id')
+      .notNull()
+      .references(() => notifications.id, { onDelete: 'cascade' }),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: integer('next_attempt_at').notNull(),
+    /** The sender that holds the row until `next_attempt_at` (a random token), or null. */
+    claim: text('claim'),
+    lastError: text('last_error'),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [
+    index('push_deliveries_due_idx').on(t.nextAttemptAt),
+    index('push_deliveries_subscription_idx').on(t.subscriptionId),
+    index('push_deliveries_notification_idx').on(t.notificationId),
+  ],
+)
+
+/**
+ * The mail outbox (delivery/mail.ts): rendered messages waiting for SMTP, retried with backoff.
+ * The bodies hold single-use links, so they are kept only until the message is sent or given up
+ * (then null); the row stays as the record `plaza admin mail` shows.
+ */
+export const mailOutbox = sqliteTable(
+  'mail_outbox',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    userId: integer('user_id').references(() => users.id, { onDelete: 'cascade' }),
+    kind: text('kind').notNull(),
+    recipient: text('recipient').notNull(),
+    subject: text('subject').notNull(),
+    textBody: text('text_body'),
+    htmlBody: text('html_body'),
+    status: text('status', { enum: ['pending', 'sent', 'failed'] }).notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    /** When a pending message is next tried (or its claim's lease ends); null once sent or failed. */
+    nextAttemptAt: integer('next_attempt_at'),
+    claim: text('claim'),
+    lastError: text('last_error'),
+    /** A message whose link has expired is not worth sending: given up at this time. */
+    expiresAt: integer('expires_at').notNull(),
+    createdAt: integer('created_at').notNull(),
+    sentAt: integer('sent_at'),
+  },
+  (t) => [
+    index('mail_outbox_due_idx')
+      .on(t.nextAttemptAt)
+      .where(sql`${t.nextAttemptAt} is not null`),
+    index('mail_outbox_user_idx').on(t.userId),
+  ],
+)
+
+/**
+ * Single-use secrets mailed to a user: a password reset or an email verification. Only the
+ * SHA-256 of the token is kept; `email` is the address it was mailed to (a verification proves that
+ * one). Consumed by setting `used_at` in the transaction that acts on it.
+ */
+export const accountTokens = sqliteTable(
+  'account_tokens',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    purpose: text('purpose', { enum: ['password_reset', 'verify_email'] }).notNull(),
+    tokenHash: text('token_hash').notNull(),
+    email: text('email').notNull(),
+    createdAt: integer('created_at').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+    usedAt: integer('used_at'),
+  },
+  (t) => [uniqueIndex('account_tokens_hash_idx').on(t.tokenHash), index('account_tokens_user_idx').on(t.userId, t.purpose)],
+)
+
+/**
+ * A user's TOTP secret (RFC 6238). It has to be read back to check codes, so it cannot be hashed.
+ * Two-factor login is on once `confirmed_at` is set; `last_step` is the newest time step a code was
+ * accepted for, and only later steps are accepted, so no code works twice.
+ */
+export const totpCredentials = sqliteTable('totp_credentials', {
+  userId: integer('user_id')
+    .primaryKey()
+    .references(() => users.id, { onDelete: 'cascade' }),
+  secret: text('secret').notNull(),
+  confirmedAt: integer('confirmed_at'),
+  lastStep: integer('last_step').notNull().default(0),
+  createdAt: integer('created_at').notNull(),
+})
+
+/** One-time recovery codes for two-factor login, SHA-256 hashed; a used one keeps its row with `used_at`. */
+export const recoveryCodes = sqliteTable(
+  'recovery_codes',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    codeHash: text('code_hash').notNull(),
+    usedAt: integer('used_at'),
+  },
+  (t) => [uniqueIndex('recovery_codes_user_hash_idx').on(t.userId, t.codeHash)],
+)
+
+/**
+ * The second step of a login with two-factor on: the password was right, and this short-lived
+ * token (hashed) stands for it until a code is given. Counts wrong codes; used or expired ones are
+ * refused, and deleted at the user's next login.
+ */
+export const loginChallenges = sqliteTable(
+  'login_challenges',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    tokenHash: text('token_hash').notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    createdAt: integer('created_at').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+    usedAt: integer('used_at'),
+  },
+  (t) => [uniqueIndex('login_challenges_hash_idx').on(t.tokenHash), index('login_challenges_user_idx').on(t.userId)],
 )

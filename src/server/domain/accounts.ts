@@ -1,19 +1,15 @@
 import { TRPCError } from '@trpc/server'
 import { eq, sql } from 'drizzle-orm'
-import { formatDateTime } from '../../shared/dates.js'
 import type { LoginInput, RegisterInput } from '../../shared/schemas/auth.js'
 import type { Session } from '../../shared/types.js'
 import { decoyHash, hashPassword, verifyPassword } from '../auth/passwords.js'
-import { assertNotSuspended, issueSession, revokeSession, type AuthUser } from '../auth/sessions.js'
+import { assertNotSuspended, hashToken, issueSession, revokeSession, type AuthUser } from '../auth/sessions.js'
 import { writeTransaction, type Db, type Tx } from '../db/client.js'
 import { wrongPassword } from '../errors.js'
 import { users } from '../db/schema.js'
-import { withMediaOne } from './media.js'
-import { toSessionUser } from './views.js'
+import { sessionOf } from './session-answer.js'
+import { issueLoginChallenge, twoFactorEnabled, type LoginChallenge } from './two-factor.js'
 
-async function sessionOf(db: Db | Tx, user: AuthUser, issued: { token: string; expiresAt: number }): Promise<Session> {
-  return { token: issued.token, expires_at: formatDateTime(issued.expiresAt), user: await withMediaOne(db, toSessionUser(user)) }
-}
 
 /** Which unique index a failed insert ran into, if any (the message also quotes the SQL, so match index names). */
 function uniqueViolation(error: unknown): 'username' | 'email' | null {
@@ -24,8 +20,17 @@ function uniqueViolation(error: unknown): 'username' | 'email' | null {
   return null
 }
 
-/** Creates the account and logs it in at once (decisions §2: register returns a Session). */
-export async function registerAccount(db: Db, input: Required<RegisterInput>, now: Date, userAgent = ''): Promise<Session> {
+/**
+ * Creates the account and logs it in at once (decisions §2: register returns a Session). `created`
+ * runs in the same transaction (the verification mail, when mail is set up).
+ */
+export async function registerAccount(
+  db: Db,
+  input: Required<RegisterInput>,
+  now: Date,
+  userAgent = '',
+  created?: (tx: Tx, user: { id: number; username: string; email: string }) => Promise<void>,
+): Promise<Session> {
   const passwordHash = await hashPassword(input.password)
   try {
     return await writeTransaction(db, async (tx) => {
@@ -33,6 +38,7 @@ export async function registerAccount(db: Db, input: Required<RegisterInput>, no
         .insert(users)
         .values({ username: input.username, email: input.email, fullName: input.full_name, passwordHash, createdAt: now.getTime() })
         .returning()
+      await created?.(tx, user)
       return sessionOf(tx, user, await issueSession(tx, user.id, now, userAgent))
     })
   } catch (error) {
@@ -43,7 +49,6 @@ export async function registerAccount(db: Db, input: Required<RegisterInput>, no
   }
 }
 
-/** Checks the password of the account named by email (or username) and opens a new session. */
 /**
  * The key failed logins against this login name are counted under (the `auth` class): the
  * account's id, so an email and a username of one account share a count, or the name itself when
@@ -56,7 +61,12 @@ export async function loginAccountKey(db: Db, login: string): Promise<string> {
   return user ? `account:${user.id}` : `login:${name}`
 }
 
-export async function logIn(db: Db, input: Required<LoginInput>, now: Date, userAgent = ''): Promise<Session> {
+/**
+ * Checks the password of the account named by email (or username) and opens a new session; with
+ * two-factor login on, answers a challenge instead (domain/two-factor.ts), which a code turns into
+ * the session.
+ */
+export async function logIn(db: Db, input: Required<LoginInput>, now: Date, userAgent = ''): Promise<Session | LoginChallenge> {
   const login = input.email.toLowerCase()
   const column = login.includes('@') ? users.email : users.username
   const [user] = await db
@@ -68,6 +78,7 @@ export async function logIn(db: Db, input: Required<LoginInput>, now: Date, user
   if (!user || !ok) throw wrongPassword('UNAUTHORIZED', 'Invalid email or password')
   // Only after the password: a guesser learns nothing about the account from the 403.
   assertNotSuspended(user)
+  if (await twoFactorEnabled(db, user.id)) return issueLoginChallenge(db, user.id, now)
   return sessionOf(db, user, await issueSession(db, user.id, now, userAgent))
 }
 
@@ -76,10 +87,13 @@ export async function logOut(db: Db, sessionId: number, now: Date): Promise<null
   return null
 }
 
-/** Replaces the caller's session with a new one; the old token stops working. */
+/** Replaces the caller's session with a new one (its push subscription too); the old token stops working. */
 export async function refreshSession(db: Db, user: AuthUser, sessionId: number, now: Date, userAgent = ''): Promise<Session> {
   return writeTransaction(db, async (tx) => {
+    const issued = await issueSession(tx, user.id, now, userAgent)
+    // The session's push subscription moves to the new one, before the revocation's trigger would delete it.
+    await tx.run(sql`update push_subscriptions set session_id = (select id from sessions where token_hash = ${hashToken(issued.token)}) where session_id = ${sessionId}`)
     if (!(await revokeSession(tx, sessionId, now))) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Invalid or expired token' })
-    return sessionOf(tx, user, await issueSession(tx, user.id, now, userAgent))
+    return sessionOf(tx, user, issued)
   })
 }

@@ -95,12 +95,12 @@ export function causedBy(found: CausedBy): SQL {
  * read, users.notifications_read_upto) that are not read, so they are one range of
  * notifications_user_page_idx (user_id, id > mark) filtered in the index, not the user's whole range.
  */
-function unreadOf(userId: number | Placeholder): SQL {
+function unreadOf(userId: number | Placeholder | SQL): SQL {
   return sql`${notifications.id} > (select reader.notifications_read_upto from ${users} reader where reader.id = ${userId}) and ${notifications.isRead} = 0`
 }
 
 /** Whose notifications a query may touch: always the caller's own, optionally only the unread ones. */
-function ownedBy(userId: number | Placeholder, unreadOnly: boolean): SQL {
+function ownedBy(userId: number | Placeholder | SQL, unreadOnly: boolean): SQL {
   return unreadOnly ? and(eq(notifications.userId, userId), unreadOf(userId))! : eq(notifications.userId, userId)
 }
 
@@ -110,7 +110,7 @@ type Param = number | Placeholder
  * One page of the caller's notifications with its actor and post joined; values or placeholders.
  * With `after`, those past that id, oldest first (the live stream's catch-up), through the same joins and filters.
  */
-function notificationSelect(db: ReadDb, userId: Param, unreadOnly: boolean, limit: Param, offset: Param, after?: Param) {
+function notificationSelect(db: ReadDb, userId: Param | SQL, unreadOnly: boolean, limit: Param, offset: Param, after?: Param, only?: SQL) {
   return db
     .select({
       id: notifications.id,
@@ -130,7 +130,7 @@ function notificationSelect(db: ReadDb, userId: Param, unreadOnly: boolean, limi
     .from(notifications)
     .innerJoin(users, eq(users.id, notifications.actorId))
     .leftJoin(posts, eq(posts.id, notifications.postId))
-    .where(and(ownedBy(userId, unreadOnly), authorVisibleTo(userId), after === undefined ? undefined : gt(notifications.id, after)))
+    .where(and(ownedBy(userId, unreadOnly), authorVisibleTo(userId), after === undefined ? undefined : gt(notifications.id, after), only))
     .orderBy(after === undefined ? desc(notifications.id) : asc(notifications.id))
     .limit(limit)
     .offset(offset)
@@ -220,6 +220,19 @@ const afterPage = prepared((db) => notificationSelect(db, sql.placeholder('user'
 export async function notificationsAfter(db: ReadDb, userId: number, afterId: number, limit: number): Promise<Notification[]> {
   const rows = await afterPage(db).all({ user: userId, after: afterId, limit })
   return notificationsWithMedia(db, rows)
+}
+
+/**
+ * Notifications by id, each as its own recipient's list shows it: the list's query with the row's
+ * recipient as the viewer, so the same joins, filters (blocked or suspended actors) and mapping.
+ * What Web Push sends (delivery/push.ts); a row the list would hide, or one deleted, is absent.
+ * One query for them all: a probe of the primary key per id.
+ */
+export async function notificationsByIds(db: ReadDb, ids: readonly number[]): Promise<Map<number, Notification>> {
+  if (ids.length === 0) return new Map()
+  const only = sql`${notifications.id} in (select value from json_each(${JSON.stringify(ids)}))`
+  const rows = await notificationSelect(db, sql`${notifications.userId}`, false, ids.length, 0, undefined, only)
+  return new Map((await notificationsWithMedia(db, rows)).map((notification) => [notification.id, notification]))
 }
 
 /**

@@ -196,7 +196,8 @@ export async function deleteStory(services: Services, storyId: number, by: Remov
 /**
  * Erases an account after checking its password (403 when wrong): its posts (with everything
  * that hangs off them), comments, likes, follows both ways, stories, story views, notifications
- * (its own and those it caused), sessions, blocks and mutes both ways, reports by it or about it,
+ * (its own and those it caused, with their queued pushes), sessions and their push subscriptions,
+ * mail, reset and verification tokens, two-factor secrets and recovery codes, blocks and mutes both ways, reports by it or about it,
  * uploads, timelines (and their pending backfills both ways) and rate-limit counters, then the
  * user row, which frees the username and email. Every counter on other users' posts, profiles,
  * stories and hashtags is corrected first, in the same transaction; the files go after commit.
@@ -252,6 +253,13 @@ export async function deleteAccount(services: Services, userId: number, password
     await tx.run(sql`delete from blocks where blocker_id = ${u} or blocked_id = ${u}`)
     await tx.run(sql`delete from mutes where muter_id = ${u} or muted_id = ${u}`)
     await tx.run(sql`delete from reports where reporter_id = ${u} or target_user_id = ${u}`)
+    // Push, mail and two-factor rows (migration 0019); their foreign keys would take them with the user row, but the list here is the record.
+    await tx.run(sql`delete from push_subscriptions where user_id = ${u}`)
+    await tx.run(sql`delete from account_tokens where user_id = ${u}`)
+    await tx.run(sql`delete from login_challenges where user_id = ${u}`)
+    await tx.run(sql`delete from recovery_codes where user_id = ${u}`)
+    await tx.run(sql`delete from totp_credentials where user_id = ${u}`)
+    await tx.run(sql`delete from mail_outbox where user_id = ${u}`)
     await tx.run(sql`delete from sessions where user_id = ${u}`)
     await tx.run(sql`delete from uploads where user_id = ${u}`)
     await tx.run(sql`delete from rate_limits where key like ${`%:user:${u}`}`)

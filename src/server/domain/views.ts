@@ -8,8 +8,8 @@ import { mediaOf, type Bare, type MediaMap } from './media.js'
 
 type UserRow = typeof users.$inferSelect
 
-export function toSessionUser(user: Pick<UserRow, 'id' | 'username' | 'email' | 'fullName' | 'avatar'>): Bare<SessionUser> {
-  return { id: user.id, username: user.username, email: user.email, full_name: user.fullName, avatar: user.avatar }
+export function toSessionUser(user: Pick<UserRow, 'id' | 'username' | 'email' | 'emailVerifiedAt' | 'fullName' | 'avatar'>): Bare<SessionUser> {
+  return { id: user.id, username: user.username, email: user.email, email_verified: user.emailVerifiedAt !== null, full_name: user.fullName, avatar: user.avatar }
 }
 
 /** The user columns a profile shows. */

@@ -2,7 +2,12 @@
  * The social REST API of spec/social-api.md, mounted at /api/mobile. The one place that lists its paths:
  * each row reads like the spec's endpoint table, then names the procedure that serves it.
  */
+import { z } from 'zod'
+import * as push from '../../shared/schemas/push.js'
 import * as data from '../../shared/schemas/responses.js'
+import * as security from '../../shared/schemas/security.js'
+import { FORGOT_MESSAGE } from '../domain/recovery.js'
+import { accountPage, LINK_PAGE_ERRORS } from './account-pages.js'
 import type { Route } from './adapter.js'
 import { POOL_ERRORS } from '../workers/pool.js'
 import { handleNotificationStream, NOTIFICATION_STREAM_ERRORS, notificationStreamInput } from './notification-stream.js'
@@ -11,11 +16,27 @@ import { handleUpload } from './uploads.js'
 export const mobileRoutes: Route[] = [
   // auth
   { method: 'POST', path: '/auth/register', procedure: 'auth.register', status: 201, message: 'Registration successful', summary: 'Create an account and log in', output: data.session },
-  { method: 'POST', path: '/auth/login', procedure: 'auth.login', message: 'Login successful', summary: 'Log in with email (or username) and password', output: data.session },
+  { method: 'POST', path: '/auth/login', procedure: 'auth.login', message: 'Login successful', summary: 'Log in with email (or username) and password (a two-factor challenge when it is on)', output: security.loginResult },
+  { method: 'POST', path: '/auth/login/2fa', procedure: 'auth.loginTwoFactor', message: 'Login successful', summary: "A login's second step: the challenge and a code (or a recovery code) give the session", output: data.session },
   { method: 'POST', path: '/auth/logout', procedure: 'auth.logout', input: () => undefined, message: 'Logged out', summary: 'End the calling session', output: data.nothing },
   { method: 'POST', path: '/auth/refresh', procedure: 'auth.refresh', input: () => undefined, message: 'Token refreshed', summary: 'Swap the calling session for a fresh token', output: data.session },
   { method: 'GET', path: '/auth/sessions', procedure: 'auth.sessions', input: () => undefined, summary: "List the caller's live sessions", output: data.sessionList },
   { method: 'DELETE', path: '/auth/sessions/:id', procedure: 'auth.revokeSession', input: ({ params }) => params, message: 'Session revoked', summary: "Revoke one of the caller's sessions", output: data.nothing },
+
+  // password reset and email verification by mail (issue 48); the GETs are the pages the mailed links open
+  { method: 'POST', path: '/auth/password/forgot', procedure: 'auth.forgotPassword', input: ({ body }) => body, message: FORGOT_MESSAGE, summary: 'Mail a password reset link to the account with this email (or username)', output: data.nothing },
+  { method: 'GET', path: '/auth/password/reset', handle: accountPage('password_reset'), request: z.object({ token: z.string() }), answers: 'page', errors: LINK_PAGE_ERRORS, summary: 'The page a reset link opens: a form for the new password' },
+  { method: 'POST', path: '/auth/password/reset', procedure: 'auth.resetPassword', input: ({ body }) => body, message: 'Password reset: log in with the new password', summary: 'Set a new password with a mailed token; every session is revoked', output: security.passwordReset },
+  { method: 'GET', path: '/auth/email/verify', handle: accountPage('verify_email'), request: z.object({ token: z.string() }), answers: 'page', errors: LINK_PAGE_ERRORS, summary: 'The page a verification link opens' },
+  { method: 'POST', path: '/auth/email/verify', procedure: 'auth.verifyEmail', input: ({ body }) => body, message: 'Email address verified', summary: 'Verify an email address with a mailed token', output: security.emailState },
+  { method: 'POST', path: '/auth/email/resend', procedure: 'auth.resendVerification', input: () => undefined, message: 'A new verification link has been mailed', summary: "Mail a new verification link for the caller's unverified or pending address", output: data.nothing },
+
+  // two-factor login (TOTP, issue 48)
+  { method: 'GET', path: '/auth/2fa', procedure: 'twoFactor.status', input: () => undefined, summary: "Whether the caller's two-factor login is on, and recovery codes left", output: security.twoFactorStatus },
+  { method: 'POST', path: '/auth/2fa/setup', procedure: 'twoFactor.setup', input: ({ body }) => body, message: 'Scan the QR code, then confirm with the first code', summary: 'Start two-factor login: a secret, its otpauth:// URI and QR code', output: security.twoFactorSetup },
+  { method: 'POST', path: '/auth/2fa/confirm', procedure: 'twoFactor.confirm', input: ({ body }) => body, message: 'Two-factor login is on: keep these recovery codes somewhere safe', summary: "Turn two-factor login on with the app's first code; answers ten recovery codes", output: security.recoveryCodes },
+  { method: 'POST', path: '/auth/2fa/disable', procedure: 'twoFactor.disable', input: ({ body }) => body, message: 'Two-factor login is off', summary: 'Turn two-factor login off (password and a code)', output: security.twoFactorStatus },
+  { method: 'POST', path: '/auth/2fa/recovery_codes', procedure: 'twoFactor.recoveryCodes', input: ({ body }) => body, message: 'New recovery codes: the old ones no longer work', summary: 'Replace the recovery codes (password and a code)', output: security.recoveryCodes },
 
   // users
   { method: 'GET', path: '/user/profile/:user_id?', procedure: 'users.profile', input: ({ params }) => params, summary: "A user's profile (the caller's own without user_id)", output: data.userProfile },
@@ -30,6 +51,8 @@ export const mobileRoutes: Route[] = [
   { method: 'POST', path: '/user/mute/:user_id', procedure: 'users.mute', input: ({ params }) => params, message: 'Muted', summary: 'Mute a user', output: data.muteState },
   { method: 'DELETE', path: '/user/unmute/:user_id', procedure: 'users.unmute', input: ({ params }) => params, message: 'Unmuted', summary: 'Unmute a user', output: data.muteState },
   { method: 'GET', path: '/user/muted', procedure: 'users.muted', input: ({ query }) => query, summary: 'A page of the users the caller mutes', output: data.userPage },
+  { method: 'GET', path: '/user/email', procedure: 'users.email', input: () => undefined, summary: "The caller's email address, whether it is verified, and a pending new one", output: security.emailState },
+  { method: 'PUT', path: '/user/email', procedure: 'users.changeEmail', input: ({ body }) => body, message: 'Email updated', summary: 'Change the email address (pending until the link mailed to it is opened, when mail is set up)', output: security.emailState },
   { method: 'PUT', path: '/user/password', procedure: 'users.changePassword', input: ({ body }) => body, message: 'Password changed', summary: 'Change the password; other sessions are revoked', output: data.passwordChanged },
   { method: 'DELETE', path: '/user/account', procedure: 'users.deleteAccount', input: ({ body }) => body, deleteWithBody: true, message: 'Account deleted', summary: "Delete the caller's account and everything it made", output: data.nothing },
 
@@ -66,6 +89,13 @@ export const mobileRoutes: Route[] = [
   { method: 'PUT', path: '/notifications/mark_read/:notification_id?', procedure: 'notifications.markRead', input: ({ params }) => params, summary: 'Mark one notification read, or all without an id', output: data.markedRead },
   // Server-Sent Events: notifications as they arrive (Last-Event-ID resumes)
   { method: 'GET', path: '/notifications/stream', handle: handleNotificationStream, auth: 'bearer', answers: 'event-stream', request: notificationStreamInput, errors: NOTIFICATION_STREAM_ERRORS, summary: 'Notifications as Server-Sent Events as they arrive (Last-Event-ID or last_event_id resumes)' },
+
+  // Web Push (issue 48; Mastodon's /api/v1/push/subscription shape): one subscription per session
+  { method: 'GET', path: '/push/vapid-key', procedure: 'push.vapidKey', input: () => undefined, summary: "The server's VAPID public key, for PushManager.subscribe", output: push.vapidKey },
+  { method: 'GET', path: '/push/subscription', procedure: 'push.subscription', input: () => undefined, summary: "The calling session's push subscription", output: push.pushSubscription },
+  { method: 'POST', path: '/push/subscription', procedure: 'push.subscribe', input: ({ body }) => body, message: 'Subscribed', summary: 'Subscribe the calling session to Web Push (replaces its subscription)', output: push.pushSubscription },
+  { method: 'PUT', path: '/push/subscription', procedure: 'push.update', input: ({ body }) => body, message: 'Subscription updated', summary: "Change which notifications the session's subscription pushes", output: push.pushSubscription },
+  { method: 'DELETE', path: '/push/subscription', procedure: 'push.unsubscribe', input: () => undefined, message: 'Unsubscribed', summary: "Remove the calling session's push subscription", output: data.nothing },
 
   // reports (issue 13; not in the spec)
   { method: 'POST', path: '/reports', procedure: 'reports.create', input: ({ body }) => body, status: 201, message: 'Report submitted', summary: 'Report a post, comment, story or user to the moderators', output: data.reportCreated },

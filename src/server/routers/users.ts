@@ -2,11 +2,12 @@ import { paginationInput } from '../../shared/schemas/common.js'
 import { followInput, followListInput, profileInput, updateProfileInput } from '../../shared/schemas/users.js'
 import { follow, listFollows, unfollow } from '../domain/follows.js'
 import { blockUser, listRelations, muteUser, unblockUser, unmuteUser } from '../domain/relations.js'
-import { changePasswordInput, deleteAccountInput } from '../../shared/schemas/auth.js'
+import { changeEmailInput, changePasswordInput, deleteAccountInput } from '../../shared/schemas/auth.js'
+import { changeEmail, emailState } from '../domain/recovery.js'
 import { deleteAccount } from '../domain/removal.js'
 import { changePassword } from '../domain/sessions.js'
 import { loadProfile, updateProfile } from '../domain/users.js'
-import { authedProcedure, guardPassword, optionalAuthProcedure, router } from '../trpc.js'
+import { authedProcedure, enforceRateLimit, guardPassword, optionalAuthProcedure, router } from '../trpc.js'
 
 export const usersRouter = router({
   profile: authedProcedure
@@ -55,14 +56,29 @@ export const usersRouter = router({
 
   /** Each checks the current password: a wrong one counts in the `auth` class, per address and per account (guardPassword). */
   changePassword: authedProcedure
-    .meta({ errors: { 403: 'The current password is wrong' } })
+    .meta({ unverified: 'allowed', errors: { 403: 'The current password is wrong' } })
     .input(changePasswordInput)
     .mutation(({ ctx, input }) =>
       guardPassword(ctx, `account:${ctx.user.id}`, () => changePassword(ctx.services.db, ctx.user, ctx.sessionId, input, ctx.services.clock())),
     ),
 
+  /** The caller's address, whether it is verified, and the one it is changing to. */
+  email: authedProcedure.meta({ unverified: 'allowed' }).query(({ ctx }) => emailState(ctx.services, ctx.user.id)),
+
+  /** Changes the caller's address (after the password): pending until the link mailed to it is opened, when mail is set up. */
+  changeEmail: authedProcedure
+    .meta({
+      unverified: 'allowed',
+      errors: { 400: 'The address is already the account\'s', 403: 'The password is wrong', 409: 'Another account has that address' },
+    })
+    .input(changeEmailInput)
+    .mutation(async ({ ctx, input }) => {
+      if (ctx.services.delivery.mail.configured) await enforceRateLimit(ctx, 'account', `mail:user:${ctx.user.id}`)
+      return guardPassword(ctx, `account:${ctx.user.id}`, () => changeEmail(ctx.services, ctx.user, input, ctx.services.clock()))
+    }),
+
   deleteAccount: authedProcedure
-    .meta({ errors: { 403: 'The password is wrong' } })
+    .meta({ unverified: 'allowed', errors: { 403: 'The password is wrong' } })
     .input(deleteAccountInput)
     .mutation(async ({ ctx, input }) => {
       await guardPassword(ctx, `account:${ctx.user.id}`, () => deleteAccount(ctx.services, ctx.user.id, input.password))

@@ -48,7 +48,15 @@ export const nothing = z.null().describe('No data')
 // Accounts and sessions
 
 export const sessionUser = z
-  .strictObject({ id: rowId, username: z.string(), email: z.string(), full_name: z.string(), avatar: mediaPath('The avatar'), ...imageMeta('avatar') })
+  .strictObject({
+    id: rowId,
+    username: z.string(),
+    email: z.string(),
+    email_verified: z.boolean().describe('Whether the owner has opened a link mailed to the address'),
+    full_name: z.string(),
+    avatar: mediaPath('The avatar'),
+    ...imageMeta('avatar'),
+  })
   .meta({ id: 'SessionUser', description: 'The account a session belongs to' })
 
 export const session = z

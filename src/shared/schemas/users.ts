@@ -20,7 +20,7 @@ export const updateProfileInput = z
     bio: z.string({ error: 'bio must be a string' }).trim().max(TEXT_LIMITS.bio, `bio must be at most ${TEXT_LIMITS.bio} characters`),
     avatar: z.preprocess((v) => (v === null ? '' : v), z.union([z.literal(''), uploadPath(['avatars'])], { error: 'avatar must be a path returned by an avatar upload (uploads/avatars/...)' })),
     username: refused('username cannot be changed: it is chosen at registration (POST /api/mobile/auth/register) and no route changes it'),
-    email: refused('email cannot be changed: it is given at registration (POST /api/mobile/auth/register) and no route changes it'),
+    email: refused('email is changed with PUT /api/mobile/user/email (email, password), not here'),
     password: refused('password is changed with PUT /api/mobile/user/password (current_password, new_password), not here'),
     is_verified: refused("is_verified is set by the server's operator (plaza admin verify), not by the user"),
   })

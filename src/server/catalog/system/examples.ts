@@ -48,6 +48,14 @@ const FIELD_EXAMPLES: Record<string, unknown> = {
   prompt: 'a lighthouse at dusk, watercolour',
   text: 'Hello from Plaza',
   location: 'Berlin',
+  // mailed secrets (a reset or verification link's token) and a login's two-factor challenge: their shape
+  token: 'Xk9fQ2c8VbT1r4pLmN7sYw0eHj3uDa6oKq5gZx2iCfE',
+  challenge_token: 'q7Lz0cV3mR8tYw2NbK5sJd9hUf1pXe4aGo6iTn3vBcM',
+  // Web Push: what a browser's PushSubscription.toJSON() gives (a push service's URL, the user agent's P-256 key and auth secret)
+  subscription: {
+    endpoint: 'https://updates.push.services.mozilla.com/wpush/v2/gAAAAABn-example',
+    keys: { p256dh: 'BEEGCEz9ez8CYGaEGXJfEDTpiAErW4weYRpDyrY-W_0nrNi2Wpoc8IctwKIOW6v1Ve9t-l0E5-cScWZgSKm6vvs', auth: 'jCy6g7eD-XVD_wElQtGv4w' },
+  },
 }
 
 /** By operationId: what an operation reads differently, and the optional fields it shows. */
@@ -87,6 +95,14 @@ const OPERATION_EXAMPLES: Record<string, Record<string, unknown>> = {
   v1Moderations: { input: 'Hello from Plaza' },
   v1AudioSpeech: { model: 'tts-1', input: 'Hello from Plaza', voice: 'alloy' },
   v1AudioTranscriptions: { model: 'whisper-1' },
+  // two-factor login: a code from the authenticator app (`code` is a program elsewhere)
+  authLoginTwoFactor: { code: '123456' },
+  twoFactorConfirm: { code: '123456' },
+  twoFactorDisable: { code: '123456' },
+  twoFactorRecoveryCodes: { code: '123456' },
+  pushSubscribe: { data: { alerts: { story_view: false }, policy: 'all' } },
+  pushUpdate: { data: { alerts: { like: false } } },
+  usersChangeEmail: { email: 'alice@wonderland.example' },
 }
 
 /** The value a schema suggests for itself, if any. */

@@ -120,8 +120,11 @@ function errorResponses(endpoint: Endpoint, used: Record<string, JsonSchema>): R
     responses[status] = {
       description: lines.length === 1 ? lines[0] : lines.map((line) => `- ${line}`).join('\n'),
       ...(ERROR_HEADERS[status] && { headers: ERROR_HEADERS[status] }),
-      // A 304 (the only answer below 400 an operation declares this way) has no body.
-      ...(status >= 400 && { content: errorContent(endpoint.errorFormat) }),
+      // A 304 (the only answer below 400 an operation declares this way) has no body. A page's own
+      // refusals are pages too (a mailed link that no longer works), its shared ones the envelope.
+      ...(status >= 400 && {
+        content: { ...errorContent(endpoint.errorFormat), ...(endpoint.answers === 'page' && endpoint.errors?.[status] && { 'text/html': { schema: { type: 'string' } } }) },
+      }),
     }
   }
   return responses

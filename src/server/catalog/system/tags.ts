@@ -4,8 +4,8 @@
  */
 export const TAG_DESCRIPTIONS: Record<string, string> = {
   // /api/mobile
-  auth: 'Accounts and sessions: register, log in and out, refresh a token, list and revoke sessions',
-  user: 'Profiles, and whom a user follows, blocks or mutes; the password and the account itself',
+  auth: 'Accounts and sessions: register, log in (with a second factor when two-factor login is on) and out, refresh a token, list and revoke sessions; password reset and email verification by mail; two-factor login (TOTP)',
+  user: 'Profiles, and whom a user follows, blocks or mutes; the email address, the password and the account itself',
   posts: 'Posts: the feed, explore, a post with its comments, a user\'s posts; publish, edit, delete',
   interactions: 'Likes and comments',
   stories: 'Stories that last 24 hours',
@@ -13,6 +13,7 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   notifications: 'Notifications: list, count, mark read, and a live stream of them',
   reports: 'Reports to the moderators',
   upload: 'Image and video uploads (`multipart/form-data`, field `file`)',
+  push: "Web Push: the server's VAPID key, and the calling session's push subscription (Mastodon's shape)",
   // the catalog's groups
   system: "The server's own: this document, the reference page, uptime, metrics, the catalog's list and statistics, health",
   Tools: 'Running code, video clips',

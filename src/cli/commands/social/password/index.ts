@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core'
-import { PlazaCommand, UsageError } from '../../base.js'
-import { promptPassword, readPasswordsFromStdin } from '../../password.js'
+import { PlazaCommand, UsageError } from '../../../base.js'
+import { promptPassword, readPasswordsFromStdin } from '../../../password.js'
 
 export default class Password extends PlazaCommand<typeof Password> {
   static override description = 'Change your password; every other session is logged out, this one stays.'
