@@ -4,7 +4,7 @@
  */
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { SEARCH_CACHE_TTL_MS, SEARCH_WINDOW, searchHashtags, searchPosts } from '../../src/server/domain/search.js'
+import { PHRASE_STATS_TTL_MS, postSearchIds, postSearchIdsQuery, SEARCH_CACHE_TTL_MS, SEARCH_WINDOW, searchHashtags, searchPosts, toFtsQuery } from '../../src/server/domain/search.js'
 import { manualClock, registerUser, startTestServer, type TestServer } from '../helpers/server.js'
 import { countingSelects, post, rawClient } from './helpers.js'
 
@@ -95,6 +95,35 @@ test('only the newest SEARCH_WINDOW matches are ranked: an older, better match i
   // A rarer word still finds it.
   await client.execute({ sql: "update posts set content = 'zebra zebra zebra okapi' where id = ?", args: [old] })
   assert.equal((await search('zebra okapi')).map((x: any) => x.id), [old])
+})
+
+test("the ranking is FTS5's bm25 order exactly, computed without bm25(): one word, several, prefixes that overlap, diacritics, marks in the text", async () => {
+  const author = await registerUser(server)
+  const client = rawClient(server)
+  // Seeded words: a few common, some rare, some sharing prefixes, repeated within posts, of
+  // varied lengths (bm25 weighs matches by the post's length and the words' rarity).
+  const words = ['kiwi', 'kiwi', 'kiwi', 'kiln', 'kilt', 'mango', 'mango', 'melon', 'café', 'Cafe', 'caffeine', 'fig', 'figs', 'apple', 'the', 'the', 'the', 'a', 'quite', 'long', 'words', 'here']
+  let seed = 42
+  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648)
+  const rows = Array.from({ length: 400 }, () => {
+    const n = 1 + Math.floor(rand() * 14)
+    return Array.from({ length: n }, () => words[Math.floor(rand() * words.length)]).join(rand() < 0.2 ? ', ' : ' ')
+  })
+  await client.batch(rows.map((content, i) => ({ sql: 'insert into posts (user_id, content, created_at) values (?, ?, ?)', args: [author.id, content, clock.clock().getTime() + (i % 7)] })), 'write')
+  const db = server.services.scans
+  const now = clock.clock().getTime()
+  for (const q of ['kiwi', 'ki', 'kil', 'mango melon', 'kiwi mango', 'kiwi ki', 'cafe', 'café kiwi', 'caf fig', 'the kiwi', 'fig figs', 'the a', 'apple the mango']) {
+    const fts = toFtsQuery(q)!
+    const reference = (await postSearchIdsQuery(db, fts, 50)).map((row) => row.id)
+    assert.ok(reference.length > 0, q)
+    assert.equal(await postSearchIds(db, fts, 50, now), reference, q)
+  }
+  // A text holding the marks themselves: that search is ranked by bm25() itself, the same order.
+  await client.execute({ sql: 'insert into posts (user_id, content, created_at) values (?, ?, ?)', args: [author.id, 'kiwi \u0001kiwi\u0002 mango', now] })
+  for (const q of ['kiwi', 'kiwi mango']) {
+    const fts = toFtsQuery(q)!
+    assert.equal(await postSearchIds(db, fts, 50, now + PHRASE_STATS_TTL_MS), (await postSearchIdsQuery(db, fts, 50)).map((row) => row.id), q)
+  }
 })
 
 test.run()
