@@ -1,4 +1,4 @@
-import { and, asc, desc, inArray, sql, type Placeholder } from 'drizzle-orm'
+import { and, asc, desc, inArray, sql, type Placeholder, type SQL } from 'drizzle-orm'
 import { integer, real, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 import type { Post, UserSummary } from '../../shared/types.js'
 import type { ReadDb } from '../db/client.js'
@@ -102,17 +102,17 @@ const CLOSE = '\u0002'
  * reads beyond the SEARCH_WINDOW newest matches, unlike FTS5's bm25(), which counts every
  * matching row of the index for each phrase (about 90% of a million posts for "the").
  */
-function postCandidatesQuery(db: ReadDb, fts: string, phrases: number) {
+export function postCandidatesQuery(fts: string, phrases: number): SQL {
   const hits =
-    phrases === 1 ? sql`length(m.h) - length(replace(m.h, char(1), ''))` : sql`m.h`
-  return db.values<[string | null, string | null, number | null]>(sql`
-    select json_group_array(json_array(m.id, p.created_at, ${hits}, hex(d.sz))),
+    phrases === 1 ? sql`length(matches.h) - length(replace(matches.h, char(1), ''))` : sql`matches.h`
+  return sql`
+    select json_group_array(json_array(matches.id, p.created_at, ${hits}, hex(d.sz))),
       (select hex(block) from posts_fts_data where id = 1),
       max(instr(p.content, char(1)) + instr(p.content, char(2)))
     from (
       select rowid as id, highlight(posts_fts, 0, char(1), char(2)) as h from ${postsFts} where ${postsFts} match ${fts} order by rowid desc limit ${SEARCH_WINDOW}
-    ) m cross join ${posts} p on p.id = m.id cross join posts_fts_docsize d on d.id = m.id
-    where p.is_public = 1`)
+    ) matches cross join ${posts} p on p.id = matches.id cross join posts_fts_docsize d on d.id = matches.id
+    where p.is_public = 1`
 }
 
 /** SQLite's varints (FTS5 records use them): big-endian groups of 7 bits, the high bit says more follow, the 9th byte has 8. */
@@ -204,7 +204,7 @@ export async function postSearchIds(db: ReadDb, fts: string, limit: number, now:
   const phrases = phrasesOf(fts)
   const folded = phrases.map(fold)
   const [rows, counts] = await Promise.all([
-    postCandidatesQuery(db, fts, phrases.length),
+    db.values<[string | null, string | null, number | null]>(postCandidatesQuery(fts, phrases.length)),
     phrases.length > 1 ? Promise.all(phrases.map((phrase) => phraseCount(db, phrase, now))) : Promise.resolve([0]),
   ])
   const [json, averages, marked] = rows[0] ?? [null, null, null]
