@@ -4,7 +4,7 @@
  */
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { PHRASE_STATS_TTL_MS, postSearchIds, postSearchIdsQuery, SEARCH_CACHE_TTL_MS, SEARCH_WINDOW, searchHashtags, searchPosts, toFtsQuery } from '../../src/server/domain/search.js'
+import { PHRASE_STATS_TTL_MS, postSearchIds, postSearchIdsQuery, SEARCH_CACHE_TTL_MS, SEARCH_WINDOW, searchHashtags, searchPosts, toFtsQuery, USER_SEARCH_WINDOW } from '../../src/server/domain/search.js'
 import { manualClock, registerUser, startTestServer, type TestServer } from '../helpers/server.js'
 import { countingSelects, post, rawClient } from './helpers.js'
 
@@ -95,6 +95,23 @@ test('only the newest SEARCH_WINDOW matches are ranked: an older, better match i
   // A rarer word still finds it.
   await client.execute({ sql: "update posts set content = 'zebra zebra zebra okapi' where id = ?", args: [old] })
   assert.equal((await search('zebra okapi')).map((x: any) => x.id), [old])
+})
+
+test('users by words: the best of the newest USER_SEARCH_WINDOW matches; a username prefix is found whatever their number', async () => {
+  const client = rawClient(server)
+  const insert = (username: string, fullName: string) => ({
+    sql: "insert into users (username, email, password_hash, full_name, created_at) values (?, ?, 'x', ?, ?)",
+    args: [username, `${username}@example.test`, fullName, clock.clock().getTime()],
+  })
+  await client.batch([insert('old_one', 'Quillon Quillon')], 'write')
+  await client.batch(Array.from({ length: USER_SEARCH_WINDOW }, (_, i) => insert(`newer_${i}`, `Quillon Someone Else Entirely ${i}`)), 'write')
+  const names = async (q: string) => (await server.request('GET', `/api/mobile/search/users?q=${encodeURIComponent(q)}&limit=50`)).body.data.users.map((u: any) => u.username)
+  const found = await names('quillon')
+  assert.is(found.length, 50)
+  assert.not.ok(found.includes('old_one'), 'older than the window')
+  assert.equal(await names('old_o'), ['old_one'], 'by its username prefix')
+  await client.execute({ sql: "update users set full_name = 'Quillon Quillon Marrow' where username = 'old_one'", args: [] })
+  assert.equal(await names('quillon marrow'), ['old_one'], 'a rarer word reaches it')
 })
 
 test("the ranking is FTS5's bm25 order exactly, computed without bm25(): one word, several, prefixes that overlap, diacritics, marks in the text", async () => {

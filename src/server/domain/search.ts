@@ -34,6 +34,13 @@ export function toFtsQuery(q: string): string | null {
 type Param = number | string | Placeholder
 
 /**
+ * How many of the accounts whose name or username has q's words are scored (bm25), newest
+ * accounts first: a first name shared by 3,000 of 100,000 accounts took 5-10 ms to score whole.
+ * Usernames starting with q are found by their index whatever their number.
+ */
+export const USER_SEARCH_WINDOW = 250
+
+/**
  * Users whose username starts with `lower` (below `end`, its prefixEnd), or whose name or username
  * has words matching `fts` (when there is one); values or placeholders.
  */
@@ -41,8 +48,11 @@ function userSearchSelect(db: ReadDb, p: { lower: Param; end: Param; fts: Param 
   const usernameLower = sql`lower(${users.username})`
   // Each source is bounded by the limit on its own index before the union is ranked.
   const byPrefix = sql`select id from (select ${users.id} as id from ${users} where ${usernameLower} >= ${p.lower} and ${usernameLower} < ${p.end} order by ${usernameLower} limit ${p.limit})`
+  // The words' matches: the best (bm25) of the newest USER_SEARCH_WINDOW accounts matching.
   const byWords =
-    p.fts !== null ? sql` union select id from (select rowid as id from ${usersFts} where ${usersFts} match ${p.fts} order by rank limit ${p.limit})` : sql``
+    p.fts !== null
+      ? sql` union select id from (select id from (select rowid as id, rank from ${usersFts} where ${usersFts} match ${p.fts} order by rowid desc limit ${USER_SEARCH_WINDOW}) order by rank limit ${p.limit})`
+      : sql``
   return db
     .select(userSummaryColumns(p.viewer))
     .from(users)
