@@ -5,6 +5,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { PHRASE_STATS_TTL_MS, postSearchIds, postSearchIdsQuery, SEARCH_CACHE_TTL_MS, SEARCH_WINDOW, searchHashtags, searchPosts, toFtsQuery, USER_SEARCH_WINDOW } from '../../src/server/domain/search.js'
+import { loadConfig } from '../../src/server/config.js'
 import { manualClock, registerUser, startTestServer, type TestServer } from '../helpers/server.js'
 import { countingSelects, post, rawClient } from './helpers.js'
 
@@ -95,6 +96,21 @@ test('only the newest SEARCH_WINDOW matches are ranked: an older, better match i
   // A rarer word still finds it.
   await client.execute({ sql: "update posts set content = 'zebra zebra zebra okapi' where id = ?", args: [old] })
   assert.equal((await search('zebra okapi')).map((x: any) => x.id), [old])
+})
+
+test('PLAZA_SEARCH_CACHE_TTL=0: every search is computed, so a new post is found at once; a value that is no duration is refused', async () => {
+  const uncached = await startTestServer({ clock: clock.clock, env: { PLAZA_SEARCH_CACHE_TTL: '0' } })
+  try {
+    const author = await registerUser(uncached)
+    const first = await post(uncached, author.token, { content: 'medlar tart' })
+    const find = async () => (await uncached.request('GET', '/api/mobile/search/posts?q=medlar')).body.data.posts.map((x: any) => x.id)
+    assert.equal(await find(), [first.id])
+    const second = await post(uncached, author.token, { content: 'medlar' })
+    assert.equal((await find()).sort(), [first.id, second.id].sort(), 'the clock has not moved')
+  } finally {
+    await uncached.close()
+  }
+  assert.throws(() => loadConfig({ rateLimits: false }, { PLAZA_SEARCH_CACHE_TTL: 'soon' }), /PLAZA_SEARCH_CACHE_TTL/)
 })
 
 test('users by words: the best of the newest USER_SEARCH_WINDOW matches; a username prefix is found whatever their number', async () => {
