@@ -5,6 +5,10 @@
  * node:http server answering the very same bytes (one real Plaza answer, captured first), in the
  * same run, interleaved Plaza, bare, Plaza, bare. Both servers are their own processes; the load
  * generator (autocannon) is this one. Prints a Markdown table: req/s, ratio, p50/p99, peak RSS.
+ * Requests vary as users' do: no endpoint asks the same request twice in a row (another user,
+ * post, page or query), and search draws `q` from a mix of words, pairs, prefixes, usernames and
+ * hashtags; `search-cold` measures it on a Plaza with the answer cache off. How late new posts
+ * reach followers under a write load: bench/freshness.ts.
  *
  *   npm run build
  *   npx tsx bench/social.ts --users 2000 --posts 20000 --seconds 3          # small: seeds in 3-50 s

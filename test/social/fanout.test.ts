@@ -12,7 +12,7 @@ import { rmSync } from 'node:fs'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { loadConfig } from '../../src/server/config.js'
-import { CATCH_UP_AFTER_MS, LOCK_DOOR_MS, runnerShare, standBackMs } from '../../src/server/domain/fanout.js'
+import { LOCK_DOOR_MS, standBackMs } from '../../src/server/domain/fanout.js'
 import { createPost, directFeedQuery, pageOf, postsWithMedia } from '../../src/server/domain/posts.js'
 import { silentLogger, type Logger } from '../../src/server/logger.js'
 import { createServices } from '../../src/server/services.js'
@@ -280,15 +280,6 @@ test('with other processes on the database, an idle runner still leaves the writ
   // A busy loop's stand-back is longer anyway; a turn that took the door's time already left it open.
   assert.is(standBackMs(4, 0, true, 1 / 16, true), 60)
   assert.is(standBackMs(2, 20, true, 1 / 8, true), 0)
-})
-
-test('a runner behind for CATCH_UP_AFTER_MS without a break takes half the loop until its backlog is empty', () => {
-  assert.is(runnerShare(null), 1 / 8, 'keeping up')
-  assert.is(runnerShare(CATCH_UP_AFTER_MS - 1), 1 / 8, 'behind, not for long')
-  assert.is(runnerShare(CATCH_UP_AFTER_MS), 1 / 2, 'behind for a second')
-  assert.is(runnerShare(CATCH_UP_AFTER_MS, 2), 1 / 4, "each of two processes' runners")
-  // At half the loop a 4 ms slice is followed by 4 ms for requests, not 28.
-  assert.is(standBackMs(4, 0, true, runnerShare(CATCH_UP_AFTER_MS)), 4)
 })
 
 test("the runners of a server's processes share one runner's eighth between them", async () => {

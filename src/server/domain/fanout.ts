@@ -61,27 +61,6 @@ function describe(error: unknown): string {
  */
 const BUSY_SHARE = 1 / 8
 
-/**
- * Freshness: once posts have been waiting for the fan-out this long without a break (the backlog
- * never empty at the end of a slice), the runner takes CATCH_UP_SHARE instead of BUSY_SHARE until
- * it is empty again. At BUSY_SHARE the fan-out keeps up with about an eighth of what it could do,
- * so under a steady write load above that the backlog, and with it how late a post reaches the
- * timelines, grew for as long as the load lasted (35-38 s after 5 s of 1,800 posts a second on the
- * 1M-post network). With it, the wait is about CATCH_UP_AFTER_MS plus a drain at the higher share,
- * and the posts arriving meanwhile are answered a little slower (bench/freshness.ts measures both).
- * The feed never waits for either: it reads posts not fanned out yet (timelines.ts).
- */
-export const CATCH_UP_AFTER_MS = 1000
-const CATCH_UP_SHARE = 1 / 2
-
-/**
- * The share of the event loop a runner takes (of `processes` sharing the database) when its
- * backlog has been non-empty for `behindMs` (null: it was empty at the last slice's end).
- */
-export function runnerShare(behindMs: number | null, processes = 1): number {
-  return (behindMs !== null && behindMs >= CATCH_UP_AFTER_MS ? CATCH_UP_SHARE : BUSY_SHARE) / Math.max(1, processes)
-}
-
 /** The longest the runner stands back for the rest of the event loop after a slice. */
 const YIELD_MAX_MS = 100
 
@@ -193,7 +172,7 @@ export async function hasPendingWork(db: ReadDb): Promise<boolean> {
 
 /** The process's fan-out runner (`services.fanout`). */
 export interface Fanout {
-  /** The most of a busy event loop this runner takes while it keeps up: BUSY_SHARE divided among the server's processes (FanoutOptions.processes); runnerShare when behind. */
+  /** The most of a busy event loop this runner takes: BUSY_SHARE divided among the server's processes (FanoutOptions.processes). */
   readonly share: number
   /** A post was stored, or a follow made, by this process: fan it out (backfill it) soon. */
   notify(): void
@@ -276,17 +255,13 @@ class FanoutRunner implements Fanout {
   #arrived = 0
   /** How long the last slice took: the loop stands back as long before the next one while posts arrive. */
   #lastSliceMs = 0
-  /** Since when every slice has ended with work left (performance.now()), or null. */
-  #behindSince: number | null = null
-  readonly #processes: number
   #closed = false
 
   constructor(deps: FanoutDeps, options: FanoutOptions) {
     this.#deps = deps
     this.#background = options.background
     const processes = Math.max(1, options.processes ?? 1)
-    this.#processes = processes
-    this.share = runnerShare(null, processes)
+    this.share = BUSY_SHARE / processes
     this.#shared = processes > 1
     if (this.#background) {
       this.#timer = setInterval(() => void this.#poll(), FANOUT_POLL_MS).unref()
@@ -360,18 +335,12 @@ class FanoutRunner implements Fanout {
     do {
       const postsArriving = this.#arrived > 0
       this.#arrived = 0
-      const share = runnerShare(this.#behindSince === null ? null : performance.now() - this.#behindSince, this.#processes)
-      await standBack(this.#lastSliceMs, postsArriving, share, this.#shared)
+      await standBack(this.#lastSliceMs, postsArriving, this.share, this.#shared)
       if (this.#closed) break
       this.#wanted = false
       const started = performance.now()
       try {
-        if ((await this.#slice()) > 0) {
-          this.#wanted = true
-          this.#behindSince ??= started
-        } else {
-          this.#behindSince = null
-        }
+        if ((await this.#slice()) > 0) this.#wanted = true
       } catch (error) {
         this.#deps.logger.error('timeline fan-out failed; retrying at the next poll', { error: describe(error) })
         this.#backingOff = true
