@@ -111,6 +111,8 @@ test('PLAZA_SEARCH_CACHE_TTL=0: every search is computed, so a new post is found
     await uncached.close()
   }
   assert.throws(() => loadConfig({ rateLimits: false }, { PLAZA_SEARCH_CACHE_TTL: 'soon' }), /PLAZA_SEARCH_CACHE_TTL/)
+  assert.is(loadConfig({ rateLimits: false }, { PLAZA_SEARCH_CACHE_TTL: '2' }).searchCacheTtlMs, 2000, 'seconds, as PLAZA_GENERATED_TTL')
+  assert.is(loadConfig({ rateLimits: false }, {}).searchCacheTtlMs, SEARCH_CACHE_TTL_MS)
 })
 
 test('users by words: the best of the newest USER_SEARCH_WINDOW matches; a username prefix is found whatever their number', async () => {
