@@ -5,6 +5,10 @@
  * node:http server answering the very same bytes (one real Plaza answer, captured first), in the
  * same run, interleaved Plaza, bare, Plaza, bare. Both servers are their own processes; the load
  * generator (autocannon) is this one. Prints a Markdown table: req/s, ratio, p50/p99, peak RSS.
+ * Requests vary as users' do: no endpoint asks the same request twice in a row (another user,
+ * post, page or query), and search draws `q` from a mix of words, pairs, prefixes, usernames and
+ * hashtags; `search-cold` measures it on a Plaza with the answer cache off. How late new posts
+ * reach followers under a write load: bench/freshness.ts.
  *
  *   npm run build
  *   npx tsx bench/social.ts --users 2000 --posts 20000 --seconds 3          # small: seeds in 3-50 s
@@ -26,7 +30,7 @@ import path from 'node:path'
 import { parseArgs } from 'node:util'
 import Database from 'libsql'
 import { aggregate, capture, peakRss, resetPeakRss, runRound, settle, startBare, startPlaza, waitForFanout, type Measured, type RequestSpec, type Server } from './lib/load.js'
-import { mulberry32, seedNetwork, verifyNetwork, type SeededNetwork } from './lib/seed.js'
+import { mulberry32, seedNetwork, verifyNetwork, WORDS, type SeededNetwork } from './lib/seed.js'
 
 const { values } = parseArgs({
   options: {
@@ -83,12 +87,17 @@ interface Fixtures {
    * would then change nothing (both are idempotent) and cost a fraction of a real one.
    */
   writesSeed: number
+  /** Usernames of a sample of users, and the hashtags in use, for search queries. */
+  usernames: string[]
+  hashtags: string[]
 }
 
 interface Endpoint {
   name: string
   describe: string
   next: (f: Fixtures, rng: () => number) => RequestSpec
+  /** Measured on a Plaza of its own started with this environment (e.g. a cache switched off). */
+  env?: Record<string, string>
 }
 
 const API = '/api/mobile'
@@ -98,11 +107,38 @@ const bearer = (f: Fixtures, userId: number) => ({ authorization: `Bearer ${f.ne
 const json = (f: Fixtures, userId: number) => ({ ...bearer(f, userId), 'content-type': 'application/json' })
 let created = 0
 
+/**
+ * A search as people type them, never the same twice in a row (measure() redraws a repeat): a
+ * word of the posts' vocabulary (any of them alike, so rare and common words both come), two
+ * words, the first three letters of a word (typing ahead), a username or its first letters, a
+ * hashtag with its #.
+ */
+function searchQuery(f: Fixtures, r: () => number): string {
+  const word = () => pickFrom(WORDS.filter((w) => w.length >= 2), r)
+  const kind = r()
+  if (kind < 0.3) return word()
+  if (kind < 0.5) return `${word()} ${word()}`
+  if (kind < 0.7) {
+    const w = pickFrom(WORDS.filter((x) => x.length >= 3), r)
+    return w.slice(0, 3)
+  }
+  if (kind < 0.85) {
+    const name = pickFrom(f.usernames, r)
+    return r() < 0.5 ? name : name.slice(0, 3 + Math.floor(r() * 4))
+  }
+  return `#${pickFrom(f.hashtags, r)}`
+}
+const searchAll = (f: Fixtures, r: () => number): RequestSpec => ({ method: 'GET', path: `${API}/search/all?q=${encodeURIComponent(searchQuery(f, r))}`, headers: bearer(f, anyUser(f, r)) })
+
 const ENDPOINTS: Endpoint[] = [
-  { name: 'feed', describe: 'GET /posts/feed, users following 180-220', next: (f, r) => ({ method: 'GET', path: `${API}/posts/feed`, headers: bearer(f, pickFrom(f.feedUsers, r)) }) },
-  { name: 'explore', describe: 'GET /posts/explore', next: (f, r) => ({ method: 'GET', path: `${API}/posts/explore`, headers: bearer(f, anyUser(f, r)) }) },
-  { name: 'search-coffee', describe: 'GET /search/all?q=coffee', next: (f, r) => ({ method: 'GET', path: `${API}/search/all?q=coffee`, headers: bearer(f, anyUser(f, r)) }) },
-  { name: 'search-the', describe: 'GET /search/all?q=the', next: (f, r) => ({ method: 'GET', path: `${API}/search/all?q=the`, headers: bearer(f, anyUser(f, r)) }) },
+  {
+    name: 'feed',
+    describe: 'GET /posts/feed, users following 180-220, page 1 (4 in 5) or 2',
+    next: (f, r) => ({ method: 'GET', path: `${API}/posts/feed${r() < 0.8 ? '' : '?page=2'}`, headers: bearer(f, pickFrom(f.feedUsers, r)) }),
+  },
+  { name: 'explore', describe: 'GET /posts/explore, page 1 (4 in 5) or 2', next: (f, r) => ({ method: 'GET', path: `${API}/posts/explore${r() < 0.8 ? '' : '?page=2'}`, headers: bearer(f, anyUser(f, r)) }) },
+  { name: 'search', describe: 'GET /search/all, varied q (words, pairs, prefixes, usernames, hashtags)', next: searchAll },
+  { name: 'search-cold', describe: 'GET /search/all, varied q, answer cache off (PLAZA_SEARCH_CACHE_TTL=0)', next: searchAll, env: { PLAZA_SEARCH_CACHE_TTL: '0' } },
   { name: 'notifications', describe: 'GET /notifications/list', next: (f, r) => ({ method: 'GET', path: `${API}/notifications/list`, headers: bearer(f, pickFrom(f.notifiedUsers, r)) }) },
   { name: 'profile', describe: 'GET /user/profile/{id}', next: (f, r) => ({ method: 'GET', path: `${API}/user/profile/${anyUser(f, r)}`, headers: bearer(f, anyUser(f, r)) }) },
   { name: 'post-detail', describe: 'GET /posts/detail/{id}', next: (f, r) => ({ method: 'GET', path: `${API}/posts/detail/${pickFrom(f.publicPosts, r)}`, headers: bearer(f, anyUser(f, r)) }) },
@@ -136,8 +172,11 @@ function loadFixtures(network: SeededNetwork, rng: () => number): Fixtures {
   const sample = Array.from({ length: Math.min(20_000, posts) }, () => 1 + Math.floor(rng() * posts))
   const publicPosts = ids(`SELECT id FROM posts WHERE is_public = 1 AND id IN (${sample.join(',')})`)
   const writesSeed = (db.prepare('SELECT coalesce(max(id), 0) AS id FROM notifications').get() as { id: number }).id
+  const userSample = Array.from({ length: Math.min(2000, users) }, () => 1 + Math.floor(rng() * users))
+  const usernames = (db.prepare(`SELECT username FROM users WHERE id IN (${userSample.join(',')})`).all() as Array<{ username: string }>).map((row) => row.username)
+  const hashtags = (db.prepare('SELECT tag FROM hashtags WHERE posts_count > 0 ORDER BY posts_count DESC LIMIT 1000').all() as Array<{ tag: string }>).map((row) => row.tag)
   db.close()
-  return { network, users, feedUsers: feedUsers, notifiedUsers: notifiedUsers.length > 0 ? notifiedUsers : [1], publicPosts, writesSeed }
+  return { network, users, feedUsers: feedUsers, notifiedUsers: notifiedUsers.length > 0 ? notifiedUsers : [1], publicPosts, writesSeed, usernames, hashtags: hashtags.length > 0 ? hashtags : ['bench'] }
 }
 
 const MiB = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`
@@ -155,7 +194,18 @@ interface Row {
 
 async function measure(endpoint: Endpoint, fixtures: Fixtures, plaza: Server, bare: Awaited<ReturnType<typeof startBare>>): Promise<Row> {
   const rng = mulberry32(SEED * 7919 + endpoint.name.length + fixtures.writesSeed)
-  const next = () => endpoint.next(fixtures, rng)
+  // No request is the one before it again (a cache or the page cache would answer what users do not ask twice in a row).
+  let previous = ''
+  const next = () => {
+    for (let tries = 0; ; tries++) {
+      const spec = endpoint.next(fixtures, rng)
+      const key = `${spec.method} ${spec.path} ${spec.headers?.authorization ?? ''} ${spec.body ?? ''}`
+      if (key !== previous || tries >= 20) {
+        previous = key
+        return spec
+      }
+    }
+  }
   const answer = await capture(plaza.url, next())
   if (answer.status >= 300) log(`  ${endpoint.name}: the captured answer is ${answer.status}: ${answer.body.toString().slice(0, 200)}`)
   await bare.serve(answer)
@@ -256,7 +306,7 @@ async function main() {
   process.once('SIGINT', () => void stopAll().then(() => process.exit(130)))
   const rows: Row[] = []
   try {
-    const plaza = await startPlaza(DATA_DIR, { workers: WORKERS, rateLimits: values['rate-limits'] })
+    let plaza = await startPlaza(DATA_DIR, { workers: WORKERS, rateLimits: values['rate-limits'] })
     servers.push(plaza)
     const bare = await startBare()
     servers.push(bare)
@@ -264,7 +314,23 @@ async function main() {
     // Posts an interrupted run left pending are fanned out before the first round, not during it.
     const left = await waitForFanout(network.dbFile)
     if (left.posts > 0 || left.backfills > 0) log(`fan-out backlog of ${left.posts} posts and ${left.backfills} follows' backfills left by an earlier run drained in ${(left.ms / 1000).toFixed(1)} s`)
-    for (const endpoint of endpoints) rows.push(await measure(endpoint, fixtures, plaza, bare))
+    for (const endpoint of endpoints) {
+      if (!endpoint.env) {
+        rows.push(await measure(endpoint, fixtures, plaza, bare))
+        continue
+      }
+      // An endpoint measured under another configuration gets a Plaza of its own, alone while it runs.
+      await plaza.stop()
+      const own = await startPlaza(DATA_DIR, { workers: WORKERS, rateLimits: values['rate-limits'], env: endpoint.env })
+      log(`  ${endpoint.name}: plaza ${own.url} with ${Object.entries(endpoint.env).map(([k, v]) => `${k}=${v}`).join(' ')}`)
+      try {
+        rows.push(await measure(endpoint, fixtures, own, bare))
+      } finally {
+        await own.stop()
+      }
+      plaza = await startPlaza(DATA_DIR, { workers: WORKERS, rateLimits: values['rate-limits'] })
+      servers[0] = plaza
+    }
   } finally {
     await stopAll()
   }

@@ -735,7 +735,8 @@ class NotificationBuffer {
 }
 
 // Text: words drawn from a Zipf law over a small vocabulary ("the" the commonest, "coffee" about 1 post in 100).
-const WORDS = (
+/** The words of the seeded posts (exported for the benchmarks' search queries). */
+export const WORDS = (
   'the a to and of i in it is you that for on my this with be so at just have me but not are was all your we can ' +
   'day what time like out one up get today now love new good got when about how if do more they people no from back ' +
   'know will some great really home go see still here going much think night first morning last make week best work ' +
@@ -755,7 +756,7 @@ const WORD_CDF = (() => {
   return cdf
 })()
 const COFFEE = WORDS.indexOf('coffee')
-const TAGS = WORDS.slice(60).flatMap((w, i) => [w, `${w}${WORDS[60 + ((i * 7) % (WORDS.length - 60))]}`, `${w}life`, `${w}2026`])
+export const TAGS = WORDS.slice(60).flatMap((w, i) => [w, `${w}${WORDS[60 + ((i * 7) % (WORDS.length - 60))]}`, `${w}life`, `${w}2026`])
 const FIRST_NAMES = 'Ada Alan Ana Ben Bea Cleo Dan Eva Finn Gus Hana Ivan Jade Kai Lena Leo Maya Mia Nia Noah Omar Pia Quin Rosa Sam Tara Uma Vera Wes Yara Zoe'.split(' ')
 const LAST_NAMES = 'Abbott Baker Chen Diaz Evans Fischer Garcia Hughes Ito Jensen Kaur Lopez Moreau Novak Okafor Park Quist Rossi Silva Tanaka Ueda Varga Wong Xu Young Zeller'.split(' ')
 const HOBBIES = 'coffee climbing baking cycling chess jazz hiking photo running sketch garden vinyl'.split(' ')

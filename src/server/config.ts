@@ -71,6 +71,8 @@ export interface ServerConfig {
   generatedTtlMs: number
   /** Accounts with more followers than this are not fanned out on write but pulled into feeds at read time. */
   fanoutMaxFollowers: number
+  /** How long a search's answer (post ids, hashtags) is reused for the same words (`PLAZA_SEARCH_CACHE_TTL`, seconds or `500ms`; 0: never). */
+  searchCacheTtlMs: number
   /** Generated files together are kept under this many bytes; the oldest are evicted first. */
   generatedMaxBytes: number
   /** Live notification streams (GET /notifications/stream): caps and timings. */
@@ -138,6 +140,7 @@ export const DEFAULTS = {
   generatedTtlMs: 24 * 3600_000,
   generatedMaxBytes: 1024 * 1024 * 1024,
   fanoutMaxFollowers: 10_000,
+  searchCacheTtlMs: 5000,
   websiteUrl: '/docs',
   mediaTimeoutMs: 8000,
   streams: { perUser: 5, total: 1000, heartbeatMs: 15_000, pollMs: 250, unreadCheckMs: 1000, stallMs: 30_000, retryMs: 3000 },
@@ -328,6 +331,7 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
     logLevel: parseLogLevel(env.PLAZA_LOG_LEVEL),
     generatedTtlMs: parseDuration('PLAZA_GENERATED_TTL', env.PLAZA_GENERATED_TTL, DEFAULTS.generatedTtlMs, 's'),
     fanoutMaxFollowers: parsePositiveInt('PLAZA_FANOUT_MAX_FOLLOWERS', env.PLAZA_FANOUT_MAX_FOLLOWERS, DEFAULTS.fanoutMaxFollowers),
+    searchCacheTtlMs: parseDuration('PLAZA_SEARCH_CACHE_TTL', env.PLAZA_SEARCH_CACHE_TTL, DEFAULTS.searchCacheTtlMs, 's'),
     generatedMaxBytes: parseBytes('PLAZA_GENERATED_MAX_BYTES', env.PLAZA_GENERATED_MAX_BYTES, DEFAULTS.generatedMaxBytes),
     streams: parseStreamConfig(env),
     websiteUrl: parseWebsiteUrl(env.PLAZA_WEBSITE_URL),

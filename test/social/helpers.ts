@@ -69,7 +69,8 @@ export function countingSelects<T extends object>(db: T): { db: T; selects: () =
   let selects = 0
   const proxy = new Proxy(db, {
     get(target, key) {
-      if (key === 'select') selects++
+      // Through the query builder or as raw SQL (`values`).
+      if (key === 'select' || key === 'values') selects++
       return Reflect.get(target, key)
     },
   })

@@ -11,7 +11,7 @@ import { followersQuery, followingQuery } from '../../src/server/domain/follows.
 import { hashtagSearchQuery } from '../../src/server/domain/hashtags.js'
 import { byUserQuery, commentsQuery, directFeedQuery, idInList, selectPosts, visiblePostQuery } from '../../src/server/domain/posts.js'
 import { relationPageQuery } from '../../src/server/domain/relations.js'
-import { postSearchIdsQuery, toFtsQuery, userSearchQuery } from '../../src/server/domain/search.js'
+import { postCandidatesQuery, postSearchIdsQuery, toFtsQuery, userSearchQuery } from '../../src/server/domain/search.js'
 import { fanOutRecipients, pendingIdsQuery, pruneTimelineQuery, timelineIdsQuery } from '../../src/server/domain/timelines.js'
 import { registerUser, startTestServer, type TestServer } from '../helpers/server.js'
 import { followUser, post, rawClient } from './helpers.js'
@@ -80,6 +80,8 @@ const cases: Array<[string, () => { toSQL(): { sql: string; params: unknown[] } 
   ['muted list', () => relationPageQuery(server.services.db, 'muted', 1, 21, 0), ['mutes_muter_created_idx']],
   ['search users', () => userSearchQuery(server.services.db, 'user', 1, 10), ['users_username_lower_idx', 'users_fts VIRTUAL TABLE']],
   ['search posts', () => postSearchIdsQuery(server.services.db, toFtsQuery('hello')!, 10), ['posts_fts VIRTUAL TABLE', 'SEARCH p USING INTEGER PRIMARY KEY']],
+  // What is ranked (postSearchIds): the window, each row's post and docsize by primary key.
+  ['search posts (the window, ranked in JS)', () => raw(postCandidatesQuery(toFtsQuery('hello')!, 1)), ['posts_fts VIRTUAL TABLE', 'SEARCH p USING INTEGER PRIMARY KEY', 'SEARCH d USING INTEGER PRIMARY KEY']],
   ['search hashtags', () => hashtagSearchQuery(server.services.db, 'tag', 10), ['hashtags_tag_idx']],
 ]
 

@@ -4,7 +4,8 @@
  */
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { SEARCH_CACHE_TTL_MS, SEARCH_WINDOW, searchHashtags, searchPosts } from '../../src/server/domain/search.js'
+import { PHRASE_STATS_TTL_MS, postSearchIds, postSearchIdsQuery, SEARCH_CACHE_TTL_MS, SEARCH_WINDOW, searchHashtags, searchPosts, toFtsQuery, USER_SEARCH_WINDOW } from '../../src/server/domain/search.js'
+import { loadConfig } from '../../src/server/config.js'
 import { manualClock, registerUser, startTestServer, type TestServer } from '../helpers/server.js'
 import { countingSelects, post, rawClient } from './helpers.js'
 
@@ -95,6 +96,69 @@ test('only the newest SEARCH_WINDOW matches are ranked: an older, better match i
   // A rarer word still finds it.
   await client.execute({ sql: "update posts set content = 'zebra zebra zebra okapi' where id = ?", args: [old] })
   assert.equal((await search('zebra okapi')).map((x: any) => x.id), [old])
+})
+
+test('PLAZA_SEARCH_CACHE_TTL=0: every search is computed, so a new post is found at once; a value that is no duration is refused', async () => {
+  const uncached = await startTestServer({ clock: clock.clock, env: { PLAZA_SEARCH_CACHE_TTL: '0' } })
+  try {
+    const author = await registerUser(uncached)
+    const first = await post(uncached, author.token, { content: 'medlar tart' })
+    const find = async () => (await uncached.request('GET', '/api/mobile/search/posts?q=medlar')).body.data.posts.map((x: any) => x.id)
+    assert.equal(await find(), [first.id])
+    const second = await post(uncached, author.token, { content: 'medlar' })
+    assert.equal((await find()).sort(), [first.id, second.id].sort(), 'the clock has not moved')
+  } finally {
+    await uncached.close()
+  }
+  assert.throws(() => loadConfig({ rateLimits: false }, { PLAZA_SEARCH_CACHE_TTL: 'soon' }), /PLAZA_SEARCH_CACHE_TTL/)
+  assert.is(loadConfig({ rateLimits: false }, { PLAZA_SEARCH_CACHE_TTL: '2' }).searchCacheTtlMs, 2000, 'seconds, as PLAZA_GENERATED_TTL')
+  assert.is(loadConfig({ rateLimits: false }, {}).searchCacheTtlMs, SEARCH_CACHE_TTL_MS)
+})
+
+test('users by words: the best of the newest USER_SEARCH_WINDOW matches; a username prefix is found whatever their number', async () => {
+  const client = rawClient(server)
+  const insert = (username: string, fullName: string) => ({
+    sql: "insert into users (username, email, password_hash, full_name, created_at) values (?, ?, 'x', ?, ?)",
+    args: [username, `${username}@example.test`, fullName, clock.clock().getTime()],
+  })
+  await client.batch([insert('old_one', 'Quillon Quillon')], 'write')
+  await client.batch(Array.from({ length: USER_SEARCH_WINDOW }, (_, i) => insert(`newer_${i}`, `Quillon Someone Else Entirely ${i}`)), 'write')
+  const names = async (q: string) => (await server.request('GET', `/api/mobile/search/users?q=${encodeURIComponent(q)}&limit=50`)).body.data.users.map((u: any) => u.username)
+  const found = await names('quillon')
+  assert.is(found.length, 50)
+  assert.not.ok(found.includes('old_one'), 'older than the window')
+  assert.equal(await names('old_o'), ['old_one'], 'by its username prefix')
+  await client.execute({ sql: "update users set full_name = 'Quillon Quillon Marrow' where username = 'old_one'", args: [] })
+  assert.equal(await names('quillon marrow'), ['old_one'], 'a rarer word reaches it')
+})
+
+test("the ranking is FTS5's bm25 order exactly, computed without bm25(): one word, several, prefixes that overlap, diacritics, marks in the text", async () => {
+  const author = await registerUser(server)
+  const client = rawClient(server)
+  // Seeded words: a few common, some rare, some sharing prefixes, repeated within posts, of
+  // varied lengths (bm25 weighs matches by the post's length and the words' rarity).
+  const words = ['kiwi', 'kiwi', 'kiwi', 'kiln', 'kilt', 'mango', 'mango', 'melon', 'café', 'Cafe', 'caffeine', 'fig', 'figs', 'apple', 'the', 'the', 'the', 'a', 'quite', 'long', 'words', 'here']
+  let seed = 42
+  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648)
+  const rows = Array.from({ length: 400 }, () => {
+    const n = 1 + Math.floor(rand() * 14)
+    return Array.from({ length: n }, () => words[Math.floor(rand() * words.length)]).join(rand() < 0.2 ? ', ' : ' ')
+  })
+  await client.batch(rows.map((content, i) => ({ sql: 'insert into posts (user_id, content, created_at) values (?, ?, ?)', args: [author.id, content, clock.clock().getTime() + (i % 7)] })), 'write')
+  const db = server.services.scans
+  const now = clock.clock().getTime()
+  for (const q of ['kiwi', 'ki', 'kil', 'mango melon', 'kiwi mango', 'kiwi ki', 'cafe', 'café kiwi', 'caf fig', 'the kiwi', 'fig figs', 'the a', 'apple the mango']) {
+    const fts = toFtsQuery(q)!
+    const reference = (await postSearchIdsQuery(db, fts, 50)).map((row) => row.id)
+    assert.ok(reference.length > 0, q)
+    assert.equal(await postSearchIds(db, fts, 50, now), reference, q)
+  }
+  // A text holding the marks themselves: that search is ranked by bm25() itself, the same order.
+  await client.execute({ sql: 'insert into posts (user_id, content, created_at) values (?, ?, ?)', args: [author.id, 'kiwi \u0001kiwi\u0002 mango', now] })
+  for (const q of ['kiwi', 'kiwi mango']) {
+    const fts = toFtsQuery(q)!
+    assert.equal(await postSearchIds(db, fts, 50, now + PHRASE_STATS_TTL_MS), (await postSearchIdsQuery(db, fts, 50)).map((row) => row.id), q)
+  }
 })
 
 test.run()

@@ -3,8 +3,8 @@ import { searchAll, searchHashtags, searchPosts, searchUsers } from '../domain/s
 import { optionalAuthProcedure, router } from '../trpc.js'
 
 export const searchRouter = router({
-  all: optionalAuthProcedure.input(searchInput).query(({ ctx, input }) => searchAll(ctx.services, input.q, ctx.user?.id ?? null, input.limit, ctx.services.clock())),
+  all: optionalAuthProcedure.input(searchInput).query(({ ctx, input }) => searchAll(ctx.services, input.q, ctx.user?.id ?? null, input.limit, ctx.services.clock(), ctx.services.config.searchCacheTtlMs)),
   users: optionalAuthProcedure.input(searchInput).query(({ ctx, input }) => searchUsers(ctx.services.scans, input.q, ctx.user?.id ?? null, input.limit)),
-  posts: optionalAuthProcedure.input(searchInput).query(({ ctx, input }) => searchPosts(ctx.services, input.q, ctx.user?.id ?? null, input.limit, ctx.services.clock())),
-  hashtags: optionalAuthProcedure.input(searchInput).query(({ ctx, input }) => searchHashtags(ctx.services.scans, input.q, input.limit, ctx.services.clock())),
+  posts: optionalAuthProcedure.input(searchInput).query(({ ctx, input }) => searchPosts(ctx.services, input.q, ctx.user?.id ?? null, input.limit, ctx.services.clock(), ctx.services.config.searchCacheTtlMs)),
+  hashtags: optionalAuthProcedure.input(searchInput).query(({ ctx, input }) => searchHashtags(ctx.services.scans, input.q, input.limit, ctx.services.clock(), ctx.services.config.searchCacheTtlMs)),
 })
