@@ -6,6 +6,7 @@
 import { TRPCError } from '@trpc/server'
 import { MAX_SNIPPET_BYTES, MAX_SNIPPET_LINES } from '../../../shared/schemas/codeimage.js'
 import type { CarbonOptions } from '../../../shared/schemas/carbon.js'
+import { lookup } from '../../../shared/lookup.js'
 import { resolveLanguage } from '../languages.js'
 import type { CarbonJob, CarbonLook } from '../renderer.js'
 import { CARBON_EDITOR } from './scene.js'
@@ -102,7 +103,7 @@ export function toCarbonJob(o: CarbonOptions): CarbonJob {
   let language: string | null = null
   if (o.language && o.language.toLowerCase() !== 'auto') {
     const name = o.language.toLowerCase()
-    language = resolveLanguage(CODEMIRROR_MODES[name] ?? name)
+    language = resolveLanguage(lookup(CODEMIRROR_MODES, name) ?? name)
     if (!language) {
       throw bad(`Unknown language "${o.language}"; use a shiki language name or alias (javascript, python, rust, go, ...) or one of carbon's modes, or omit it to detect the language`)
     }
