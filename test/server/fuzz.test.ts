@@ -26,6 +26,7 @@ import { solidImage } from '../uploads/fixtures.js'
 const SEED = Number(process.env.PLAZA_FUZZ_SEED) || 20261123
 const REQUESTS = Number(process.env.PLAZA_FUZZ_REQUESTS) || 2500
 const CONCURRENCY = 8
+const PROTOTYPE_KEYS = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'prototype']
 
 /** mulberry32: small, fast, and the same sequence for the same seed everywhere. */
 function prng(seed: number) {
@@ -62,7 +63,7 @@ const FIELD_NAMES = [
   'subscription', 'endpoint', 'keys', 'p256dh', 'auth', 'data', 'alerts', 'policy', 'token', 'challenge_token', 'recovery_code',
 ]
 const QUERY_KEYS = [
-  'page', 'limit', 'q', 'unread', 'type', 'input', 'token', 'batch', 'cursor', 'url', 'imageUrl', 'effect', 'effectIndex', 'ratio', 'scale', 'content', 'prompt', 'maxTokens', 'conversationId', 'system', 'fetch', 'text', 'voice', 'format', 'speed', 'pitch', 'template', 'top', 'bottom', 'username', 'name', 'avatar', 'verified', 'likes', 'replies', 'reposts', 'theme', 'time', 'style', 'color', 'background', 'size', 'model', 'location', 'units',
+  'page', 'limit', 'q', 'unread', 'type', 'input', 'token', 'batch', 'cursor', 'url', 'imageUrl', 'effect', 'effectIndex', 'ratio', 'scale', 'content', 'prompt', 'maxTokens', 'conversationId', 'system', 'fetch', 'text', 'voice', 'format', 'speed', 'pitch', 'template', 'top', 'bottom', 'username', 'name', 'avatar', 'verified', 'likes', 'replies', 'reposts', 'theme', 'time', 'style', 'color', 'background', 'size', 'model', 'location', 'units', '__proto__', 'constructor',
 ]
 
 function randomString(rng: Rng): string {
@@ -99,6 +100,8 @@ function randomString(rng: Rng): string {
     () => rng.pick(['dalle-3', 'sdxl', 'dall-e-2', 'midjourney', '96x64', '4096x10', 'auto', 'b64_json', 'url', 'Berlin', 'Atlantis', '52.5,13.4', '91,0', 'imperial', 'metric']),
     // Speech providers (/api/tts/openai, elevenlabs, polly, azure): their voices, formats, models and speeds.
     () => rng.pick(['alloy', 'af_bella+af_sky', 'JBFqnCBsd6RMkjVDRZzb', 'Joanna', 'en-US-AvaMultilingualNeural', 'en-US-Ava"><x', 'flac', 'opus', 'aac', 'tts-1', '0.25', '4.5', '1.0']),
+    // Object.prototype's names, which a table looked up as a plain object finds (issue #44: color=constructor wedged the render pool).
+    () => rng.pick(PROTOTYPE_KEYS),
   ])()
 }
 
@@ -135,6 +138,7 @@ function randomParam(rng: Rng, ids: number[]): string {
     () => encodeURIComponent('ünï'),
     () => '1.5',
     () => '1e3',
+    () => rng.pick(PROTOTYPE_KEYS),
   ])()
 }
 

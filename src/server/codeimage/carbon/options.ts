@@ -49,7 +49,7 @@ const NAMED_COLORS: Record<string, string> = {
  * Reads `#rgb`, `#rgba`, `#rrggbb`, `#rrggbbaa`, `rgb()`/`rgba()` (commas or spaces, alpha as a number or a percentage) and a few names.
  */
 export function readCssColor(input: string): string | null {
-  const value = (NAMED_COLORS[input.trim().toLowerCase()] ?? input).trim().toLowerCase()
+  const value = (lookup(NAMED_COLORS, input.trim().toLowerCase()) ?? input).trim().toLowerCase()
   let r: number, g: number, b: number
   let a = 1
   const hex = /^#([0-9a-f]{3,4}|[0-9a-f]{6}|[0-9a-f]{8})$/.exec(value)
