@@ -9,6 +9,7 @@ import { TRPCError } from '@trpc/server'
 import type { ErrorCases } from '../errors.js'
 import { readJson, sendJson } from '../http.js'
 import type { Exchange } from '../rest/adapter.js'
+import { serverTiming } from '../workers/pool.js'
 import type { CodeImageInput } from '../../shared/schemas/codeimage.js'
 import { attachBackgroundImage } from './background.js'
 import { MIME } from './service.js'
@@ -50,6 +51,7 @@ export async function handleCodeImage({ req, res, ctx }: Exchange): Promise<void
     'x-image-width': String(image.width),
     'x-image-height': String(image.height),
     'x-code-language': image.language,
+    'server-timing': serverTiming(image.timing),
     'cache-control': 'no-store',
   })
   res.end(Buffer.from(image.data.buffer, image.data.byteOffset, image.data.byteLength))

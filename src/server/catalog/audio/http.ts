@@ -22,6 +22,7 @@ import { storeGenerated } from '../../uploads/generated.js'
 import { uploadUrl } from '../../uploads/pipeline.js'
 import type { SpeechJob } from './engines.js'
 import { measureAudio, type EncodedAudio } from './pcm.js'
+import { serverTiming, type JobTiming } from '../../workers/pool.js'
 
 const MIME: Record<SpeechFormat, string> = { wav: 'audio/wav', mp3: 'audio/mpeg' }
 
@@ -44,10 +45,10 @@ async function readStored(exchange: Exchange, path: string): Promise<Uint8Array>
 async function answerSpeech(exchange: Exchange, speech: Speech): Promise<void> {
   const { req, res, ctx } = exchange
   const { services } = ctx
-  const synthesize = async (): Promise<EncodedAudio> => {
-    const { audio } = await services.speech.run({ job: speech.job, format: speech.format })
+  const synthesize = async (): Promise<EncodedAudio & { timing: JobTiming }> => {
+    const { audio, timing } = await services.speech.run({ job: speech.job, format: speech.format })
     if (!audio) throw new Error('speech worker answered no audio')
-    return audio
+    return { ...audio, timing }
   }
   if (wantsJson(req.headers.accept)) {
     let made: EncodedAudio | undefined
@@ -83,6 +84,7 @@ async function answerSpeech(exchange: Exchange, speech: Speech): Promise<void> {
     'x-audio-sample-rate': String(audio.sampleRate),
     'x-audio-duration-ms': String(audio.durationMs),
     'x-speech-voice': speech.voice,
+    'server-timing': serverTiming(audio.timing),
     'cache-control': 'no-store',
   })
   res.end(Buffer.from(audio.data.buffer, audio.data.byteOffset, audio.data.byteLength))

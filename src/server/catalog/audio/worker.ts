@@ -17,6 +17,6 @@ async function perform(task: SpeechTask): Promise<SpeechTaskResult> {
 }
 
 serveJobs<SpeechTask, SpeechTaskResult>(port, perform, {
-  transfer: (result) => (result.audio ? [result.audio.data.buffer as ArrayBuffer] : []),
+  transfer: (result) => (result.audio ? [result.audio.data] : []),
   refusal: (error) => (error instanceof SpeechRefusal ? { status: error.status, message: error.message } : null),
 })
