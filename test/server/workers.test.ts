@@ -126,7 +126,6 @@ test('SIGTERM stops the server within the grace for heavy work whatever its pool
   const { child, url, exited } = await startServe(['--port', '0', '--data-dir', tempDir(), '--workers', '1', '--no-rate-limits'], {
     PLAZA_EXECUTE_JS_TIMEOUT_MS: hour,
     PLAZA_EXECUTE_PYTHON_TIMEOUT_MS: hour,
-    PLAZA_CODEIMAGE_TIMEOUT_MS: hour,
     PLAZA_EXECUTE_PYTHON_WARM: '1',
   })
   const post = (path: string, body: unknown) =>
@@ -134,11 +133,10 @@ test('SIGTERM stops the server within the grace for heavy work whatever its pool
       (res) => res.status,
       (error: Error) => error.message,
     )
-  // Programs that never end (in a worker thread, in a process) and a render of the largest snippet, each with an hour's budget, and a run queued behind them.
+  // Programs that never end, in a pool's worker thread and in a process, each with an hour's budget, and a run queued behind them.
   const answers = [
     post('/api/execute', { language: 'javascript', code: 'while (true) {}' }),
     post('/api/execute', { language: 'python', code: 'while True: pass' }),
-    post('/api/codeimage', { codeSnippet: 'const x = [1, 2, 3].map((n) => n * 2) // wide\n'.repeat(2000).slice(0, 100_000), scale: 6, maxWidth: 0 }),
     post('/api/execute', { language: 'javascript', code: 'console.log(1)' }),
   ]
   await untilInFlight(url, answers.length)

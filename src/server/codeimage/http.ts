@@ -15,7 +15,7 @@ import { attachBackgroundImage } from './background.js'
 import { MIME } from './service.js'
 import { storeCodeImage } from './store.js'
 
-/** Room for a 100 KB snippet even when JSON escaping doubles it, plus the other fields. */
+/** Room for the largest snippet even when JSON escaping multiplies it, plus the other fields. */
 const BODY_LIMIT = 512 * 1024
 
 /** True when the client asked for JSON rather than the image (an explicit `application/json` in Accept). */

@@ -14,21 +14,19 @@
  * waited for a worker to start.
  */
 import { EventEmitter } from 'node:events'
-import { readlinkSync } from 'node:fs'
-import { setPriority } from 'node:os'
 import * as threads from 'node:worker_threads'
 import { Worker, type MessagePort, type ResourceLimits } from 'node:worker_threads'
 import { TRPCError } from '@trpc/server'
 import type { ErrorCases } from '../errors.js'
 import { isModuleLoadError } from '../load-failure.js'
+import { lowerThreadPriority, WORKER_NICE } from './priority.js'
 
 /** What a job of any pool can answer: refused while the queue is full, or past its time budget (ErrorCases in errors.ts). */
 export const POOL_ERRORS: ErrorCases = {
   503: 'The server is busy with other jobs of this kind, or this one took longer than its time budget; try again shortly',
 }
 
-/** The nice value of pool threads by default: well below the event loop that answers logins and feeds (0). */
-export const WORKER_NICE = 10
+export { WORKER_NICE } from './priority.js'
 
 export interface PoolOptions {
   size: number
@@ -136,20 +134,6 @@ function startWorker(base: string, name: string, options: threads.WorkerOptions)
     return new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(target)}) })`, { ...options, eval: true })
   }
   return new Worker(new URL(`./${name}.js`, here), options)
-}
-
-/**
- * Lowers this thread's CPU priority. Linux keeps a nice value per thread, and `setpriority` on a
- * thread id sets that thread's alone: the worker's, not the process's event loop. Where the
- * system refuses, the thread keeps the process's priority.
- */
-export function lowerThreadPriority(nice: number): void {
-  try {
-    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop())
-    if (Number.isInteger(tid) && tid > 0) setPriority(tid, nice)
-  } catch {
-    // No /proc (not Linux) or not permitted: the thread runs at the process's priority.
-  }
 }
 
 const isDetachable = (buffer: ArrayBufferLike): buffer is ArrayBuffer =>

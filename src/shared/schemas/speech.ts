@@ -4,8 +4,18 @@
  */
 import { z } from 'zod'
 
-/** The longest text one request may speak, in characters (Unicode code points). */
-export const SPEECH_TEXT_MAX = 2000
+/**
+ * The longest text one request may speak, in characters (Unicode code points): about a minute of
+ * audio, which bounds one request's CPU (MP3 encoding costs about ten times the synthesis;
+ * docs/speech.md gives the figures).
+ */
+export const SPEECH_TEXT_MAX = 1000
+
+/**
+ * The longest speech one request may make (eSpeak NG at its slowest speaks 1,000 characters for
+ * over two minutes): past it, 413 before the audio is encoded, the costly part of an MP3.
+ */
+export const SPEECH_AUDIO_MAX_MS = 90_000
 
 export const SPEECH_FORMATS = ['wav', 'mp3'] as const
 export type SpeechFormat = (typeof SPEECH_FORMATS)[number]

@@ -13,7 +13,7 @@ import { storeGenerated } from '../../uploads/generated.js'
 import { uploadUrl } from '../../uploads/pipeline.js'
 import { serverTiming } from '../../workers/pool.js'
 
-/** Room for a 100 KB snippet even when JSON escaping doubles it, plus the other fields. */
+/** Room for the largest snippet even when JSON escaping multiplies it, plus the other fields. */
 const BODY_LIMIT = 512 * 1024
 
 export async function handleCarbon({ req, res, ctx }: Exchange): Promise<void> {

@@ -17,6 +17,7 @@ import { createRequire } from 'node:module'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { PoolBusyError } from '../../../workers/pool.js'
+import { niced } from '../../../workers/priority.js'
 import { Capture } from './capture.js'
 import type { SandboxJob, SandboxResult } from './job.js'
 import { PYODIDE_CHILD_SOURCE } from './pyodide-child.js'
@@ -289,9 +290,10 @@ export class PyodidePool {
     const unshare = this.network === 'namespace' ? this.unshare! : null
     // No environment at all: nothing of Plaza's (PLAZA_*, keys) reaches the process; nor its working directory.
     const options = { env: {}, cwd: '/', stdio: ['pipe', 'pipe', 'pipe'] as Array<'pipe'> }
+    // Below the server's priority from the first instruction (Node's own threads included), not only once the program lowers its own.
     const process = unshare
-      ? spawn(unshare, [...UNSHARE_FLAGS, globalThis.process.execPath, ...node], options)
-      : spawn(globalThis.process.execPath, node, options)
+      ? spawn(...niced(unshare, [...UNSHARE_FLAGS, globalThis.process.execPath, ...node]), options)
+      : spawn(...niced(globalThis.process.execPath, node), options)
     this.processes.add(process)
     process.on('exit', () => this.processes.delete(process))
     process.on('error', () => {})
