@@ -218,12 +218,14 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
     await layer?.then((created) => created.close(), () => {})
     throw error
   }
-  const codeimage = createCodeImageService(config, { onRender: (outcome, seconds) => metrics?.codeImageRender(outcome, seconds) })
-  const execute = createExecuteService(config.env, { onFailure: (message, detail) => logger.warn(message, { detail }) })
+  // In a cluster, each process starts its share of the machine's heavy workers, not the whole machine's.
+  const processes = options.processes
+  const codeimage = createCodeImageService(config, { onRender: (outcome, seconds) => metrics?.codeImageRender(outcome, seconds), processes })
+  const execute = createExecuteService(config.env, { onFailure: (message, detail) => logger.warn(message, { detail }), processes })
   // A serving process keeps a pool's workers loaded from its first job on; a one-shot command starts only what its job needs.
   const warm = options.maintenance !== false
-  const speech = createSpeechService(config.env, { warm })
-  const maker = createMakerService(config.env, { warm })
+  const speech = createSpeechService(config.env, { warm, processes })
+  const maker = createMakerService(config.env, { warm, processes })
   const stopWork = (graceMs: number) => Promise.all([codeimage.close(graceMs), execute.close(graceMs), speech.close(graceMs), maker.close(graceMs)]).then(() => {})
   let database: Awaited<ReturnType<typeof openDatabase>>
   try {

@@ -8,6 +8,7 @@ import { TRPCError } from '@trpc/server'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { PoolBusyError, WorkerPool, WORKER_NICE, type PoolOptions, type PoolTimers } from '../../src/server/workers/pool.js'
+import { perProcess } from '../../src/server/workers/priority.js'
 import type { FixtureJob, FixtureResult } from './fixtures/pool-worker.js'
 
 const BUDGET_MS = 1000
@@ -208,6 +209,10 @@ test('workers that cannot start (a module gone) are retried, then the waiting jo
   } finally {
     await pool.close()
   }
+})
+
+test('in a cluster each process starts its share of the machine-wide pool sizes, at least one', () => {
+  assert.equal([perProcess(4), perProcess(4, 2), perProcess(4, 8), perProcess(2, 3), perProcess(1, 2)], [4, 2, 1, 1, 1])
 })
 
 test.run()

@@ -9,6 +9,7 @@ import { parsePositiveInt, type ServerConfig } from '../config.js'
 import { toPublicError } from '../errors.js'
 import type { RenderOutcome } from '../metrics/recorder.js'
 import type { JobTiming } from '../workers/pool.js'
+import { perProcess } from '../workers/priority.js'
 import { createRenderPool } from './pool.js'
 import { WARM_UP_JOB } from './warm-up.js'
 import type { CodeImageJob, RenderJob, RenderResult } from './renderer.js'
@@ -39,8 +40,11 @@ function outcomeOf(error: unknown): RenderOutcome {
   return status === 400 || status === 413 ? 'rejected' : status === 503 ? 'unavailable' : 'failed'
 }
 
-export function createCodeImageService(config: Pick<ServerConfig, 'env'>, options: { onRender?: (outcome: RenderOutcome, seconds: number) => void } = {}): CodeImageService {
-  const size = parsePositiveInt('PLAZA_CODEIMAGE_WORKERS', config.env.PLAZA_CODEIMAGE_WORKERS, Math.max(1, Math.min(4, availableParallelism() - 1)))
+export function createCodeImageService(
+  config: Pick<ServerConfig, 'env'>,
+  options: { onRender?: (outcome: RenderOutcome, seconds: number) => void; processes?: number } = {},
+): CodeImageService {
+  const size = parsePositiveInt('PLAZA_CODEIMAGE_WORKERS', config.env.PLAZA_CODEIMAGE_WORKERS, perProcess(Math.max(1, Math.min(4, availableParallelism() - 1)), options.processes))
   const pool = createRenderPool({
     size,
     timeoutMs: parsePositiveInt('PLAZA_CODEIMAGE_TIMEOUT_MS', config.env.PLAZA_CODEIMAGE_TIMEOUT_MS, 15_000),

@@ -59,3 +59,12 @@ const NICE = ['/usr/bin/nice', '/bin/nice'].find((file) => existsSync(file))
 export function niced(command: string, args: string[], nice: number = WORKER_NICE): [string, string[]] {
   return NICE ? [NICE, ['-n', String(nice), command, ...args]] : [command, args]
 }
+
+/**
+ * A pool's default size in one of a cluster's `processes` (`plaza serve --workers N`): the
+ * machine-wide default shared out, at least one each, so that N processes do not each start the
+ * workers (and hold the memory) meant for the whole machine.
+ */
+export function perProcess(machineWide: number, processes = 1): number {
+  return Math.max(1, Math.floor(machineWide / Math.max(1, processes)))
+}

@@ -7,6 +7,7 @@
 import { availableParallelism } from 'node:os'
 import { parsePositiveInt } from '../../config.js'
 import { WorkerPool } from '../../workers/pool.js'
+import { perProcess } from '../../workers/priority.js'
 import type { EspeakVoice, SpeechFormat } from '../../../shared/schemas/speech.js'
 import type { SpeechJob } from './engines.js'
 import type { EncodedAudio } from './pcm.js'
@@ -30,8 +31,8 @@ export interface SpeechPoolOptions {
 }
 
 /** One or two workers (one per core but one): each holds a compiled engine of 20-100 MB. */
-export function speechPoolOptions(env: NodeJS.ProcessEnv): SpeechPoolOptions {
-  const size = parsePositiveInt('PLAZA_SPEECH_CONCURRENCY', env.PLAZA_SPEECH_CONCURRENCY, Math.max(1, Math.min(2, availableParallelism() - 1)))
+export function speechPoolOptions(env: NodeJS.ProcessEnv, processes = 1): SpeechPoolOptions {
+  const size = parsePositiveInt('PLAZA_SPEECH_CONCURRENCY', env.PLAZA_SPEECH_CONCURRENCY, perProcess(Math.max(1, Math.min(2, availableParallelism() - 1)), processes))
   return { size, queueLimit: parsePositiveInt('PLAZA_SPEECH_QUEUE', env.PLAZA_SPEECH_QUEUE, size * 8), timeoutMs: 60_000 }
 }
 

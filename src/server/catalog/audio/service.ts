@@ -59,13 +59,13 @@ export function voiceAliases(voices: EspeakVoiceEntry[]): Map<string, EspeakVoic
 const WARM_UP_SPEECH: SpeechTask = { job: { kind: 'flite', text: 'a', voice: 'kal' }, format: 'wav' }
 
 /** `warm`: on the first request, start every worker (a serving process); off for a one-shot command. */
-export function createSpeechService(env: NodeJS.ProcessEnv, options: { warm?: boolean } = {}): SpeechService {
+export function createSpeechService(env: NodeJS.ProcessEnv, options: { warm?: boolean; processes?: number } = {}): SpeechService {
   let pool: SpeechPool | undefined
   let voices: Promise<EspeakVoices> | undefined
   const espeakModule = optionalModule(ESPEAK_OPTIONAL, env)
   const poolOf = () => {
     if (pool) return pool
-    pool = createSpeechPool(speechPoolOptions(env))
+    pool = createSpeechPool(speechPoolOptions(env, options.processes))
     if (options.warm) void pool.warm(WARM_UP_SPEECH)
     return pool
   }

@@ -9,6 +9,7 @@ import { availableParallelism } from 'node:os'
 import { parsePositiveInt } from '../../config.js'
 import type { RasterImage } from '../../render/rasterize.js'
 import { WorkerPool, type JobTiming, type PoolOptions } from '../../workers/pool.js'
+import { perProcess } from '../../workers/priority.js'
 import type { CardJob } from './scene.js'
 
 /** A pool of card workers (worker.ts), in the renderer's words. */
@@ -21,9 +22,9 @@ export function createMakerPool(options: PoolOptions): WorkerPool<CardJob, Raste
   })
 }
 
-export function makerPoolOptions(env: NodeJS.ProcessEnv): PoolOptions {
+export function makerPoolOptions(env: NodeJS.ProcessEnv, processes = 1): PoolOptions {
   return {
-    size: parsePositiveInt('PLAZA_MAKER_WORKERS', env.PLAZA_MAKER_WORKERS, Math.max(1, Math.min(2, availableParallelism() - 1))),
+    size: parsePositiveInt('PLAZA_MAKER_WORKERS', env.PLAZA_MAKER_WORKERS, perProcess(Math.max(1, Math.min(2, availableParallelism() - 1)), processes)),
     timeoutMs: parsePositiveInt('PLAZA_MAKER_TIMEOUT_MS', env.PLAZA_MAKER_TIMEOUT_MS, 10_000),
     queueLimit: parsePositiveInt('PLAZA_MAKER_QUEUE', env.PLAZA_MAKER_QUEUE, 32),
   }
@@ -40,11 +41,11 @@ export interface MakerService {
 }
 
 /** `warm`: on the first card, start every worker (a serving process); off for a one-shot command. */
-export function createMakerService(env: NodeJS.ProcessEnv, options: { warm?: boolean } = {}): MakerService {
+export function createMakerService(env: NodeJS.ProcessEnv, options: { warm?: boolean; processes?: number } = {}): MakerService {
   let pool: WorkerPool<CardJob, RasterImage> | undefined
   const poolOf = () => {
     if (pool) return pool
-    pool = createMakerPool(makerPoolOptions(env))
+    pool = createMakerPool(makerPoolOptions(env, options.processes))
     if (options.warm) void pool.warm(WARM_UP_CARD)
     return pool
   }

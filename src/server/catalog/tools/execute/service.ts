@@ -6,6 +6,7 @@
  */
 import type { ExecuteRequest, ExecuteResult } from '../../../../shared/schemas/execute.js'
 import { parsePositiveInt } from '../../../config.js'
+import { perProcess } from '../../../workers/priority.js'
 import { Gate } from './gate.js'
 import { pistonFromEnv, runOnPiston } from './piston.js'
 import { PyodidePool } from './pyodide-pool.js'
@@ -25,15 +26,17 @@ export interface ExecuteService {
 }
 
 export interface ExecuteServiceOptions {
+  /** Processes of the cluster: the default concurrency and warm sandboxes are shared out among them. */
+  processes?: number
   /** Where a sandbox's own failure is told (the caller gets a short line). */
   onFailure?: (message: string, detail: string) => void
 }
 
 export function createExecuteService(env: NodeJS.ProcessEnv, options: ExecuteServiceOptions = {}): ExecuteService {
-  const concurrency = parsePositiveInt('PLAZA_EXECUTE_CONCURRENCY', env.PLAZA_EXECUTE_CONCURRENCY, 2)
+  const concurrency = parsePositiveInt('PLAZA_EXECUTE_CONCURRENCY', env.PLAZA_EXECUTE_CONCURRENCY, perProcess(2, options.processes))
   const jsTimeoutMs = parsePositiveInt('PLAZA_EXECUTE_JS_TIMEOUT_MS', env.PLAZA_EXECUTE_JS_TIMEOUT_MS, 5000)
   const pythonTimeoutMs = parsePositiveInt('PLAZA_EXECUTE_PYTHON_TIMEOUT_MS', env.PLAZA_EXECUTE_PYTHON_TIMEOUT_MS, 10_000)
-  const pythonWarm = parsePositiveInt('PLAZA_EXECUTE_PYTHON_WARM', env.PLAZA_EXECUTE_PYTHON_WARM, 2)
+  const pythonWarm = parsePositiveInt('PLAZA_EXECUTE_PYTHON_WARM', env.PLAZA_EXECUTE_PYTHON_WARM, perProcess(2, options.processes))
   const gate = new Gate({ limit: concurrency, queue: concurrency * 4, waitMs: 2000 })
   const piston = pistonFromEnv(env)
   const pools: ExecuteService['pools'] = {}
