@@ -136,6 +136,15 @@ test('close answers the running and the queued jobs (503) rather than dropping t
   assert.ok(!late.ok && late.error instanceof PoolBusyError)
 })
 
+test('close while the workers are still warming: warm() resolves rather than waiting for ever', async () => {
+  const pool = fixturePool({ size: 2 })
+  const warming = pool.warm({ kind: 'echo', value: 0 })
+  assert.is(pool.stats.starting, 2)
+  await pool.close()
+  await warming
+  assert.is(pool.stats.workers, 0)
+})
+
 test('close with a grace lets running and queued jobs finish first', async () => {
   const pool = fixturePool({ size: 1 })
   const jobs = [outcome(pool.run({ kind: 'echo', value: 1 })), outcome(pool.run({ kind: 'echo', value: 2 }))]

@@ -283,6 +283,8 @@ export class WorkerPool<Job, Result> extends EventEmitter {
     for (const pending of this.queue.splice(0)) pending.reject(this.shuttingDown())
     const workers = this.slots.map((slot) => slot.worker)
     for (const slot of [...this.slots]) this.drop(slot, this.shuttingDown())
+    // A warm() still waiting for its workers is over too.
+    this.emit('settled')
     await Promise.all(workers.map((worker) => worker.terminate().catch(() => {})))
   }
 
