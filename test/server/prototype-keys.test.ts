@@ -72,7 +72,7 @@ function baseValues(world: World): Record<string, unknown> {
     // The catalog's.
     text: 'hello', prompt: 'a fox in the snow', code: 'console.log(1)', codeSnippet: 'const x = 1', language: 'javascript',
     messages: [{ role: 'user', content: 'hi' }], location: 'Berlin', ratio: '16:9', url: world.pngUrl, imageUrl: world.pngUrl, effect: 'sepia',
-    asset: 'swagger-ui.css', id: 'fake-model',
+    asset: 'plaza-docs.js', id: 'fake-model',
   }
 }
 
@@ -89,7 +89,9 @@ function operationsTable(world: World): Record<string, Override> {
     'POST /api/mobile/stories/create': { values: { text_content: 'hi' } },
     'DELETE /api/mobile/auth/sessions/{id}': { noBase: 'the session to revoke is the caller\'s own, made per request', values: { id: 1 } },
     'DELETE /api/mobile/posts/{post_id}': { noBase: 'it would delete the post the other operations use' },
-    'DELETE /api/mobile/interactions/comment/{comment_id}': { noBase: 'it would delete the comment the other operations use' },
+    // One path, two ids: a comment is made on a post and deleted by its own id.
+    'POST /api/mobile/interactions/comment/{id}': { values: { id: world.postId } },
+    'DELETE /api/mobile/interactions/comment/{id}': { noBase: 'it would delete the comment the other operations use', values: { id: world.commentId } },
     'DELETE /api/mobile/stories/{story_id}': { noBase: 'it would delete the story the other operations use' },
     'POST /api/mobile/user/follow/{user_id}': { noBase: 'alice already follows bob (a repeat is a 409)' },
     'DELETE /api/mobile/interactions/unlike/{post_id}': { noBase: 'alice has not liked the post' },
@@ -112,6 +114,15 @@ function operationsTable(world: World): Record<string, Override> {
     'POST /api/agent': { values: { prompt: 'print 1' } },
     'POST /api/chat': { values: { content: 'hi' } },
     'GET /api/v1/models/{id}': { noBase: 'the fake upstream serves no model by a fixed name' },
+    // The gateway's OpenAI- and Anthropic-shaped operations (any model name reaches the fake upstream).
+    'POST /api/v1/responses': { values: { input: 'hi' } },
+    'GET /api/v1/responses/{id}': { noBase: 'no stored response has a fixed id' },
+    'DELETE /api/v1/responses/{id}': { noBase: 'no stored response has a fixed id' },
+    'POST /api/v1/messages': { values: { model: 'fake-model', max_tokens: 16 } },
+    'POST /api/v1/embeddings': { values: { model: 'fake-model', input: 'hello' } },
+    'POST /api/v1/moderations': { values: { input: 'hello' } },
+    'POST /api/v1/audio/speech': { values: { model: 'tts-1', input: 'hello', voice: 'alloy' } },
+    'POST /api/v1/audio/transcriptions': { values: { model: 'whisper-1' } },
   }
 }
 let seq = 0
