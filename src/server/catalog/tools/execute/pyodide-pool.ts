@@ -28,6 +28,8 @@ const START_TIMEOUT_MS = 60_000
 const START_FAILURES_TO_GIVE_UP = 3
 /** The snapshot's size is bounded, as the parent holds it (about 32 MiB for Pyodide 314). */
 const MAX_SNAPSHOT_BYTES = 256 * 1024 * 1024
+/** How long close() waits for the killed processes to be gone (SIGKILL takes milliseconds; this only bounds a process the kernel holds). */
+const CLOSE_WAIT_MS = 5_000
 /** How often the resident size is read while a program runs. */
 const MEMORY_POLL_MS = 50
 /** A line from the child longer than this means it is not the child program talking: killed. */
@@ -165,8 +167,11 @@ export class PyodidePool {
       await Promise.race([Promise.all(ended), new Promise((resolve) => setTimeout(resolve, graceMs).unref())])
     }
     for (const stop of this.running.values()) stop()
+    // Every process still in the set is alive (each leaves it on exit): close resolves once they are gone, not merely signalled.
+    const gone = [...this.processes].map((process) => new Promise((resolve) => process.once('exit', resolve)))
     this.killAll()
     globalThis.process.off('exit', this.killAll)
+    await Promise.race([Promise.all(gone), new Promise((resolve) => setTimeout(resolve, CLOSE_WAIT_MS).unref())])
   }
 
   private shuttingDown() {
