@@ -126,6 +126,15 @@ function randomObject(rng: Rng, depth = 0): Record<string, unknown> {
   return object
 }
 
+/** A value as a query string's text; an object with a field named `toString` or `valueOf` (the dictionary has them) has no String() of its own. */
+function asText(value: unknown): string {
+  try {
+    return String(value)
+  } catch {
+    return JSON.stringify(value)
+  }
+}
+
 function randomParam(rng: Rng, ids: number[]): string {
   return rng.pick([
     () => String(rng.pick(ids)),
@@ -304,7 +313,7 @@ async function fire(server: TestServer, rng: Rng, targets: Target[], tokens: str
   const method = rng.chance(0.85) ? target.method : rng.pick(['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'TRACE'])
   let path = target.path.replace(/:(\w+)\??/g, () => randomParam(rng, ids))
   if (rng.chance(0.4)) {
-    const query = Array.from({ length: 1 + rng.int(3) }, () => `${rng.pick(QUERY_KEYS)}=${rng.chance(0.8) ? encodeURIComponent(String(randomValue(rng, 3))) : '%E0'}`)
+    const query = Array.from({ length: 1 + rng.int(3) }, () => `${rng.pick(QUERY_KEYS)}=${rng.chance(0.8) ? encodeURIComponent(asText(randomValue(rng, 3))) : '%E0'}`)
     path += '?' + query.join('&')
   }
   const headers: Record<string, string> = {}

@@ -11,6 +11,7 @@ import {
   FLITE_DEFAULT_VOICE,
   FLITE_VOICES,
   fliteInput,
+  SPEECH_AUDIO_MAX_MS,
   type SpeechFormat,
   type StoredSpeechAnswer,
 } from '../../../shared/schemas/speech.js'
@@ -91,7 +92,10 @@ async function answerSpeech(exchange: Exchange, speech: Speech): Promise<void> {
 }
 
 /** What a speech engine refuses (SpeechRefusal in engines.ts, ErrorCases in errors.ts). */
-export const SPEECH_ERRORS: ErrorCases = { 400: 'The text has nothing to speak, or the engine has no such voice' }
+export const SPEECH_ERRORS: ErrorCases = {
+  400: 'The text has nothing to speak, or the engine has no such voice',
+  413: `The speech would last longer than ${SPEECH_AUDIO_MAX_MS / 1000} s (send less text, or a higher speed)`,
+}
 
 /** eSpeak NG is an optional package: without it its operations answer 503, naming it. */
 export const ESPEAK_ERRORS: ErrorCases = { 503: 'eSpeak NG (the optional package @echogarden/espeak-ng-emscripten) is not installed' }
