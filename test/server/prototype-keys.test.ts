@@ -22,6 +22,7 @@ import { startFakeProviders } from '../providers/fake-providers.js'
 import { AUDD_KEY, LENS_KEY, startFakeSearch } from '../search/fake-search.js'
 import { registerUser, startTestServer, type RegisteredUser, type TestServer } from '../helpers/server.js'
 import { solidImage } from '../uploads/fixtures.js'
+import { startSmtpServer } from '../helpers/smtp.js'
 
 const PROTOTYPE_KEYS = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'prototype']
 /** A name of the same characters as `key` that no table holds. */
@@ -97,6 +98,21 @@ function operationsTable(world: World): Record<string, Override> {
     'DELETE /api/mobile/interactions/unlike/{post_id}': { noBase: 'alice has not liked the post' },
     'PUT /api/mobile/notifications/mark_read/{notification_id}': { noBase: 'alice has no notification 1' },
     'GET /api/mobile/stories/view/{story_id}': {},
+    // Push, mailed links and two-factor login (#48): their secrets come by mail or from an authenticator app, so no base request
+    // can succeed here; each parameter still gets Object.prototype's names beside a well-formed request.
+    'POST /api/mobile/auth/password/reset': { noBase: 'the token comes by mail', values: { token: 'zzqxtoken', new_password: 'battery staple' } },
+    'GET /api/mobile/auth/password/reset': { noBase: 'the token comes by mail', values: { token: 'zzqxtoken' } },
+    'POST /api/mobile/auth/email/verify': { noBase: 'the token comes by mail', values: { token: 'zzqxtoken' } },
+    'GET /api/mobile/auth/email/verify': { noBase: 'the token comes by mail', values: { token: 'zzqxtoken' } },
+    'POST /api/mobile/auth/login/2fa': { noBase: 'the challenge and the code come from a two-factor login', values: { challenge_token: 'zzqxtoken', code: '123456' } },
+    'POST /api/mobile/auth/2fa/confirm': { noBase: 'the code comes from an authenticator app', values: { code: '123456' } },
+    'POST /api/mobile/auth/2fa/disable': { noBase: 'alice has no two-factor login', values: { code: '123456' } },
+    'POST /api/mobile/auth/2fa/recovery_codes': { noBase: 'alice has no two-factor login', values: { code: '123456' } },
+    'POST /api/mobile/push/subscription': {
+      noBase: "a push service's endpoint must resolve, which a test cannot rely on",
+      values: { subscription: { endpoint: 'https://push.example.com/send/zzqx', keys: { p256dh: 'BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM', auth: 'tBHItJI5svbpez7KI4CCXg' } } },
+    },
+    'PUT /api/mobile/push/subscription': { noBase: 'alice has no push subscription', values: { data: { alerts: { follow: true } } } },
     // Catalog operations whose inputs are not the shared names.
     'POST /api/execute': { values: { language: 'javascript', code: 'console.log(1)' } },
     'GET /api/media': { values: { url: 'https://youtu.be/dQw4w9WgXcQ', fetch: '0' } },
@@ -185,6 +201,8 @@ test('every parameter of every operation answers Object.prototype names as it an
   const upstream = await startFakeUpstream()
   const providers = await startFakeProviders()
   const search = await startFakeSearch()
+  // Mail goes to a real SMTP server on loopback (the forgot-password and verification operations need it set up).
+  const smtp = await startSmtpServer()
   const png = await solidImage(16, 16, 'png')
   const images = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'image/png' }).end(png))
   await new Promise<void>((resolve) => images.listen(0, '127.0.0.1', resolve))
@@ -214,6 +232,10 @@ test('every parameter of every operation answers Object.prototype names as it an
       PLAZA_LENS_API_KEY: LENS_KEY,
       PLAZA_AUDD_BASE_URL: `${search.url}/audd`,
       PLAZA_AUDD_API_KEY: AUDD_KEY,
+      PLAZA_SMTP_URL: smtp.url,
+      PLAZA_MAIL_FROM: 'Plaza <no-reply@plaza.example>',
+      PLAZA_PUBLIC_URL: 'http://plaza.invalid',
+      PLAZA_VAPID_SUBJECT: 'mailto:admin@plaza.example',
     },
   })
   try {
@@ -303,6 +325,7 @@ test('every parameter of every operation answers Object.prototype names as it an
     await upstream.close()
     await providers.close()
     await search.close()
+    await smtp.close()
   }
 })
 
