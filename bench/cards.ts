@@ -8,7 +8,7 @@
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import sharp from 'sharp'
-import { renderCardPng } from '../src/server/catalog/maker/pool.js'
+import { createMakerService } from '../src/server/catalog/maker/pool.js'
 import { renderCard, type CardJob } from '../src/server/catalog/maker/scene.js'
 import { rasterize } from '../src/server/render/rasterize.js'
 import { LOGO_STYLE_NAMES } from '../src/shared/schemas/logo.js'
@@ -49,9 +49,10 @@ for (const [name, job] of cases) {
 
 const loop = monitorEventLoopDelay({ resolution: 5 })
 const job = cases[3][1]
-await renderCardPng(process.env, job)
+const maker = createMakerService(process.env)
+await maker.render(job)
 loop.enable()
-const pooled = await time(() => renderCardPng(process.env, job))
+const pooled = await time(() => maker.render(job))
 loop.disable()
 const fmt = (ns: number) => (ns / 1e6).toFixed(1)
 console.log(`fakepost through the worker pool: median ${pooled.toFixed(1)} ms; event loop meanwhile: longest stall ${fmt(loop.max)} ms, p99 ${fmt(loop.percentile(99))} ms`)

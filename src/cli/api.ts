@@ -34,7 +34,8 @@ export type Fields = Record<string, FieldValue>
 
 /** `key=value` pairs: -f keeps strings; -F reads `true`/`false`/`null`/integers as such and `@file` (`@-`: stdin) as the file's text. */
 export async function parseFields(raw: string[], typed: string[], stdin: () => Promise<string>): Promise<Fields> {
-  const fields: Fields = {}
+  // No prototype: a key named __proto__ or constructor is a field like any other.
+  const fields: Fields = Object.create(null)
   const put = (key: string, value: FieldValue) => {
     if (key.endsWith('[]')) {
       const name = key.slice(0, -2)

@@ -38,14 +38,24 @@ const isSession = (value: unknown): value is StoredSession =>
 /** Usernames are case-insensitive; `@alice` is alice. */
 const normal = (username: string) => username.replace(/^@/, '').toLowerCase()
 
+/**
+ * A table keyed by server URLs and usernames, without a prototype: an account named `constructor`
+ * or `__proto__` is an entry like any other, and a name nobody added finds nothing.
+ */
+function dict<T>(entries: Iterable<readonly [string, T]> = []): Record<string, T> {
+  const table = Object.create(null) as Record<string, T>
+  for (const [key, value] of entries) table[key] = value
+  return table
+}
+
 /** Reads either version into version 2; anything unreadable is an empty file (as before). */
 export function migrate(parsed: unknown): SessionFile {
-  const file: SessionFile = { version: 2, targets: {} }
+  const file: SessionFile = { version: 2, targets: dict() }
   if (!parsed || typeof parsed !== 'object') return file
   const raw = parsed as Record<string, unknown>
   if (raw.version === 2 && raw.targets && typeof raw.targets === 'object') {
     for (const [key, entry] of Object.entries(raw.targets as Record<string, TargetAccounts>)) {
-      const accounts = Object.fromEntries(Object.entries(entry?.accounts ?? {}).filter(([, session]) => isSession(session)))
+      const accounts = dict(Object.entries(entry?.accounts ?? {}).filter(([, session]) => isSession(session)))
       if (Object.keys(accounts).length === 0) continue
       const active = entry.active && accounts[entry.active] ? entry.active : null
       file.targets[key] = { active, accounts }
@@ -56,7 +66,7 @@ export function migrate(parsed: unknown): SessionFile {
   for (const [key, session] of Object.entries(raw)) {
     if (!isSession(session)) continue
     const name = normal(session.username)
-    file.targets[key] = { active: name, accounts: { [name]: session } }
+    file.targets[key] = { active: name, accounts: dict([[name, session]]) }
   }
   return file
 }
@@ -102,7 +112,7 @@ export class SessionStore {
   /** Adds (or refreshes) an account and makes it the active one. */
   set(key: string, session: StoredSession) {
     const file = this.#read()
-    const target = (file.targets[key] ??= { active: null, accounts: {} })
+    const target = (file.targets[key] ??= { active: null, accounts: dict() })
     const name = normal(session.username)
     target.accounts[name] = session
     target.active = name

@@ -4,6 +4,7 @@ import type { ProviderLayer } from './providers/layer.js'
 import { createExecuteService, type ExecuteService } from './catalog/tools/execute/service.js'
 import { createCodeImageService, type CodeImageService } from './codeimage/service.js'
 import { createSpeechService, type SpeechService } from './catalog/audio/service.js'
+import { createMakerService, type MakerService } from './catalog/maker/pool.js'
 import { openDatabase, type Db, type ReadDb } from './db/client.js'
 import type { Warm } from './db/warm.js'
 import { ConfigError, type ServerConfig } from './config.js'
@@ -78,6 +79,14 @@ export interface Services {
   speech: SpeechService
   /** Code execution (`POST /api/execute`): sandboxes that start on the first run (`PLAZA_EXECUTE_*`, `PLAZA_PISTON_*` in `config.env`). */
   execute: ExecuteService
+  /** The Maker's cards (memes, post cards, logos): a worker pool that starts on the first card (`PLAZA_MAKER_*` in `config.env`). */
+  maker: MakerService
+  /**
+   * Stops the heavy work (renders, speech, cards, sandboxes) as the server stops: no new job is
+   * taken (503), and what is queued or running has `graceMs` to finish before its worker is ended
+   * and its request answered 503, so a stop never waits on a job's own, longer time budget.
+   */
+  stopWork(graceMs: number): Promise<void>
   /**
    * Writes new posts into their followers' timelines after they are stored (domain/fanout.ts): in
    * the background while the process serves (`maintenance`), and on close for an embedded command.
@@ -209,9 +218,15 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
     await layer?.then((created) => created.close(), () => {})
     throw error
   }
-  const codeimage = createCodeImageService(config, { onRender: (outcome, seconds) => metrics?.codeImageRender(outcome, seconds) })
-  const execute = createExecuteService(config.env)
-  const speech = createSpeechService(config.env)
+  // In a cluster, each process starts its share of the machine's heavy workers, not the whole machine's.
+  const processes = options.processes
+  const codeimage = createCodeImageService(config, { onRender: (outcome, seconds) => metrics?.codeImageRender(outcome, seconds), processes })
+  const execute = createExecuteService(config.env, { onFailure: (message, detail) => logger.warn(message, { detail }), processes })
+  // A serving process keeps a pool's workers loaded from its first job on; a one-shot command starts only what its job needs.
+  const warm = options.maintenance !== false
+  const speech = createSpeechService(config.env, { warm, processes })
+  const maker = createMakerService(config.env, { warm, processes })
+  const stopWork = (graceMs: number) => Promise.all([codeimage.close(graceMs), execute.close(graceMs), speech.close(graceMs), maker.close(graceMs)]).then(() => {})
   let database: Awaited<ReturnType<typeof openDatabase>>
   try {
     database = await openDatabase({
@@ -265,6 +280,8 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
     codeimage,
     speech,
     execute,
+    maker,
+    stopWork,
     fanout,
     delivery,
     notificationFeed: createNotificationFeed({ reads: database.reads, logger, limits: config.streams }),
@@ -297,9 +314,7 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
       await gateway?.then((created) => created.close(), () => {})
       await inferenceGateway?.then((created) => created.close(), () => {})
       await layer?.then((created) => created.close(), () => {})
-      await codeimage.close()
-      await execute.close()
-      await speech.close()
+      await stopWork(0)
       await storage.close?.()
     },
   }

@@ -61,8 +61,8 @@ test('bad input gets the right status and a clear message in the error envelope'
     ['bad format', { codeSnippet: 'x', format: 'gif' }, 400, /format must be png or svg/],
     ['bad highlight', { codeSnippet: 'a\nb', highlightLines: '2-9' }, 400, /highlightLines: "2-9" is not a range of lines within 1-2/],
     ['darkMode not boolean', { codeSnippet: 'x', darkMode: 'maybe' }, 400, /darkMode must be true or false/],
-    ['too many bytes', { codeSnippet: 'x'.repeat(100 * 1024 + 1) }, 413, /limit is 102400 bytes/],
-    ['too many lines', { codeSnippet: 'x\n'.repeat(2001) + 'x' }, 413, /limit is 2000 lines/],
+    ['too many bytes', { codeSnippet: 'x'.repeat(32 * 1024 + 1) }, 413, /limit is 32768 bytes \(32 KiB\)/],
+    ['too many lines', { codeSnippet: 'x\n'.repeat(1001) + 'x' }, 413, /limit is 1000 lines/],
     ['body not an object', [1, 2], 400, /must be a JSON object/],
   ]
   for (const [name, body, status, message] of cases) {
@@ -78,7 +78,7 @@ test('bad input gets the right status and a clear message in the error envelope'
 })
 
 test('a large render does not hold up other requests', async () => {
-  const big = Array.from({ length: 1500 }, (_, i) => `const value${i} = compute(${i}) // line ${i}`).join('\n')
+  const big = Array.from({ length: 750 }, (_, i) => `const value${i} = compute(${i}) // line ${i}`).join('\n')
   const order: string[] = []
   const rendering = post({ codeSnippet: big, scale: 1 }).then((res) => {
     order.push('render')

@@ -116,10 +116,12 @@ test('symbols and CJK fall back to their fonts instead of empty boxes', async ()
 
 test('the snippet is limited in pixels as well as in bytes', async () => {
   try {
-    await render({ codeSnippet: Array.from({ length: 1500 }, () => 'x'.repeat(60)).join('\n'), scale: 4 })
+    // Within the byte and line limits: 900 lines of 30 characters.
+    await render({ codeSnippet: Array.from({ length: 900 }, () => 'x'.repeat(30)).join('\n'), scale: 6 })
     assert.unreachable('should refuse')
   } catch (error) {
     assert.is((error as { status: number }).status, 413)
+    assert.match((error as Error).message, /megapixel limit/)
   }
 })
 

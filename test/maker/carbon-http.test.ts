@@ -43,7 +43,7 @@ test('bad input: 400 (or 413) in the error envelope, and nothing stored', async 
     ['shadow offset', { code: 'x', dropShadowOffsetY: '500px' }, 400, /dropShadowOffsetY must be a length from 0px to 100px/],
     ['unknown language', { code: 'x', language: 'klingon' }, 400, /Unknown language "klingon"/],
     ['width too narrow for the padding', { code: 'x', widthAdjustment: false, width: 300, paddingHorizontal: '100px' }, 400, /width 300 leaves less than 120px/],
-    ['too many bytes', { code: 'x'.repeat(100 * 1024 + 1) }, 413, /limit is 102400 bytes/],
+    ['too many bytes', { code: 'x'.repeat(32 * 1024 + 1) }, 413, /limit is 32768 bytes \(32 KiB\)/],
     ['too many pixels', { code: 'x\n'.repeat(1000), language: 'text', exportSize: '4x' }, 413, /more than the 40-megapixel limit; use a smaller exportSize/],
     ['body not an object', [1, 2], 400, /must be a JSON object/],
   ]

@@ -21,7 +21,7 @@ test('a card rendered in a worker is the PNG the renderer draws', async () => {
 })
 
 test('over the time budget: 503, the worker replaced; past the queue: 503 at once', async () => {
-  // 1 ms cannot even start a worker: the job overruns.
+  // 1 ms is less than any card takes (the budget starts when the worker, loaded, takes the job): the job overruns.
   const strict = createMakerPool({ size: 1, timeoutMs: 1, queueLimit: 0 })
   try {
     const first = strict.run(logo)

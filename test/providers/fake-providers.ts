@@ -114,7 +114,8 @@ function multipartFile(body: Buffer, type: string): { field: string; bytes: Buff
 async function answer(req: IncomingMessage, res: ServerResponse, body: any, query: URLSearchParams): Promise<void> {
   const path = (req.url ?? '').split('?')[0]
   if (path.endsWith('/v1/search')) {
-    const place = PLACES[String(query.get('name')).toLowerCase()]
+    const name = String(query.get('name')).toLowerCase()
+    const place = Object.hasOwn(PLACES, name) ? PLACES[name] : undefined
     return json(200, place ? { results: [{ id: 1, ...place, admin1: 'Somewhere' }], generationtime_ms: 0.5 } : { generationtime_ms: 0.5 })(req, res)
   }
   if (path.endsWith('/v1/forecast')) return json(200, forecast(query))(req, res)

@@ -26,6 +26,7 @@ import { solidImage } from '../uploads/fixtures.js'
 const SEED = Number(process.env.PLAZA_FUZZ_SEED) || 20261123
 const REQUESTS = Number(process.env.PLAZA_FUZZ_REQUESTS) || 2500
 const CONCURRENCY = 8
+const PROTOTYPE_KEYS = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'prototype']
 
 /** mulberry32: small, fast, and the same sequence for the same seed everywhere. */
 function prng(seed: number) {
@@ -62,7 +63,7 @@ const FIELD_NAMES = [
   'subscription', 'endpoint', 'keys', 'p256dh', 'auth', 'data', 'alerts', 'policy', 'token', 'challenge_token', 'recovery_code',
 ]
 const QUERY_KEYS = [
-  'page', 'limit', 'q', 'unread', 'type', 'input', 'token', 'batch', 'cursor', 'url', 'imageUrl', 'effect', 'effectIndex', 'ratio', 'scale', 'content', 'prompt', 'maxTokens', 'conversationId', 'system', 'fetch', 'text', 'voice', 'format', 'speed', 'pitch', 'template', 'top', 'bottom', 'username', 'name', 'avatar', 'verified', 'likes', 'replies', 'reposts', 'theme', 'time', 'style', 'color', 'background', 'size', 'model', 'location', 'units',
+  'page', 'limit', 'q', 'unread', 'type', 'input', 'token', 'batch', 'cursor', 'url', 'imageUrl', 'effect', 'effectIndex', 'ratio', 'scale', 'content', 'prompt', 'maxTokens', 'conversationId', 'system', 'fetch', 'text', 'voice', 'format', 'speed', 'pitch', 'template', 'top', 'bottom', 'username', 'name', 'avatar', 'verified', 'likes', 'replies', 'reposts', 'theme', 'time', 'style', 'color', 'background', 'size', 'model', 'location', 'units', '__proto__', 'constructor',
 ]
 
 function randomString(rng: Rng): string {
@@ -99,6 +100,8 @@ function randomString(rng: Rng): string {
     () => rng.pick(['dalle-3', 'sdxl', 'dall-e-2', 'midjourney', '96x64', '4096x10', 'auto', 'b64_json', 'url', 'Berlin', 'Atlantis', '52.5,13.4', '91,0', 'imperial', 'metric']),
     // Speech providers (/api/tts/openai, elevenlabs, polly, azure): their voices, formats, models and speeds.
     () => rng.pick(['alloy', 'af_bella+af_sky', 'JBFqnCBsd6RMkjVDRZzb', 'Joanna', 'en-US-AvaMultilingualNeural', 'en-US-Ava"><x', 'flac', 'opus', 'aac', 'tts-1', '0.25', '4.5', '1.0']),
+    // Object.prototype's names, which a table looked up as a plain object finds (issue #44: color=constructor wedged the render pool).
+    () => rng.pick(PROTOTYPE_KEYS),
   ])()
 }
 
@@ -123,6 +126,15 @@ function randomObject(rng: Rng, depth = 0): Record<string, unknown> {
   return object
 }
 
+/** A value as a query string's text; an object with a field named `toString` or `valueOf` (the dictionary has them) has no String() of its own. */
+function asText(value: unknown): string {
+  try {
+    return String(value)
+  } catch {
+    return JSON.stringify(value)
+  }
+}
+
 function randomParam(rng: Rng, ids: number[]): string {
   return rng.pick([
     () => String(rng.pick(ids)),
@@ -135,6 +147,7 @@ function randomParam(rng: Rng, ids: number[]): string {
     () => encodeURIComponent('ünï'),
     () => '1.5',
     () => '1e3',
+    () => rng.pick(PROTOTYPE_KEYS),
   ])()
 }
 
@@ -300,7 +313,7 @@ async function fire(server: TestServer, rng: Rng, targets: Target[], tokens: str
   const method = rng.chance(0.85) ? target.method : rng.pick(['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'TRACE'])
   let path = target.path.replace(/:(\w+)\??/g, () => randomParam(rng, ids))
   if (rng.chance(0.4)) {
-    const query = Array.from({ length: 1 + rng.int(3) }, () => `${rng.pick(QUERY_KEYS)}=${rng.chance(0.8) ? encodeURIComponent(String(randomValue(rng, 3))) : '%E0'}`)
+    const query = Array.from({ length: 1 + rng.int(3) }, () => `${rng.pick(QUERY_KEYS)}=${rng.chance(0.8) ? encodeURIComponent(asText(randomValue(rng, 3))) : '%E0'}`)
     path += '?' + query.join('&')
   }
   const headers: Record<string, string> = {}

@@ -53,7 +53,7 @@ test('a pool worker whose module is gone fails its job with an error that says s
   // The pool starts `<name>.js` beside its base; there is none.
   const pool = new WorkerPool<number, number>(pathToFileURL(path.join(dir, 'base.js')).href, 'worker', { size: 1, timeoutMs: 60_000, queueLimit: 1 }, {
     shuttingDown: 'closing',
-    busy: () => new Error('busy'),
+    busy: 'busy',
     overran: () => 'slow',
     worker: 'test',
   })
@@ -81,7 +81,7 @@ serveJobs(parentPort!, () => import('./gone.js'), { transfer: () => [], refusal:
   )
   const pool = new WorkerPool<number, unknown>(pathToFileURL(path.join(dir, 'base.ts')).href, 'worker', { size: 1, timeoutMs: 60_000, queueLimit: 1 }, {
     shuttingDown: 'closing',
-    busy: () => new Error('busy'),
+    busy: 'busy',
     overran: () => 'slow',
     worker: 'test',
   })

@@ -121,6 +121,35 @@ test('a second Ctrl+C forces: the server exits 1 at once, cutting what was in fl
   assert.is(await cut, 'cut')
 })
 
+test('SIGTERM stops the server within the grace for heavy work whatever its pools are doing: every request answered, no sandbox left behind', async () => {
+  const hour = '3600000'
+  const { child, url, exited } = await startServe(['--port', '0', '--data-dir', tempDir(), '--workers', '1', '--no-rate-limits'], {
+    PLAZA_EXECUTE_JS_TIMEOUT_MS: hour,
+    PLAZA_EXECUTE_PYTHON_TIMEOUT_MS: hour,
+    PLAZA_EXECUTE_PYTHON_WARM: '1',
+  })
+  const post = (path: string, body: unknown) =>
+    fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(
+      (res) => res.status,
+      (error: Error) => error.message,
+    )
+  // Programs that never end, in a pool's worker thread and in a process, each with an hour's budget, and a run queued behind them.
+  const answers = [
+    post('/api/execute', { language: 'javascript', code: 'while (true) {}' }),
+    post('/api/execute', { language: 'python', code: 'while True: pass' }),
+    post('/api/execute', { language: 'javascript', code: 'console.log(1)' }),
+  ]
+  await untilInFlight(url, answers.length)
+  const sandboxes = childrenOf(child.pid!)
+  child.kill('SIGTERM')
+  // Far less than the jobs' own hour: the stop gives heavy work a few seconds.
+  const stopped = await Promise.race([exited, new Promise((resolve) => setTimeout(() => resolve('still running after 300 s'), 300_000).unref())])
+  assert.is(stopped, 0)
+  const statuses = await Promise.all(answers)
+  for (const status of statuses) assert.ok(typeof status === 'number' && (status === 503 || status === 200), `answered ${status}`)
+  for (const pid of sandboxes) assert.not.ok(readdirSync('/proc').includes(String(pid)), `process ${pid} outlived the server`)
+})
+
 test('a worker that dies is replaced, and the port keeps serving', async () => {
   const { child, url, exited } = await startServe(['--port', '0', '--data-dir', tempDir(), '--workers', '2'])
   const [victim] = childrenOf(child.pid!)

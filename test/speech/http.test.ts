@@ -154,7 +154,7 @@ test('bad input: a 4xx naming the problem for each, and nothing is stored', asyn
     ['flite', {}, /text/],
     ['flite', { text: '' }, /text is required/],
     ['flite', { text: ' \u0000\u0007\n\t ' }, /text is required/],
-    ['flite', { text: 'a'.repeat(SPEECH_TEXT_MAX + 1) }, /text is longer than 2000 characters/],
+    ['flite', { text: 'a'.repeat(SPEECH_TEXT_MAX + 1) }, /text is longer than 1000 characters/],
     ['flite', { text: 'hi', voice: 'darth' }, /voice must be one of: slt, rms, awb, kal16, kal/],
     ['flite', { text: 'hi', voice: 'awb_time' }, /voice must be one of/],
     ['flite', { text: 'hi', format: 'ogg' }, /format must be one of: wav, mp3/],
@@ -164,7 +164,7 @@ test('bad input: a 4xx naming the problem for each, and nothing is stored', asyn
     ['espeak', { text: 'hi', speed: '79' }, /speed must be from 80 to 450/],
     ['espeak', { text: 'hi', speed: 'fast' }, /speed must be a whole number/],
     ['espeak', { text: 'hi', pitch: '100' }, /pitch must be from 0 to 99/],
-    ['espeak', { text: 'x'.repeat(SPEECH_TEXT_MAX + 1), voice: 'fr' }, /longer than 2000/],
+    ['espeak', { text: 'x'.repeat(SPEECH_TEXT_MAX + 1), voice: 'fr' }, /longer than 1000/],
   ]
   for (const [engine, query, message] of cases) {
     const res = await tts(engine, query, json)
@@ -178,8 +178,17 @@ test('bad input: a 4xx naming the problem for each, and nothing is stored', asyn
 
 test('the limit counts characters (code points), not UTF-16 units', () => {
   assert.is(fliteInput.parse({ text: '🙂'.repeat(SPEECH_TEXT_MAX) }).text.length, SPEECH_TEXT_MAX * 2)
-  assert.throws(() => fliteInput.parse({ text: '🙂'.repeat(SPEECH_TEXT_MAX + 1) }), /longer than 2000/)
+  assert.throws(() => fliteInput.parse({ text: '🙂'.repeat(SPEECH_TEXT_MAX + 1) }), /longer than 1000/)
   assert.is(fliteInput.parse({ text: ` ${'a'.repeat(SPEECH_TEXT_MAX)}\u0000 ` }).text.length, SPEECH_TEXT_MAX)
+})
+
+test('speech that would last past SPEECH_AUDIO_MAX_MS is a 413 (the cost of its MP3 is never paid); the worker serves on', async () => {
+  const text = `${SENTENCE} `.repeat(22)
+  const slow = await tts('espeak', { text, voice: 'en-us', speed: '80', format: 'mp3' }, json)
+  assert.is(slow.status, 413)
+  assert.match(slow.body.message, /^the speech would last \d+ s, more than the 90 s limit: send less text or a higher speed$/)
+  const fast = await tts('espeak', { text, voice: 'en-us', speed: '300', format: 'mp3' })
+  assert.is(fast.status, 200)
 })
 
 test('many runs in a row do not crash the worker (node:wasi segfaulted after ~14)', async () => {

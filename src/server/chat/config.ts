@@ -11,6 +11,7 @@ import { readConfigFile } from '../config-file.js'
 import { ConfigError } from '../config.js'
 import { defaultUpstreamModel } from './names.js'
 import { createPriceTable, type Price, type PriceTable } from './prices.js'
+import { lookup } from '../../shared/lookup.js'
 
 export type ProviderType = 'openai' | 'anthropic'
 /** `o1`: OpenAI's reasoning family, which takes `max_completion_tokens` and no system role or sampling knobs. */
@@ -201,7 +202,7 @@ function fail(message: string): never {
 }
 
 function readKey(env: NodeJS.ProcessEnv, variable: string, where: string): string {
-  const value = env[variable]?.trim()
+  const value = lookup(env, variable)?.trim()
   if (!value) fail(`${where} names the environment variable ${variable}, which is not set`)
   return value
 }

@@ -9,12 +9,13 @@ import { TRPCError } from '@trpc/server'
 import type { ErrorCases } from '../errors.js'
 import { readJson, sendJson } from '../http.js'
 import type { Exchange } from '../rest/adapter.js'
+import { serverTiming } from '../workers/pool.js'
 import type { CodeImageInput } from '../../shared/schemas/codeimage.js'
 import { attachBackgroundImage } from './background.js'
 import { MIME } from './service.js'
 import { storeCodeImage } from './store.js'
 
-/** Room for a 100 KB snippet even when JSON escaping doubles it, plus the other fields. */
+/** Room for the largest snippet even when JSON escaping multiplies it, plus the other fields. */
 const BODY_LIMIT = 512 * 1024
 
 /** True when the client asked for JSON rather than the image (an explicit `application/json` in Accept). */
@@ -50,6 +51,7 @@ export async function handleCodeImage({ req, res, ctx }: Exchange): Promise<void
     'x-image-width': String(image.width),
     'x-image-height': String(image.height),
     'x-code-language': image.language,
+    'server-timing': serverTiming(image.timing),
     'cache-control': 'no-store',
   })
   res.end(Buffer.from(image.data.buffer, image.data.byteOffset, image.data.byteLength))

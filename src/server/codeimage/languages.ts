@@ -137,6 +137,13 @@ const SHORT_LINES = 3
 /** highlight.js relevance at which its guess is taken before flourite's (a few lines of real code reach it). */
 const CONFIDENT_RELEVANCE = 10
 
+/**
+ * How much of a snippet the scorers read: highlight.js's relevance scoring runs every detector over
+ * it, and over a 10 KB snippet cost four times the render itself; the first 2,000 characters
+ * (some 50 lines) name the language as well.
+ */
+const DETECTION_SAMPLE = 2_000
+
 /** Guesses the shiki language of a snippet; plain text when nothing is convincing. */
 export function detectLanguage(code: string): string {
   const text = code.trim()
@@ -156,7 +163,7 @@ export function detectLanguage(code: string): string {
   const sign = SHORT_SIGNS.find(([pattern]) => pattern.test(text))?.[1]
   const short = text.split('\n', SHORT_LINES + 1).length <= SHORT_LINES
   if (sign && short) return sign
-  const sample = text.slice(0, 20_000)
+  const sample = text.slice(0, DETECTION_SAMPLE)
   const scored = hljs.highlightAuto(sample, Object.keys(DETECTORS))
   const fromHljs = () => {
     if (!scored.language) return PLAIN_TEXT

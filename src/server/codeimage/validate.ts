@@ -30,7 +30,7 @@ export function toRenderJob(o: CodeImageOptions): CodeImageJob {
   if (code.trim() === '') throw bad('codeSnippet is required: send the code to render')
   const bytes = Buffer.byteLength(code, 'utf8')
   if (bytes > MAX_SNIPPET_BYTES) {
-    throw new TRPCError({ code: 'PAYLOAD_TOO_LARGE', message: `codeSnippet is ${bytes} bytes; the limit is ${MAX_SNIPPET_BYTES} bytes (100 KB)` })
+    throw new TRPCError({ code: 'PAYLOAD_TOO_LARGE', message: `codeSnippet is ${bytes} bytes; the limit is ${MAX_SNIPPET_BYTES} bytes (${MAX_SNIPPET_BYTES / 1024} KiB)` })
   }
   const lineCount = code.replace(/\r\n?/g, '\n').replace(/\n+$/, '').split('\n').length
   if (lineCount > MAX_SNIPPET_LINES) {

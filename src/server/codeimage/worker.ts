@@ -9,6 +9,6 @@ if (!port) throw new Error('worker.ts runs as a worker thread')
 const ready = Renderer.create()
 
 serveJobs<RenderJob, RenderResult>(port, async (job) => (await ready).render(job), {
-  transfer: (result) => [result.data.buffer as ArrayBuffer],
+  transfer: (result) => [result.data],
   refusal: (error) => (error instanceof RenderRefusal ? { status: error.status, message: error.message } : null),
 })

@@ -3,11 +3,14 @@
  * libuv's pool for its whole run, and that pool (4 threads unless UV_THREADPOOL_SIZE says
  * otherwise) also hashes passwords and reads files: a dozen concurrent uploads used to take every
  * thread, and a login waited 5 s. Jobs past the concurrency wait here, and past the queue's
- * capacity they are refused at once with 503 rather than piling up.
+ * capacity they are refused at once with 503 rather than piling up. libvips's worker threads
+ * (where sharp's pixels are computed) and ffmpeg run at a lower priority than the threads that
+ * answer requests (workers/priority.ts).
  */
 import { availableParallelism } from 'node:os'
 import { TRPCError } from '@trpc/server'
 import { parsePositiveInt } from '../config.js'
+import { lowerThreadsNamed } from '../workers/priority.js'
 
 export interface MediaQueueOptions {
   /** Jobs that run at the same time. */
@@ -39,6 +42,8 @@ export class MediaQueue {
     try {
       return await job()
     } finally {
+      // libvips's workers, started by the shared thread pool at its priority, go below the social API's threads.
+      lowerThreadsNamed('libvips worker')
       // The slot passes straight to the next waiting job, so `running` only drops when nobody waits.
       const next = this.waiting.shift()
       if (next) next()

@@ -6,6 +6,7 @@
  * through the media queue, on a temporary copy of the upload that is always removed.
  */
 import { spawn } from 'node:child_process'
+import { niced } from '../workers/priority.js'
 import { createWriteStream } from 'node:fs'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -63,7 +64,7 @@ function ffmpegArgs(container: VideoContainer, input: string, video: string, fra
 async function runFfmpeg(args: string[], timeoutMs: number): Promise<{ code: number | null; stderr: string; timedOut: boolean }> {
   const { default: ffmpeg } = await import('@ffmpeg-installer/ffmpeg')
   return new Promise((resolve, reject) => {
-    const child = spawn(ffmpeg.path, args, { stdio: ['ignore', 'ignore', 'pipe'] })
+    const child = spawn(...niced(ffmpeg.path, args), { stdio: ['ignore', 'ignore', 'pipe'] })
     let stderr = ''
     let timedOut = false
     const timer = setTimeout(() => {

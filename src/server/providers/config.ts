@@ -9,6 +9,7 @@ import path from 'node:path'
 import { z } from 'zod'
 import { readConfigFile } from '../config-file.js'
 import { ConfigError } from '../config.js'
+import { hasKey, lookup } from '../../shared/lookup.js'
 
 /** The services this layer knows, by their lower-case name (the registry's `providers` value in lower case), and the protocols each speaks (the first is the default). */
 export const SERVICE_PROTOCOLS = {
@@ -229,7 +230,7 @@ function fileTarget(service: ServiceName, index: number, spec: z.output<typeof t
   const protocol = protocolOf(service, spec.protocol, `${where}.protocol`)
   let apiKey: string | undefined
   if (spec.api_key_env) {
-    apiKey = env[spec.api_key_env]?.trim()
+    apiKey = lookup(env, spec.api_key_env)?.trim()
     if (!apiKey) fail(`${where}.api_key_env names the environment variable ${spec.api_key_env}, which is not set`)
   }
   const options: Record<string, string> = {}
@@ -244,7 +245,7 @@ function fileTarget(service: ServiceName, index: number, spec: z.output<typeof t
   if (!baseUrl) fail(`${where}.base_url is required${REGIONAL_DEFAULTS[protocol] ? ' (or region)' : ''}`)
   let accessKeyId: string | undefined
   if (service === 'polly') {
-    if (spec.access_key_id_env) accessKeyId = env[spec.access_key_id_env]?.trim()
+    if (spec.access_key_id_env) accessKeyId = lookup(env, spec.access_key_id_env)?.trim()
     if (!spec.access_key_id_env || !apiKey) fail(`${where}: Amazon Polly signs every request: set access_key_id_env and api_key_env (the secret access key)`)
     if (!accessKeyId) fail(`${where}.access_key_id_env names the environment variable ${spec.access_key_id_env}, which is not set`)
     signingRegion({ baseUrl, options }, where)
@@ -270,7 +271,7 @@ export function loadProvidersConfig(env: NodeJS.ProcessEnv, cwd = process.cwd())
   const file = env.PLAZA_LLM_CONFIG?.trim()
   const parsed = file ? readFile(path.resolve(cwd, file)) : {}
   for (const name of Object.keys(parsed.services ?? {})) {
-    if (!(name in SERVICE_PROTOCOLS)) fail(`services.${name}: unknown service (known: ${SERVICE_NAMES.join(', ')})`)
+    if (!hasKey(SERVICE_PROTOCOLS, name)) fail(`services.${name}: unknown service (known: ${SERVICE_NAMES.join(', ')})`)
   }
   const services = new Map<ServiceName, ServiceTarget[]>()
   for (const service of SERVICE_NAMES) {
@@ -303,7 +304,7 @@ export function isProviderConfigured(name: string, env: NodeJS.ProcessEnv): bool
   const service = name.toLowerCase()
   // The weather's geocoding API: Open-Meteo's public one unless PLAZA_WEATHER_GEOCODING_URL says otherwise.
   if (name === 'GEOCODING') return true
-  if (!(service in SERVICE_PROTOCOLS)) return Boolean(env[`PLAZA_${name}_BASE_URL`]?.trim())
+  if (!hasKey(SERVICE_PROTOCOLS, service)) return Boolean(env[`PLAZA_${name}_BASE_URL`]?.trim())
   let config = cache.get(env)
   if (!config) {
     try {

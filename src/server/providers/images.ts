@@ -10,6 +10,7 @@ import type { ImageModelAlias } from '../../shared/schemas/images.js'
 import type { ServiceTarget } from './config.js'
 import { UpstreamError } from './errors.js'
 import type { Attempt } from './layer.js'
+import { lookup } from '../../shared/lookup.js'
 
 /** The image-to-image operations, which are also keys of a target's `models` map. */
 export type ImageOperation = 'toanime' | 'zombie'
@@ -45,7 +46,7 @@ const DEFAULT_MODELS: Record<Extract<ServiceTarget['protocol'], 'openai-images' 
 
 /** The upstream model that serves `alias` at `target`: the operator's map, its one model, the protocol's default, or the alias itself. */
 export function upstreamModel(target: ServiceTarget, alias: string): string | undefined {
-  const mapped = target.models[alias] ?? target.model
+  const mapped = lookup(target.models, alias) ?? target.model
   if (mapped) return mapped
   if (target.protocol === 'automatic1111') return undefined
   return DEFAULT_MODELS[target.protocol as keyof typeof DEFAULT_MODELS]?.[alias] ?? alias

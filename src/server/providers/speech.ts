@@ -20,6 +20,7 @@ import type { ServiceTarget } from './config.js'
 import { UpstreamError } from './errors.js'
 import { upstreamMessage, type UpstreamResponse } from './http.js'
 import type { Attempt, ProviderLayer } from './layer.js'
+import { lookup } from '../../shared/lookup.js'
 
 /** The most audio one answer may carry: minutes of WAV at 24 kHz. */
 export const SPEECH_UPSTREAM_MAX_BYTES = 32 * 1024 * 1024
@@ -96,7 +97,7 @@ const json = (value: unknown) => ({ bytes: Buffer.from(JSON.stringify(value)), t
 /** OpenAI's `/audio/speech`: the base URL includes the version (`https://api.openai.com/v1`). */
 async function openai(call: Attempt, input: OpenAiSpeechInput): Promise<AudioStream> {
   const { target } = call
-  const model = (input.model ? (target.models[input.model] ?? input.model) : target.model) ?? 'tts-1'
+  const model = (input.model ? (lookup(target.models, input.model) ?? input.model) : target.model) ?? 'tts-1'
   const response = await call.request({
     url: `${target.baseUrl}/audio/speech`,
     headers: { ...target.headers, ...(target.apiKey ? { authorization: `Bearer ${target.apiKey}` } : {}), accept: PROVIDER_SPEECH_MIME[input.format] },

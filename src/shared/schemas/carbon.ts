@@ -6,6 +6,7 @@
  * carbon does not have are ignored too, so a carbon configuration can be sent as it is.
  */
 import { z } from 'zod'
+import { lookup } from '../lookup.js'
 
 /** carbon's themes (its ids), in carbon's order; `seti` is its default. */
 export const CARBON_THEMES = [
@@ -117,7 +118,7 @@ export const carbonInput = z.object({
     .trim()
     .toLowerCase()
     .default('seti')
-    .transform((t) => CARBON_THEME_ALIASES[t] ?? t)
+    .transform((t) => lookup(CARBON_THEME_ALIASES, t) ?? t)
     .refine((t): t is CarbonTheme => (CARBON_THEMES as readonly string[]).includes(t), {
       error: (issue) => `Unknown theme "${String(issue.input)}"; valid themes: ${CARBON_THEMES.join(', ')}`,
     })

@@ -48,9 +48,12 @@ export function parseBackgroundColor(value: string): { from: string; to: string 
   return { from: full[0], to: full[full.length - 1] }
 }
 
-/** Limits of one snippet (past them: 413). */
-export const MAX_SNIPPET_BYTES = 100 * 1024
-export const MAX_SNIPPET_LINES = 2000
+/**
+ * Limits of one snippet (past them: 413), which bound one request's CPU (issue #44: a render's cost
+ * grows with the code's size; docs/codeimage.md gives the measured figures).
+ */
+export const MAX_SNIPPET_BYTES = 32 * 1024
+export const MAX_SNIPPET_LINES = 1000
 
 const bool = (name: string) =>
   z.preprocess(

@@ -1,13 +1,14 @@
 /** Colours as the Maker operations take them: `#rgb`, `#rrggbb` or a CSS colour name, case-insensitive. */
 import { z } from 'zod'
 import { CSS_COLORS } from '../css-colors.js'
+import { lookup } from '../lookup.js'
 
 /** `#rrggbb` for a valid colour, null otherwise. */
 export function parseColour(text: string): string | null {
   const value = text.trim().toLowerCase()
   if (/^#?[0-9a-f]{6}$/.test(value)) return `#${value.replace('#', '')}`
   if (/^#?[0-9a-f]{3}$/.test(value)) return `#${[...value.replace('#', '')].map((c) => c + c).join('')}`
-  return CSS_COLORS[value] ?? null
+  return lookup(CSS_COLORS, value) ?? null
 }
 
 /** A colour query parameter, answered as `#rrggbb`; `transparent` too when `allowTransparent`. */

@@ -62,6 +62,10 @@ export interface ExecuteResult {
   stderr: string
   exit_code: number
   timed_out: boolean
+  /** The run itself. */
   duration_ms: number
+  /** Before it: waiting for a place (other programs running), and for a sandbox to load (0 when one was ready). */
+  queue_ms: number
+  start_ms: number
   language: string
 }

@@ -4,6 +4,7 @@
  * `/api/removebg`. Their inputs and the model aliases, shared by the server and the CLI.
  */
 import { z } from 'zod'
+import { lookup } from '../lookup.js'
 
 /**
  * The eleven model aliases of `/api/imagine`, each with what it names. The operator maps each to an
@@ -33,7 +34,7 @@ const SYNONYMS: Record<string, ImageModelAlias> = { 'dall-e-2': 'dalle-2', 'dall
 /** An alias (or OpenAI's name for one) in any letter case, else null. */
 export function imageModelAlias(name: string): ImageModelAlias | null {
   const key = name.trim().toLowerCase()
-  return (IMAGE_MODEL_ALIASES as string[]).includes(key) ? (key as ImageModelAlias) : (SYNONYMS[key] ?? null)
+  return (IMAGE_MODEL_ALIASES as string[]).includes(key) ? (key as ImageModelAlias) : (lookup(SYNONYMS, key) ?? null)
 }
 
 export const PROMPT_MAX = 4000

@@ -1,10 +1,15 @@
 /**
  * Speech from providers (docs/speech.md#providers): `GET /api/tts/openai`, `/api/tts/elevenlabs`,
  * `/api/tts/polly`, `/api/tts/azure`. Their query schemas, formats and defaults, shared by the
- * server and the CLI. The text is the local engines' (`speechText`: at most SPEECH_TEXT_MAX characters).
+ * server and the CLI. The text follows the local engines' rules, with a limit of its own: a
+ * provider's speech costs this server nothing but the bytes it relays.
  */
 import { z } from 'zod'
-import { speechText } from './speech.js'
+import { speechTextOf } from './speech.js'
+
+/** The longest text one request may send to a provider, in characters. */
+export const PROVIDER_SPEECH_TEXT_MAX = 2000
+const speechText = speechTextOf(PROVIDER_SPEECH_TEXT_MAX)
 
 export const PROVIDER_SPEECH_ENGINES = ['openai', 'elevenlabs', 'polly', 'azure'] as const
 export type ProviderSpeechEngine = (typeof PROVIDER_SPEECH_ENGINES)[number]

@@ -4,8 +4,18 @@
  */
 import { z } from 'zod'
 
-/** The longest text one request may speak, in characters (Unicode code points). */
-export const SPEECH_TEXT_MAX = 2000
+/**
+ * The longest text one request may speak, in characters (Unicode code points): about a minute of
+ * audio, which bounds one request's CPU (MP3 encoding costs about ten times the synthesis;
+ * docs/speech.md gives the figures).
+ */
+export const SPEECH_TEXT_MAX = 1000
+
+/**
+ * The longest speech one request may make (eSpeak NG at its slowest speaks 1,000 characters for
+ * over two minutes): past it, 413 before the audio is encoded, the costly part of an MP3.
+ */
+export const SPEECH_AUDIO_MAX_MS = 90_000
 
 export const SPEECH_FORMATS = ['wav', 'mp3'] as const
 export type SpeechFormat = (typeof SPEECH_FORMATS)[number]
@@ -41,13 +51,17 @@ export const ESPEAK_PITCH = { min: 0, max: 99, default: 50 } as const
 /** Control characters (C0, DEL, C1) become spaces: they mean nothing to a speech engine and NUL would cut its C string. */
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g
 
-/** The text to speak: control characters turned to spaces, trimmed, required, at most SPEECH_TEXT_MAX characters. */
-export const speechText = z
-  .string({ error: 'text must be a string' })
-  .transform((text) => text.replace(CONTROL, ' ').trim())
-  .refine((text) => text.length > 0, 'text is required')
-  .refine((text) => [...text].length <= SPEECH_TEXT_MAX, `text is longer than ${SPEECH_TEXT_MAX} characters`)
-  .describe(`the text to speak, at most ${SPEECH_TEXT_MAX} characters`)
+/** The text to speak: control characters turned to spaces, trimmed, required, at most `max` characters. */
+export const speechTextOf = (max: number) =>
+  z
+    .string({ error: 'text must be a string' })
+    .transform((text) => text.replace(CONTROL, ' ').trim())
+    .refine((text) => text.length > 0, 'text is required')
+    .refine((text) => [...text].length <= max, `text is longer than ${max} characters`)
+    .describe(`the text to speak, at most ${max} characters`)
+
+/** The local engines' text: at most SPEECH_TEXT_MAX characters. */
+export const speechText = speechTextOf(SPEECH_TEXT_MAX)
 
 const format = z
   .string()

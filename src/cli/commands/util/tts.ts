@@ -1,13 +1,14 @@
 import { Args, Flags } from '@oclif/core'
 import { PROVIDER_SPEECH_ENGINES, PROVIDER_SPEECH_MIME } from '../../../shared/schemas/speech-providers.js'
 import { FLITE_VOICE_NAMES, SPEECH_ENGINES, SPEECH_TEXT_MAX } from '../../../shared/schemas/speech.js'
+import { PROVIDER_SPEECH_TEXT_MAX } from '../../../shared/schemas/speech-providers.js'
 import { PlazaCommand } from '../../base.js'
 import type { SpeechCommandOutput } from '../../speech.js'
 
 export default class UtilTts extends PlazaCommand<typeof UtilTts> {
   static override description = `Speak a text to an audio file with Flite or eSpeak NG, or a speech provider (GET /api/tts/flite, /api/tts/espeak, /api/tts/openai, /api/tts/elevenlabs, /api/tts/polly, /api/tts/azure; docs/speech.md). Plays nothing: prints the file's path.
 
-With --url the server synthesises; without, the engine runs here (a provider engine through this environment's PLAZA_SPEECH_*, PLAZA_ELEVENLABS_*, PLAZA_POLLY_* or PLAZA_AZURE_SPEECH_* settings). TEXT is at most ${SPEECH_TEXT_MAX} characters.
+With --url the server synthesises; without, the engine runs here (a provider engine through this environment's PLAZA_SPEECH_*, PLAZA_ELEVENLABS_*, PLAZA_POLLY_* or PLAZA_AZURE_SPEECH_* settings). TEXT is at most ${SPEECH_TEXT_MAX} characters for flite and espeak (and 90 s of speech), ${PROVIDER_SPEECH_TEXT_MAX} for a provider.
 
 Flite voices: ${FLITE_VOICE_NAMES.join(', ')}. eSpeak NG (an optional package: npm install @echogarden/espeak-ng-emscripten) takes a language such as en, en-us, fr, de, es. Provider voices are the provider's (alloy, JBFqnCBsd6RMkjVDRZzb, Joanna, en-US-AvaMultilingualNeural).`
   static override examples = [

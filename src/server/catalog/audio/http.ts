@@ -11,6 +11,7 @@ import {
   FLITE_DEFAULT_VOICE,
   FLITE_VOICES,
   fliteInput,
+  SPEECH_AUDIO_MAX_MS,
   type SpeechFormat,
   type StoredSpeechAnswer,
 } from '../../../shared/schemas/speech.js'
@@ -22,6 +23,7 @@ import { storeGenerated } from '../../uploads/generated.js'
 import { uploadUrl } from '../../uploads/pipeline.js'
 import type { SpeechJob } from './engines.js'
 import { measureAudio, type EncodedAudio } from './pcm.js'
+import { serverTiming, type JobTiming } from '../../workers/pool.js'
 
 const MIME: Record<SpeechFormat, string> = { wav: 'audio/wav', mp3: 'audio/mpeg' }
 
@@ -44,10 +46,10 @@ async function readStored(exchange: Exchange, path: string): Promise<Uint8Array>
 async function answerSpeech(exchange: Exchange, speech: Speech): Promise<void> {
   const { req, res, ctx } = exchange
   const { services } = ctx
-  const synthesize = async (): Promise<EncodedAudio> => {
-    const { audio } = await services.speech.run({ job: speech.job, format: speech.format })
+  const synthesize = async (): Promise<EncodedAudio & { timing: JobTiming }> => {
+    const { audio, timing } = await services.speech.run({ job: speech.job, format: speech.format })
     if (!audio) throw new Error('speech worker answered no audio')
-    return audio
+    return { ...audio, timing }
   }
   if (wantsJson(req.headers.accept)) {
     let made: EncodedAudio | undefined
@@ -83,13 +85,17 @@ async function answerSpeech(exchange: Exchange, speech: Speech): Promise<void> {
     'x-audio-sample-rate': String(audio.sampleRate),
     'x-audio-duration-ms': String(audio.durationMs),
     'x-speech-voice': speech.voice,
+    'server-timing': serverTiming(audio.timing),
     'cache-control': 'no-store',
   })
   res.end(Buffer.from(audio.data.buffer, audio.data.byteOffset, audio.data.byteLength))
 }
 
 /** What a speech engine refuses (SpeechRefusal in engines.ts, ErrorCases in errors.ts). */
-export const SPEECH_ERRORS: ErrorCases = { 400: 'The text has nothing to speak, or the engine has no such voice' }
+export const SPEECH_ERRORS: ErrorCases = {
+  400: 'The text has nothing to speak, or the engine has no such voice',
+  413: `The speech would last longer than ${SPEECH_AUDIO_MAX_MS / 1000} s (send less text, or a higher speed)`,
+}
 
 /** eSpeak NG is an optional package: without it its operations answer 503, naming it. */
 export const ESPEAK_ERRORS: ErrorCases = { 503: 'eSpeak NG (the optional package @echogarden/espeak-ng-emscripten) is not installed' }

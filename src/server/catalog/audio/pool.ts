@@ -5,9 +5,9 @@
  * at once with 503 and `Retry-After` rather than piling up.
  */
 import { availableParallelism } from 'node:os'
-import { TRPCError } from '@trpc/server'
 import { parsePositiveInt } from '../../config.js'
 import { WorkerPool } from '../../workers/pool.js'
+import { perProcess } from '../../workers/priority.js'
 import type { EspeakVoice, SpeechFormat } from '../../../shared/schemas/speech.js'
 import type { SpeechJob } from './engines.js'
 import type { EncodedAudio } from './pcm.js'
@@ -30,17 +30,9 @@ export interface SpeechPoolOptions {
   timeoutMs: number
 }
 
-/** The queue is full: 503 with a `Retry-After`, as a job takes a second or two. */
-export class SpeechBusyError extends TRPCError {
-  readonly retryAfter = 2
-  constructor() {
-    super({ code: 'SERVICE_UNAVAILABLE', message: 'The server is busy synthesising other speech; try again shortly' })
-  }
-}
-
 /** One or two workers (one per core but one): each holds a compiled engine of 20-100 MB. */
-export function speechPoolOptions(env: NodeJS.ProcessEnv): SpeechPoolOptions {
-  const size = parsePositiveInt('PLAZA_SPEECH_CONCURRENCY', env.PLAZA_SPEECH_CONCURRENCY, Math.max(1, Math.min(2, availableParallelism() - 1)))
+export function speechPoolOptions(env: NodeJS.ProcessEnv, processes = 1): SpeechPoolOptions {
+  const size = parsePositiveInt('PLAZA_SPEECH_CONCURRENCY', env.PLAZA_SPEECH_CONCURRENCY, perProcess(Math.max(1, Math.min(2, availableParallelism() - 1)), processes))
   return { size, queueLimit: parsePositiveInt('PLAZA_SPEECH_QUEUE', env.PLAZA_SPEECH_QUEUE, size * 8), timeoutMs: 60_000 }
 }
 
@@ -49,7 +41,7 @@ export type SpeechPool = WorkerPool<SpeechTask, SpeechTaskResult>
 export function createSpeechPool(options: SpeechPoolOptions): SpeechPool {
   return new WorkerPool<SpeechTask, SpeechTaskResult>(import.meta.url, 'worker', options, {
     shuttingDown: 'Speech is shutting down',
-    busy: () => new SpeechBusyError(),
+    busy: 'The server is busy synthesising other speech; try again shortly',
     overran: (seconds) => `Speech took longer than ${seconds} s; try a shorter text`,
     worker: 'speech',
   })

@@ -4,6 +4,7 @@
  */
 import { ESPEAK_PACKAGE, type EspeakVoice } from '../../../shared/schemas/speech.js'
 import { isOptionalPackageAvailable, optionalModule, type OptionalPackage } from '../optional-package.js'
+import type { JobTiming } from '../../workers/pool.js'
 import { createSpeechPool, speechPoolOptions, type SpeechPool, type SpeechTask, type SpeechTaskResult } from './pool.js'
 
 export const ESPEAK_OPTIONAL: OptionalPackage = { name: ESPEAK_PACKAGE, override: 'PLAZA_ESPEAK_MODULE' }
@@ -17,13 +18,15 @@ export interface EspeakVoices {
 }
 
 export interface SpeechService {
-  run(task: SpeechTask): Promise<SpeechTaskResult>
+  /** Runs a job in the pool, with how long it waited and ran. */
+  run(task: SpeechTask): Promise<SpeechTaskResult & { timing: JobTiming }>
   /** What eSpeak NG is imported from: the package, or PLAZA_ESPEAK_MODULE's path. */
   readonly espeakModule: string
   espeakInstalled(): boolean
   espeakVoices(): Promise<EspeakVoices>
   readonly stats: SpeechPool['stats']
-  close(): Promise<void>
+  /** Stops: no new job; queued and running ones have `graceMs` to finish. */
+  close(graceMs?: number): Promise<void>
 }
 
 /**
@@ -52,13 +55,25 @@ export function voiceAliases(voices: EspeakVoiceEntry[]): Map<string, EspeakVoic
   return aliases
 }
 
-export function createSpeechService(env: NodeJS.ProcessEnv): SpeechService {
+/** What warms a speech worker: a word of Flite (its engine compiled and loaded). */
+const WARM_UP_SPEECH: SpeechTask = { job: { kind: 'flite', text: 'a', voice: 'kal' }, format: 'wav' }
+
+/** `warm`: on the first request, start every worker (a serving process); off for a one-shot command. */
+export function createSpeechService(env: NodeJS.ProcessEnv, options: { warm?: boolean; processes?: number } = {}): SpeechService {
   let pool: SpeechPool | undefined
   let voices: Promise<EspeakVoices> | undefined
   const espeakModule = optionalModule(ESPEAK_OPTIONAL, env)
-  const poolOf = () => (pool ??= createSpeechPool(speechPoolOptions(env)))
+  const poolOf = () => {
+    if (pool) return pool
+    pool = createSpeechPool(speechPoolOptions(env, options.processes))
+    if (options.warm) void pool.warm(WARM_UP_SPEECH)
+    return pool
+  }
   return {
-    run: (task) => poolOf().run(task),
+    run: async (task) => {
+      const { result, timing } = await poolOf().runTimed(task)
+      return { ...result, timing }
+    },
     espeakModule,
     espeakInstalled: () => isOptionalPackageAvailable(ESPEAK_OPTIONAL, env),
     espeakVoices() {
@@ -69,10 +84,10 @@ export function createSpeechService(env: NodeJS.ProcessEnv): SpeechService {
       return voices
     },
     get stats() {
-      return pool?.stats ?? { workers: 0, running: 0, waiting: 0 }
+      return pool?.stats ?? { workers: 0, starting: 0, idle: 0, running: 0, waiting: 0 }
     },
-    close: async () => {
-      await pool?.close()
+    close: async (graceMs = 0) => {
+      await pool?.close(graceMs)
     },
   }
 }

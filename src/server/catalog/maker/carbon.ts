@@ -11,8 +11,9 @@ import { readJson, sendJson } from '../../http.js'
 import type { Exchange } from '../../rest/adapter.js'
 import { storeGenerated } from '../../uploads/generated.js'
 import { uploadUrl } from '../../uploads/pipeline.js'
+import { serverTiming } from '../../workers/pool.js'
 
-/** Room for a 100 KB snippet even when JSON escaping doubles it, plus the other fields. */
+/** Room for the largest snippet even when JSON escaping multiplies it, plus the other fields. */
 const BODY_LIMIT = 512 * 1024
 
 export async function handleCarbon({ req, res, ctx }: Exchange): Promise<void> {
@@ -47,6 +48,7 @@ export async function handleCarbon({ req, res, ctx }: Exchange): Promise<void> {
     'x-image-height': String(image.height),
     'x-code-language': image.language,
     'x-font-family': FONT_NAMES[job.look.font],
+    'server-timing': serverTiming(image.timing),
     'cache-control': 'no-store',
   })
   res.end(Buffer.from(image.data.buffer, image.data.byteOffset, image.data.byteLength))

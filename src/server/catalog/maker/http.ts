@@ -12,12 +12,12 @@ import { logoInput } from '../../../shared/schemas/logo.js'
 import { MEME_TEMPLATES, memeInput } from '../../../shared/schemas/meme.js'
 import { wantsJson } from '../../codeimage/http.js'
 import { sendJson } from '../../http.js'
+import { serverTiming } from '../../workers/pool.js'
 import type { Exchange } from '../../rest/adapter.js'
 import { storeGenerated } from '../../uploads/generated.js'
 import { uploadUrl } from '../../uploads/pipeline.js'
 import { readSourceImage } from '../imaging/source.js'
 import { formatPostTime } from './fakepost/render.js'
-import { renderCardPng } from './pool.js'
 import type { CardJob } from './scene.js'
 
 interface Card {
@@ -31,7 +31,7 @@ interface Card {
 const digest = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('base64url')
 
 async function answerCard({ req, res, ctx }: Exchange, card: Card): Promise<void> {
-  const env = ctx.services.config.env
+  const maker = ctx.services.maker
   if (wantsJson(req.headers.accept)) {
     const stored = await storeGenerated(ctx.services, {
       kind: card.kind,
@@ -39,7 +39,7 @@ async function answerCard({ req, res, ctx }: Exchange, card: Card): Promise<void
       ext: 'png',
       mime: 'image/png',
       render: async () => {
-        const image = await renderCardPng(env, card.job)
+        const image = await maker.render(card.job)
         return { body: image.data, width: image.width, height: image.height }
       },
     })
@@ -47,8 +47,9 @@ async function answerCard({ req, res, ctx }: Exchange, card: Card): Promise<void
     sendJson(res, 200, answer)
     return
   }
-  const image = await renderCardPng(env, card.job)
+  const image = await maker.render(card.job)
   res.writeHead(200, {
+    'server-timing': serverTiming(image.timing),
     'content-type': 'image/png',
     'content-length': image.data.byteLength,
     'x-image-width': String(image.width),

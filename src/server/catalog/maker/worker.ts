@@ -8,6 +8,6 @@ const port = parentPort
 if (!port) throw new Error('worker.ts runs as a worker thread')
 
 serveJobs<CardJob, RasterImage>(port, async (job) => rasterize(await renderCard(job)), {
-  transfer: (result) => [result.data.buffer as ArrayBuffer],
+  transfer: (result) => [result.data],
   refusal: (error) => (error instanceof RenderRefusal ? { status: error.status, message: error.message } : null),
 })

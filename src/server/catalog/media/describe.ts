@@ -9,6 +9,7 @@ import { guardedRead, parseUrl } from '../../fetch-guard.js'
 import { fetchOEmbed, type OEmbed } from './oembed.js'
 import { readPage, resolveIn, type PageMeta } from './page.js'
 import { matchPattern, type PatternMatch } from './patterns.js'
+import { lookup } from '../../../shared/lookup.js'
 
 /** The most of a page's HTML read (its head, in practice, ends well before). */
 export const MEDIA_HTML_MAX_BYTES = 512 * 1024
@@ -164,7 +165,7 @@ export async function describeMedia(input: string, options: DescribeOptions): Pr
   const description = merge.pick('description', [['opengraph', og['og:description']], ['twitter', tw['twitter:description']], ['html', page?.meta.meta.description]])
   const type =
     merge.pick<MediaType>('type', [
-      ['oembed', oe?.type ? OEMBED_TYPES[oe.type] : null],
+      ['oembed', oe?.type ? lookup(OEMBED_TYPES, oe.type) : null],
       ['opengraph', ogType(og['og:type'])],
       ['twitter', twitterType(tw['twitter:card'])],
       ['pattern', p.type],

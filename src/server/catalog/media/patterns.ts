@@ -6,6 +6,7 @@
  * never taken for media.
  */
 import type { MediaType } from '../../../shared/schemas/media.js'
+import { hasKey } from '../../../shared/lookup.js'
 
 export interface PatternMatch {
   provider: string
@@ -277,7 +278,7 @@ function spotify(url: URL): PatternMatch | null {
   let parts = segments(url)
   if (parts[0] && /^intl-[a-z]{2}(-[a-z]{2})?$/i.test(parts[0])) parts = parts.slice(1)
   if (parts[0] === 'embed') parts = parts.slice(1)
-  if (parts.length !== 2 || !(parts[0] in SPOTIFY_TYPES) || !/^[A-Za-z0-9]{22}$/.test(parts[1])) return null
+  if (parts.length !== 2 || !hasKey(SPOTIFY_TYPES, parts[0]) || !/^[A-Za-z0-9]{22}$/.test(parts[1])) return null
   const [kind, id] = parts
   const embedUrl = `https://open.spotify.com/embed/${kind}/${id}`
   return match({

@@ -19,6 +19,7 @@ import { GatewayError, UpstreamError } from '../errors.js'
 import { postUpstream } from './http.js'
 import { label } from './openai.js'
 import type { Completion, Delta, Provider, UpstreamCall } from './types.js'
+import { lookup } from '../../../shared/lookup.js'
 
 const FINISH: Record<string, string> = { end_turn: 'stop', stop_sequence: 'stop', max_tokens: 'length', tool_use: 'tool_calls', refusal: 'content_filter', pause_turn: 'stop' }
 
@@ -27,7 +28,7 @@ const JSON_TOOL = 'json_output'
 const JSON_INSTRUCTION = 'Answer with one JSON object and nothing else: no prose, no code fences.'
 
 function finishReasonOf(stopReason: string | null | undefined): string {
-  return (stopReason && FINISH[stopReason]) ?? 'stop'
+  return (stopReason && lookup(FINISH, stopReason)) || 'stop'
 }
 
 function refuse(message: string, param: string): never {

@@ -6,6 +6,7 @@
 import { TRPCError } from '@trpc/server'
 import { MAX_SNIPPET_BYTES, MAX_SNIPPET_LINES } from '../../../shared/schemas/codeimage.js'
 import type { CarbonOptions } from '../../../shared/schemas/carbon.js'
+import { lookup } from '../../../shared/lookup.js'
 import { resolveLanguage } from '../languages.js'
 import type { CarbonJob, CarbonLook } from '../renderer.js'
 import { CARBON_EDITOR } from './scene.js'
@@ -48,7 +49,7 @@ const NAMED_COLORS: Record<string, string> = {
  * Reads `#rgb`, `#rgba`, `#rrggbb`, `#rrggbbaa`, `rgb()`/`rgba()` (commas or spaces, alpha as a number or a percentage) and a few names.
  */
 export function readCssColor(input: string): string | null {
-  const value = (NAMED_COLORS[input.trim().toLowerCase()] ?? input).trim().toLowerCase()
+  const value = (lookup(NAMED_COLORS, input.trim().toLowerCase()) ?? input).trim().toLowerCase()
   let r: number, g: number, b: number
   let a = 1
   const hex = /^#([0-9a-f]{3,4}|[0-9a-f]{6}|[0-9a-f]{8})$/.exec(value)
@@ -93,7 +94,7 @@ export function toCarbonJob(o: CarbonOptions): CarbonJob {
   if (code.trim() === '') throw bad('code is required: send the code to render')
   const bytes = Buffer.byteLength(code, 'utf8')
   if (bytes > MAX_SNIPPET_BYTES) {
-    throw new TRPCError({ code: 'PAYLOAD_TOO_LARGE', message: `code is ${bytes} bytes; the limit is ${MAX_SNIPPET_BYTES} bytes (100 KB)` })
+    throw new TRPCError({ code: 'PAYLOAD_TOO_LARGE', message: `code is ${bytes} bytes; the limit is ${MAX_SNIPPET_BYTES} bytes (${MAX_SNIPPET_BYTES / 1024} KiB)` })
   }
   const lineCount = code.replace(/\r\n?/g, '\n').replace(/\n+$/, '').split('\n').length
   if (lineCount > MAX_SNIPPET_LINES) {
@@ -102,7 +103,7 @@ export function toCarbonJob(o: CarbonOptions): CarbonJob {
   let language: string | null = null
   if (o.language && o.language.toLowerCase() !== 'auto') {
     const name = o.language.toLowerCase()
-    language = resolveLanguage(CODEMIRROR_MODES[name] ?? name)
+    language = resolveLanguage(lookup(CODEMIRROR_MODES, name) ?? name)
     if (!language) {
       throw bad(`Unknown language "${o.language}"; use a shiki language name or alias (javascript, python, rust, go, ...) or one of carbon's modes, or omit it to detect the language`)
     }

@@ -12,4 +12,4 @@ export interface SandboxJob {
   outputBytes: number
 }
 
-export type SandboxResult = Omit<ExecuteResult, 'language'>
+export type SandboxResult = Omit<ExecuteResult, 'language' | 'queue_ms' | 'start_ms'>

@@ -1,11 +1,11 @@
 /**
- * The JavaScript sandbox's worker threads, in the shape of codeimage's RenderPool: each worker
- * keeps its QuickJS module loaded and runs one program at a time. QuickJS's interrupt handler
- * enforces the time limit inside the worker; a worker that overruns it anyway (the backstop) or
- * dies is terminated and replaced, and its program answers as stopped.
+ * The JavaScript sandbox's worker threads: the shared pool (workers/pool.ts) running
+ * quickjs-worker.ts, each worker keeping its QuickJS module loaded and running one program at a
+ * time. QuickJS's interrupt handler enforces the time limit inside the worker; a worker that
+ * overruns it anyway (the backstop) or dies is terminated and replaced, and its program answers as
+ * stopped: a short line on stderr, never the engine's own error text.
  */
-import { Worker } from 'node:worker_threads'
-import { TRPCError } from '@trpc/server'
+import { JobOverranError, WorkerFailedError, WorkerPool, type JobTiming, type PoolTimers } from '../../../workers/pool.js'
 import type { SandboxJob, SandboxResult } from './job.js'
 
 /** Beyond the program's own limit, how long the interrupt handler has to stop it before the thread is terminated. */
@@ -13,121 +13,73 @@ const BACKSTOP_MS = 2000
 /** A new worker that has not loaded QuickJS in this long is given up on. */
 const START_TIMEOUT_MS = 30_000
 
-interface Pending {
-  job: SandboxJob
-  started: number
-  resolve: (result: SandboxResult) => void
+export interface QuickJsPoolOptions {
+  /** Programs that run at once. */
+  size: number
+  /** Each program's memory (and so each worker's WebAssembly memory, plus the engine's own). */
+  memoryBytes: number
+  /** Each program's CPU time. */
+  timeoutMs: number
+  /** Called with what a failed sandbox said, for the log (the program's answer gets one short line). */
+  onFailure?: (detail: string) => void
+  timers?: PoolTimers
 }
-
-interface Slot {
-  worker: Worker
-  busy: Pending | null
-  timer?: NodeJS.Timeout
-}
-
-/** Starts quickjs-worker.ts; from the TypeScript sources (tests, tsx) it registers tsx inside the worker first. */
-function startWorker(memoryBytes: number): Worker {
-  const here = new URL(import.meta.url)
-  // The worker holds nothing but the interpreter: a small heap of its own (QuickJS's memory is Wasm, capped separately).
-  const options = { resourceLimits: { maxOldGenerationSizeMb: 128 }, workerData: { memoryBytes } }
-  if (here.pathname.endsWith('.ts')) {
-    const target = new URL('./quickjs-worker.ts', here).href
-    return new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(target)}) })`, { eval: true, ...options })
-  }
-  return new Worker(new URL('./quickjs-worker.js', here), options)
-}
-
-const stoppedResult = (pending: Pending, reason: string, timedOut: boolean): SandboxResult => ({
-  stdout: '',
-  stderr: `${reason}\n`,
-  exit_code: timedOut ? 124 : 1,
-  timed_out: timedOut,
-  duration_ms: Math.round(performance.now() - pending.started),
-})
 
 export class QuickJsPool {
-  private readonly slots: Slot[] = []
-  private readonly queue: Pending[] = []
-  private nextId = 0
-  private closed = false
+  private readonly pool: WorkerPool<SandboxJob, SandboxResult>
 
-  /** `memoryBytes`: each program's memory (and so each worker's WebAssembly memory, plus the engine's own). */
-  constructor(
-    private readonly size: number,
-    private readonly memoryBytes: number,
-  ) {}
+  constructor(private readonly options: QuickJsPoolOptions) {
+    this.pool = new WorkerPool<SandboxJob, SandboxResult>(
+      import.meta.url,
+      'quickjs-worker',
+      {
+        size: options.size,
+        // The execute service's gate bounds the waiting; this queue only has to hold what it lets through.
+        queueLimit: options.size * 8,
+        timeoutMs: options.timeoutMs + BACKSTOP_MS,
+        startTimeoutMs: START_TIMEOUT_MS,
+        // The worker holds nothing but the interpreter: a small heap of its own (QuickJS's memory is Wasm, capped separately).
+        resourceLimits: { maxOldGenerationSizeMb: 128 },
+        workerData: { memoryBytes: options.memoryBytes },
+        timers: options.timers,
+      },
+      {
+        shuttingDown: 'The JavaScript sandbox is shutting down',
+        busy: 'Too many programs are running; try again shortly',
+        overran: (seconds) => `Stopped: the program ran past its ${seconds} s time limit`,
+        worker: 'JavaScript sandbox',
+      },
+    )
+  }
 
-  run(job: SandboxJob): Promise<SandboxResult> {
-    if (this.closed) return Promise.reject(new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: 'The JavaScript sandbox is shutting down' }))
-    return new Promise((resolve) => {
-      const pending = { job, resolve, started: performance.now() }
-      const slot = this.slots.find((s) => !s.busy) ?? (this.slots.length < this.size ? this.spawn() : null)
-      if (slot) this.start(slot, pending)
-      else this.queue.push(pending)
+  /** Loads QuickJS in every worker now, and keeps them loaded from then on. */
+  warm(): Promise<void> {
+    return this.pool.warm({ code: '', stdin: '', timeoutMs: 1000, memoryBytes: this.options.memoryBytes, outputBytes: 1024 })
+  }
+
+  get stats() {
+    return this.pool.stats
+  }
+
+  async run(job: SandboxJob): Promise<{ result: SandboxResult; timing: JobTiming }> {
+    const started = performance.now()
+    const stopped = (reason: string, timedOut: boolean) => ({
+      result: { stdout: '', stderr: `${reason}\n`, exit_code: timedOut ? 124 : 1, timed_out: timedOut, duration_ms: Math.round(performance.now() - started) },
+      timing: { queueMs: 0, startMs: 0, runMs: Math.round(performance.now() - started) },
     })
+    try {
+      return await this.pool.runTimed(job)
+    } catch (error) {
+      if (error instanceof JobOverranError) return stopped(`Stopped: the program ran past its ${job.timeoutMs / 1000} s time limit`, true)
+      if (error instanceof WorkerFailedError) {
+        this.options.onFailure?.(error.message)
+        return stopped('Stopped: the sandbox failed while running the program', false)
+      }
+      throw error
+    }
   }
 
-  async close() {
-    this.closed = true
-    for (const pending of this.queue.splice(0)) pending.resolve(stoppedResult(pending, 'Stopped: the server is shutting down', false))
-    await Promise.all(this.slots.splice(0).map((slot) => slot.worker.terminate()))
-  }
-
-  private spawn(): Slot {
-    const slot: Slot = { worker: startWorker(this.memoryBytes), busy: null }
-    slot.worker.unref()
-    slot.worker.on('message', (message: { started?: boolean; result?: SandboxResult; error?: string }) => {
-      const pending = slot.busy
-      if (!pending) return
-      if (message.started) this.limit(slot, pending, pending.job.timeoutMs + BACKSTOP_MS)
-      else if (message.result) this.finish(slot, message.result)
-      else this.replace(slot, stoppedResult(pending, `The sandbox failed: ${message.error}`, false))
-    })
-    slot.worker.on('error', (error) => slot.busy && this.replace(slot, stoppedResult(slot.busy, `The sandbox stopped: ${error.message}`, false)))
-    slot.worker.on('exit', () => this.replace(slot, slot.busy && stoppedResult(slot.busy, 'The sandbox stopped unexpectedly', false)))
-    this.slots.push(slot)
-    return slot
-  }
-
-  private start(slot: Slot, pending: Pending) {
-    slot.busy = pending
-    this.limit(slot, pending, START_TIMEOUT_MS)
-    slot.worker.postMessage({ id: this.nextId++, job: pending.job })
-  }
-
-  /** (Re)sets the time after which the worker is terminated and the program answers as timed out. */
-  private limit(slot: Slot, pending: Pending, ms: number) {
-    clearTimeout(slot.timer)
-    pending.started = performance.now()
-    slot.timer = setTimeout(() => {
-      this.replace(slot, stoppedResult(pending, `Stopped: the program ran past its ${pending.job.timeoutMs / 1000} s time limit`, true))
-    }, ms)
-  }
-
-  private finish(slot: Slot, result: SandboxResult) {
-    clearTimeout(slot.timer)
-    const pending = slot.busy!
-    slot.busy = null
-    pending.resolve(result)
-    this.next(slot)
-  }
-
-  /** Drops a worker that failed, died or overran; its program gets `result`, and the queue moves on with a fresh worker. */
-  private replace(slot: Slot, result: SandboxResult | null) {
-    const index = this.slots.indexOf(slot)
-    if (index < 0) return
-    this.slots.splice(index, 1)
-    clearTimeout(slot.timer)
-    slot.worker.removeAllListeners()
-    slot.worker.on('error', () => {})
-    void slot.worker.terminate()
-    if (slot.busy && result) slot.busy.resolve(result)
-    slot.busy = null
-    if (this.queue.length && !this.closed) this.next(this.spawn())
-  }
-
-  private next(slot: Slot) {
-    const pending = this.queue.shift()
-    if (pending) this.start(slot, pending)
+  close(graceMs = 0): Promise<void> {
+    return this.pool.close(graceMs)
   }
 }

@@ -6,6 +6,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads'
 import { newQuickJSWASMModule, newVariant, RELEASE_SYNC, type QuickJSContext, type QuickJSHandle } from 'quickjs-emscripten'
+import { serveJobs } from '../../../workers/pool.js'
 import { Capture } from './capture.js'
 import type { SandboxJob, SandboxResult } from './job.js'
 
@@ -130,13 +131,5 @@ async function run(job: SandboxJob): Promise<SandboxResult> {
   return { stdout: stdout.text(), stderr: stderr.text(), exit_code: exitCode, timed_out: timedOut, duration_ms: Math.round(performance.now() - started) }
 }
 
-port.on('message', async ({ id, job }: { id: number; job: SandboxJob }) => {
-  try {
-    // The pool's time limit counts from here: a fresh worker's start-up is not the program's time.
-    await engine
-    port.postMessage({ id, started: true })
-    port.postMessage({ id, result: await run(job) })
-  } catch (error) {
-    port.postMessage({ id, error: String((error as Error)?.stack ?? error) })
-  }
-})
+// Ready once QuickJS is loaded: a program's time limit never counts the worker's start-up.
+serveJobs<SandboxJob, SandboxResult>(port, run, { transfer: () => [], refusal: () => null, ready: engine })
