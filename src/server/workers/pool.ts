@@ -4,6 +4,7 @@
  * overruns it is terminated (the only way to stop a busy thread) and replaced, the job failing with
  * 503. Jobs past the queue's capacity are refused at once rather than piling up.
  */
+import * as threads from 'node:worker_threads'
 import { Worker, type MessagePort } from 'node:worker_threads'
 import { TRPCError } from '@trpc/server'
 import type { ErrorCases } from '../errors.js'
@@ -61,9 +62,22 @@ function startWorker(base: string, name: string): Worker {
   return new Worker(new URL(`./${name}.js`, here))
 }
 
+/** Node 21+ says which buffers cannot be moved (Node 20 has no such check, and copies them silently). */
+const untransferable = (threads as { isMarkedAsUntransferable?: (value: unknown) => boolean }).isMarkedAsUntransferable
+
+/**
+ * The buffers of `buffers` that can be moved to another thread. Buffers made by native modules
+ * (sharp's and resvg's output) and slices of Node's shared Buffer pool are marked untransferable:
+ * Node 20 copies them when they are listed, Node 21+ throws DataCloneError, so they are left out
+ * of the list and copied by the structured clone instead.
+ */
+function movable(buffers: ArrayBuffer[]): ArrayBuffer[] {
+  return untransferable ? buffers.filter((buffer) => !untransferable(buffer)) : buffers
+}
+
 /**
  * The body of a pool's worker: runs `handle` on each job and posts the result, its `transfer`
- * buffers moved rather than copied. An error `refusal` recognises is the request's fault (its
+ * buffers moved rather than copied where they can be (`movable`). An error `refusal` recognises is the request's fault (its
  * `status` answered); any other is the worker's.
  */
 export function serveJobs<Job, Result>(
@@ -74,7 +88,7 @@ export function serveJobs<Job, Result>(
   port.on('message', async ({ job }: { job: Job }) => {
     try {
       const result = await handle(job)
-      port.postMessage({ result }, options.transfer(result))
+      port.postMessage({ result }, movable(options.transfer(result)))
     } catch (error) {
       const refusal = options.refusal(error)
       // The code goes along: one that says a module failed to load retires the whole process (load-failure.ts).
