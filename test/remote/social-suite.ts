@@ -1,13 +1,13 @@
 /**
- * The social test suite against a libsql server: every test server of the run gets a fresh Hrana
- * test server (PLAZA_TEST_DATABASE=hrana, test/helpers/server.ts), so each suite's requests reach
- * the database over Hrana-over-HTTP as on sqld or Turso.
+ * The social test suite against a real libsql server: every test server of the run gets a sqld
+ * of its own (PLAZA_TEST_DATABASE=sqld, test/helpers/server.ts and sqld.ts), so each suite's
+ * requests reach the database over Hrana-over-HTTP as an operator's sqld or Turso would serve them.
  *
- *   npm run test:hrana               every social test file but the EXCLUDED ones (slow: about the
- *                                    local suite's time several times over, one HTTP round trip per query)
+ *   npm run test:hrana               every social test file but the EXCLUDED ones (slower than on
+ *                                    the local file: one HTTP round trip per query)
  *   npm run test:hrana -- FILE...    chosen files of test/social
  *
- * `npm test` runs SUBSET this way (social-on-hrana.test.ts), a few files that cover reads, writes,
+ * `npm test` runs SUBSET this way (social-on-sqld.test.ts), a few files that cover reads, writes,
  * interactive transactions, FTS5 and the notification feed, to stay within its time.
  */
 import { spawn } from 'node:child_process'
@@ -24,7 +24,7 @@ export const EXCLUDED: Record<string, string> = {
     'plaza admin backup and restore copy a local plaza.db; with PLAZA_DATABASE_URL set they refuse by design (back up a libsql server with its own tools, docs/deploy.md), which test/server/config and the CLI tests cover',
 }
 
-/** What `npm test` runs against the Hrana test server. */
+/** What `npm test` runs against sqld. */
 export const SUBSET = ['interactions.test.ts', 'search.test.ts', 'moderation-atomic.test.ts', 'explore.test.ts']
 
 export function socialFiles(names?: string[]): string[] {
@@ -34,12 +34,12 @@ export function socialFiles(names?: string[]): string[] {
   return chosen.map((name) => path.join(SOCIAL, name))
 }
 
-/** Runs `files` with test/run.ts, every test server on its own Hrana test server; resolves with the exit code and output. */
-export function runOnHrana(files: string[], { echo = false } = {}): Promise<{ code: number | null; output: string }> {
+/** Runs `files` with test/run.ts, every test server on a sqld of its own; resolves with the exit code and output. */
+export function runOnSqld(files: string[], { echo = false } = {}): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', RUNNER, ...files], {
       // Two files at a time: this often runs inside `npm test`, beside its own jobs.
-      env: { ...process.env, PLAZA_TEST_DATABASE: 'hrana', PLAZA_TEST_JOBS: process.env.PLAZA_TEST_JOBS ?? '2' },
+      env: { ...process.env, PLAZA_TEST_DATABASE: 'sqld', PLAZA_TEST_JOBS: process.env.PLAZA_TEST_JOBS ?? '2' },
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     let output = ''
@@ -56,6 +56,6 @@ export function runOnHrana(files: string[], { echo = false } = {}): Promise<{ co
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const names = process.argv.slice(2)
   if (!names.length) for (const [name, why] of Object.entries(EXCLUDED)) console.log(`not run: ${name}: ${why}`)
-  const { code } = await runOnHrana(socialFiles(names), { echo: true })
+  const { code } = await runOnSqld(socialFiles(names), { echo: true })
   process.exit(code ?? 1)
 }

@@ -67,6 +67,8 @@ export interface OpenDatabaseOptions {
   authToken?: string
   /** The migration lease's timings on a libsql server (tests shorten them). */
   migrationLock?: MigrationLockOptions
+  /** How long a request to a libsql server may take before the database counts as unavailable (server-client.ts; tests shorten it). */
+  requestTimeoutMs?: number
   /**
    * Reader worker threads for `scans` on a local file (0: `scans` is `reads`, for a process that
    * answers one command and would only pay for starting them). A libsql server has no file to open.
@@ -100,16 +102,23 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   if (options.url) {
     // Loaded only here: the remote protocols (@libsql/client, hrana, ws) cost a local command's start-up nothing.
     const { openRemoteDatabase } = await import('./remote.js')
-    const { client, db } = await openRemoteDatabase({ url: options.url, authToken: options.authToken, migrationsFolder: MIGRATIONS_DIR, migrationLock: options.migrationLock })
+    const remote = await openRemoteDatabase({
+      url: options.url,
+      authToken: options.authToken,
+      migrationsFolder: MIGRATIONS_DIR,
+      migrationLock: options.migrationLock,
+      dataDir: options.dataDir,
+      requestTimeoutMs: options.requestTimeoutMs,
+    })
     // No file to open beside it: every read is a request to the server, which answers them concurrently.
     return {
-      db,
-      reads: db,
-      scans: db,
+      db: remote.db,
+      reads: remote.db,
+      scans: remote.db,
       warm: noWarm,
-      client,
+      client: remote.client,
       async close() {
-        client.close()
+        remote.close()
       },
     }
   }
