@@ -191,7 +191,7 @@ test('a server that cannot be reached, lacks FTS5 or does not enforce foreign ke
   await gone.close()
   const unreachable = await refusal(openDatabase({ dataDir: tempDir(), url }))
   assert.instance(unreachable, RemoteDatabaseError)
-  assert.match(unreachable.message, /^cannot reach the libsql server at http:\/\/127\.0\.0\.1:\d+: fetch failed \(ECONNREFUSED\)$/)
+  assert.match(unreachable.message, /^cannot reach the libsql server at http:\/\/127\.0\.0\.1:\d+: connection refused \(ECONNREFUSED\)$/)
 
   // sqld always has FTS5 and foreign keys: the proxy plays a server without them (sqld-proxy.ts).
   const server = await startSqld()

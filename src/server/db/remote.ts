@@ -61,6 +61,8 @@ function reason(error: unknown): string {
 export interface RemoteDatabase {
   client: Client
   db: LibSQLDatabase<typeof schema>
+  /** This host's latest writes (write-index.ts). */
+  writes: WriteIndex
   close(): void
 }
 
@@ -101,6 +103,7 @@ export async function openRemoteDatabase(options: RemoteDatabaseOptions): Promis
     return {
       client,
       db,
+      writes,
       close() {
         client.close()
         writes.close()
