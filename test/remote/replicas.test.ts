@@ -7,11 +7,11 @@
  * (db/server-client.ts). Without that, a read right after a write through this replica missed it
  * about every other time (31 of 50 when tried by hand).
  */
-import http from 'node:http'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createClient, type Client } from '@libsql/client'
 import { startServe } from '../helpers/cli.js'
+import { fresh } from './fresh.js'
 import { registerUser, startTestServer, tempDir, type RegisteredUser, type TestServer } from '../helpers/server.js'
 import { startSqld, type Sqld } from '../helpers/sqld.js'
 
@@ -86,37 +86,20 @@ test('what is written through the primary host shows through the replica host (r
   assert.is((followers.user ?? followers).followers_count, 1)
 })
 
-/** One request on a connection of its own (`agent: false`): the cluster hands each new connection to its next worker. */
-function fresh(url: string, method: string, route: string, token?: string, body?: unknown): Promise<{ status: number; body: any }> {
-  return new Promise((resolve, reject) => {
-    const data = body === undefined ? undefined : JSON.stringify(body)
-    const headers: Record<string, string> = {}
-    if (token) headers.authorization = `Bearer ${token}`
-    if (data) headers['content-type'] = 'application/json'
-    const req = http.request(`${url}${API}${route}`, { method, agent: false, headers }, (res) => {
-      let text = ''
-      res.on('data', (chunk) => (text += chunk))
-      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }))
-    })
-    req.on('error', reject)
-    req.end(data)
-  })
-}
-
 test('plaza serve --workers 2 on the replica: a write through one worker is read at once through the other', async () => {
   const serve = await startServe(['--port', '0', '--workers', '2', '--data-dir', tempDir()], { PLAZA_DATABASE_URL: replica.url, PLAZA_RATE_LIMITS: 'off', PLAZA_STORAGE_URL: '' })
   try {
-    const registered = await fresh(serve.url, 'POST', '/auth/register', undefined, { username: 'cluster_erin', email: 'cluster_erin@example.com', password: 'correct horse', full_name: 'Erin' })
+    const registered = await fresh(serve.url + API, 'POST', '/auth/register', undefined, { username: 'cluster_erin', email: 'cluster_erin@example.com', password: 'correct horse', full_name: 'Erin' })
     assert.is(registered.status, 201, JSON.stringify(registered.body))
     const { token, user } = registered.body.data
     for (let i = 1; i <= 10; i++) {
       // Each on a new connection: the write and the reads after it land on alternating workers.
-      const post = await fresh(serve.url, 'POST', '/posts/create', token, { content: `cluster post ${i}` })
+      const post = await fresh(serve.url + API, 'POST', '/posts/create', token, { content: `cluster post ${i}` })
       assert.is(post.status, 201, JSON.stringify(post.body))
-      const mine = await fresh(serve.url, 'GET', `/posts/user/${user.id}?page=1&limit=5`, token)
+      const mine = await fresh(serve.url + API, 'GET', `/posts/user/${user.id}?page=1&limit=5`, token)
       assert.is(mine.status, 200, JSON.stringify(mine.body))
       assert.is(mine.body.data.posts[0]?.id, post.body.data.id, `newest post after post ${i}`)
-      const profile = await fresh(serve.url, 'GET', `/user/profile/${user.id}`, token)
+      const profile = await fresh(serve.url + API, 'GET', `/user/profile/${user.id}`, token)
       assert.is((profile.body.data.user ?? profile.body.data).posts_count, i)
     }
   } finally {

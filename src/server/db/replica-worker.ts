@@ -52,11 +52,10 @@ port.postMessage({ ready: true, ...sync() } satisfies ReplicaReport)
 // The periodic sync speaks only of failures and progress; a sync asked for answers with its `id`.
 const timer = setInterval(() => port.postMessage(sync()), settings.intervalMs)
 
-port.on('message', (message: { type: string; id?: number; until?: string }) => {
+port.on('message', (message: { type: string; id?: number }) => {
   if (message.type === 'sync') {
     // One sync brings everything the primary has: the frame asked for was acknowledged before the question.
-    const report = BigInt(message.until ?? '0') > frame ? sync() : { frame: String(frame) }
-    port.postMessage({ ...report, id: message.id })
+    port.postMessage({ ...sync(), id: message.id })
   }
   if (message.type === 'stop') {
     clearInterval(timer)

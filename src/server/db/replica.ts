@@ -82,7 +82,8 @@ export class ReplicaSync {
   }
 
   #hear(report: ReplicaReport): void {
-    if (report.frame !== undefined && BigInt(report.frame) > this.frame) this.frame = BigInt(report.frame)
+    // As the sync reports it, even lower: a primary that crashed numbers its new log from the start again.
+    if (report.frame !== undefined) this.frame = BigInt(report.frame)
     // A failing sync is said once, and its recovery once.
     if (report.error && !this.#failing) this.options.onError?.(`the embedded replica ${this.options.file} cannot sync from ${this.options.where}: ${report.error}`)
     if (report.error === undefined && this.#failing) this.options.onError?.(`the embedded replica ${this.options.file} syncs again`)
@@ -94,9 +95,12 @@ export class ReplicaSync {
     }
   }
 
-  /** Resolves once the replica has `index` (a write of this host), or after `waitMs` whatever it has. */
+  /**
+   * Syncs, and resolves once the replica has `index` (a write of this host), or after `waitMs`
+   * whatever it has. Always a sync: a frame number the replica already passed may be of a log the
+   * primary has since replaced (after a crash), so only a sync after the write can tell.
+   */
   async until(index: bigint): Promise<void> {
-    if (this.frame >= index) return
     const id = this.#nextId++
     const report = await new Promise<ReplicaReport | null>((resolve) => {
       const timer = setTimeout(() => {
@@ -107,9 +111,9 @@ export class ReplicaSync {
         clearTimeout(timer)
         resolve(answer)
       })
-      this.#worker.postMessage({ type: 'sync', id, until: String(index) })
+      this.#worker.postMessage({ type: 'sync', id })
     })
-    if (this.frame < index) {
+    if (!report || report.error || BigInt(report.frame ?? '0') < index) {
       // Durable on the server, so answered; only this process's next reads may miss it for a moment.
       this.options.onError?.(`a write was answered before the embedded replica had it (frame ${index}, the replica at ${this.frame}${report?.error ? `: ${report.error}` : ''})`)
     }

@@ -235,7 +235,7 @@ export class ServerClient implements Client {
 
   /** Runs `call`, says an unavailable server as such, and lets an embedded replica catch up with a write before it resolves. */
   async #run<T>(call: () => Promise<T>): Promise<T> {
-    const before = this.#writes.own
+    const before = this.#writes.count
     let result: T
     try {
       result = await call()
@@ -245,7 +245,7 @@ export class ServerClient implements Client {
       if (isTimeout(error)) this.#writes.forget()
       throw unavailable(error, this.#where)
     }
-    if (this.#afterWrite && this.#writes.own > before) await this.#afterWrite(this.#writes.own)
+    if (this.#afterWrite && this.#writes.count > before) await this.#afterWrite(this.#writes.last)
     return result
   }
 

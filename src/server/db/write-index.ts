@@ -28,8 +28,11 @@ const SLOT_BYTES = 16
 export const WINDOW_MS = 30_000
 
 export class WriteIndex {
-  /** This process's latest write. */
+  /** This process's latest write (the highest index: what reads wait for). */
   own = 0n
+  /** Writes noted so far, and the index of the last one (lower than `own` when the primary began a new log). */
+  count = 0
+  last = 0n
   #ownAt = 0
   /** Indexes noted before this time are not waited for (`forget`). */
   #forgottenAt = 0
@@ -56,6 +59,8 @@ export class WriteIndex {
 
   /** Records a write that reached `index`. */
   note(index: bigint): void {
+    this.count++
+    this.last = index
     if (index <= this.own) return
     this.own = index
     this.#ownAt = this.#now()
