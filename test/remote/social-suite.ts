@@ -3,8 +3,10 @@
  * of its own (PLAZA_TEST_DATABASE=sqld, test/helpers/server.ts and sqld.ts), so each suite's
  * requests reach the database over Hrana-over-HTTP as an operator's sqld or Turso would serve them.
  *
- *   npm run test:hrana               every social test file but the EXCLUDED ones (slower than on
- *                                    the local file: one HTTP round trip per query)
+ *   npm run test:hrana               every social test file but the EXCLUDED ones, and the ADMIN
+ *                                    files of other folders (slower than on the local file: one
+ *                                    HTTP round trip per query; 15 min with two jobs on a loaded
+ *                                    2-core machine, 2026-11-29)
  *   npm run test:hrana -- FILE...    chosen files of test/social
  *
  * `npm test` runs SUBSET this way (social-on-sqld.test.ts), a few files that cover reads, writes,
@@ -24,6 +26,9 @@ export const EXCLUDED: Record<string, string> = {
     'plaza admin backup and restore copy a local plaza.db; with PLAZA_DATABASE_URL set they refuse by design (back up a libsql server with its own tools, docs/deploy.md), which test/server/config and the CLI tests cover',
 }
 
+/** The `plaza admin` commands tested outside test/social (gateway keys, storage migrate), run on sqld too. */
+export const ADMIN = ['../chat/keys-cli.test.ts', '../storage/cli.test.ts']
+
 /** What `npm test` runs against sqld. */
 export const SUBSET = ['interactions.test.ts', 'search.test.ts', 'moderation-atomic.test.ts', 'explore.test.ts']
 
@@ -31,7 +36,7 @@ export function socialFiles(names?: string[]): string[] {
   const all = readdirSync(SOCIAL).filter((name) => name.endsWith('.test.ts'))
   const chosen = names?.length ? names.map((name) => path.basename(name)) : all.filter((name) => !(name in EXCLUDED))
   for (const name of chosen) if (!all.includes(name)) throw new Error(`no test file test/social/${name}`)
-  return chosen.map((name) => path.join(SOCIAL, name))
+  return [...chosen.map((name) => path.join(SOCIAL, name)), ...(names?.length ? [] : ADMIN.map((name) => path.join(SOCIAL, name)))]
 }
 
 /** Runs `files` with test/run.ts, every test server on a sqld of its own; resolves with the exit code and output. */
