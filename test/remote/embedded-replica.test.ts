@@ -5,7 +5,7 @@
  * has its frame); what other hosts write shows after a sync; the reads are local, so they go on
  * while the primary is away, and writes are then a 503 that clears by itself when it is back.
  */
-import { existsSync } from 'node:fs'
+import { existsSync, readdirSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -39,8 +39,11 @@ async function ok(server: TestServer, method: string, route: string, user: Regis
   return res.body.data
 }
 
-test('the replica is a local file, and reads come from it: local reads on the file, not requests to the server', () => {
+test('the replica is a local file, private to Plaza, and reads come from it: local reads on the file, not requests to the server', () => {
   assert.ok(existsSync(replicaFile), 'the replica file exists')
+  // It holds emails and password hashes: readable by Plaza's user only, like plaza.db.
+  const beside = readdirSync(path.dirname(replicaFile)).filter((name) => name.startsWith('replica.db'))
+  for (const name of beside) assert.is(statSync(path.join(path.dirname(replicaFile), name)).mode & 0o777, 0o600, name)
   assert.is.not(embedded.services.reads, embedded.services.db, 'reads are not the server connection')
 })
 

@@ -5,6 +5,7 @@
  * a round trip to the server, which is why they run here and not on the event loop. Plaza reads the
  * file through connections of its own (inline.ts, readers.ts): each sees a sync once it has committed.
  */
+import { chmodSync, existsSync } from 'node:fs'
 import { parentPort, workerData } from 'node:worker_threads'
 import Database from 'libsql'
 
@@ -39,15 +40,30 @@ function sync(): ReplicaReport {
   }
 }
 
+/**
+ * The replica holds emails and password hashes, as plaza.db does: 0600 whatever the umask. libsql
+ * makes its file (it refuses one made before it, which has no sync metadata) with the umask's mode,
+ * so the file is narrowed as soon as it exists, before the first sync brings any data (SQLite gives
+ * its -wal and -shm the database file's mode), and libsql's own files beside it after that sync.
+ */
+function makePrivate(): void {
+  for (const suffix of ['', '-wal', '-shm', '-info', '-client_wal_index']) {
+    if (existsSync(settings.file + suffix)) chmodSync(settings.file + suffix, 0o600)
+  }
+}
+
 let replica: InstanceType<typeof Database>
 try {
   // Nothing is written through this connection (writes go to the server over Hrana, server-client.ts).
   replica = new Database(settings.file, { syncUrl: settings.url, authToken: settings.authToken ?? '', readYourWrites: false } as never)
+  makePrivate()
 } catch (error) {
   port.postMessage({ ready: false, error: String((error as Error)?.message ?? error) } satisfies ReplicaReport)
   throw error
 }
-port.postMessage({ ready: true, ...sync() } satisfies ReplicaReport)
+const first = sync()
+makePrivate()
+port.postMessage({ ready: true, ...first } satisfies ReplicaReport)
 
 // The periodic sync speaks only of failures and progress; a sync asked for answers with its `id`.
 const timer = setInterval(() => port.postMessage(sync()), settings.intervalMs)

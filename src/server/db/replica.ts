@@ -10,7 +10,7 @@
  *   hosts wrote shows here within about that, and **after each write of this process**: a write
  *   resolves only once the replica has its frame (the server answers each write with its
  *   replication index), so whoever wrote reads it at once, from this process or any other of the host
- *   (the next request waits for the host's latest write, `beforeRead`).
+ *   (the next request waits for the host's latest write: `caughtUp` in client.ts).
  * - A replica that cannot sync (the server down) keeps serving what it has; writes then fail with
  *   DatabaseUnavailableError (503) and the replica catches up by itself when the server is back. A
  *   write the server acknowledged but the replica could not fetch in time is answered anyway (it is
@@ -25,9 +25,9 @@ import type { ReplicaReport, ReplicaWorkerSettings } from './replica-worker.js'
 import { startDbWorker } from './worker-thread.js'
 
 /** How often the replica pulls what other hosts wrote. */
-export const SYNC_INTERVAL_MS = 1000
+const SYNC_INTERVAL_MS = 1000
 
-export interface ReplicaSyncOptions {
+interface ReplicaSyncOptions {
   file: string
   url: string
   authToken?: string
@@ -37,7 +37,6 @@ export interface ReplicaSyncOptions {
   waitMs: number
   /** Hears of a sync that failed, or of a write answered before the replica had it. */
   onError?: (message: string) => void
-  intervalMs?: number
 }
 
 /** The replica file of a process: `file` for a process on its own (slot 0), `<file>-<slot>` for cluster worker `slot`. */
@@ -63,7 +62,7 @@ export class ReplicaSync {
 
   /** Starts the sync thread; resolves after the first sync, or fails in one line saying why. */
   static async start(options: ReplicaSyncOptions): Promise<ReplicaSync> {
-    const settings: ReplicaWorkerSettings = { file: options.file, url: options.url, authToken: options.authToken, intervalMs: options.intervalMs ?? SYNC_INTERVAL_MS }
+    const settings: ReplicaWorkerSettings = { file: options.file, url: options.url, authToken: options.authToken, intervalMs: SYNC_INTERVAL_MS }
     const worker = startDbWorker('replica-worker', settings)
     worker.unref()
     const first = await new Promise<ReplicaReport>((resolve) => {

@@ -1,6 +1,6 @@
 /**
  * The client for a libsql server (sqld, Turso) over Hrana-over-HTTP: @libsql/client's own HTTP
- * client, with three things a server needs that it does not do by itself.
+ * client, with what a server needs that it does not do by itself.
  *
  * - **Transactions take turns in this process** (as on a local file, local-client.ts): sqld has one
  *   write lock and an interactive transaction holds it for several round trips, so the process's
@@ -35,7 +35,7 @@ export interface ServerClientOptions {
   authToken?: string
   /** Where this host's latest write index is kept (write-index.ts). */
   writes: WriteIndex
-  /** Overrides REQUEST_TIMEOUT_MS (tests). */
+  /** Overrides REQUEST_TIMEOUT_MS (PLAZA_DATABASE_TIMEOUT). */
   requestTimeoutMs?: number
   /** Called after a write that reached `index`; the write resolves when this does. */
   afterWrite?: (index: bigint) => Promise<void>
@@ -65,7 +65,7 @@ function largestIndex(text: string): bigint {
  * Whether the pipeline's answer carries the index of committed writes: a stream opened and closed
  * in this one pipeline (an autocommit statement, a batch with its own BEGIN and COMMIT) that wrote,
  * or an interactive transaction's COMMIT. A statement inside an open transaction has an index too,
- * of frames not yet committed (and maybe never: a rollback), which a read would wait for in vain.
+ * but of a write that may never be committed (a rollback): not one to make reads wait for.
  */
 function committedWrite(body: PipelineRequest, text: string): boolean {
   const steps = body.requests ?? []
@@ -133,13 +133,12 @@ function serverFetch(writes: WriteIndex, timeoutMs: number | null) {
 }
 
 /** Whether `error` (or a cause of it) means the server is unavailable rather than that the statement failed. */
-export function isUnavailable(error: unknown): boolean {
+function isUnavailable(error: unknown): boolean {
   for (let cause = error, depth = 0; cause && depth < 5; cause = (cause as { cause?: unknown }).cause, depth++) {
     if (cause instanceof DatabaseUnavailableError) return true
-    const { name, message, code, status } = cause as { name?: string; message?: unknown; code?: unknown; status?: unknown }
+    const { name, code, status } = cause as { name?: string; code?: unknown; status?: unknown }
     // The deadline, or the connection refused, reset or cut.
     if (name === 'TimeoutError' || name === 'AbortError') return true
-    if (name === 'TypeError' && message === 'fetch failed') return true
     if (typeof code === 'string' && /^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|UND_ERR_SOCKET|UND_ERR_CLOSED|UND_ERR_CONNECT_TIMEOUT|UND_ERR_HEADERS_TIMEOUT|UND_ERR_BODY_TIMEOUT)$/.test(code)) return true
     // The server answered 5xx, or ended our transaction or stream for taking too long (sqld: 5 s holding the write lock).
     if (typeof status === 'number' && status >= 500) return true

@@ -25,7 +25,7 @@ const SLOTS = 512
 const SLOT_BYTES = 16
 
 /** How long after a write the reads of this host wait for it. */
-export const WINDOW_MS = 30_000
+const WINDOW_MS = 30_000
 
 export class WriteIndex {
   /** This process's latest write (the highest index: what reads wait for). */
