@@ -81,6 +81,8 @@ export class ReplicaSync {
   }
 
   #hear(report: ReplicaReport): void {
+    // libsql's sync errors carry the whole gRPC answer: its first words are what the log needs.
+    if (report.error) report.error = report.error.replace(/, metadata: MetadataMap.*$/s, '').slice(0, 300)
     // As the sync reports it, even lower: a primary that crashed numbers its new log from the start again.
     if (report.frame !== undefined) this.frame = BigInt(report.frame)
     // A failing sync is said once, and its recovery once.
