@@ -39,12 +39,19 @@ export function socialFiles(names?: string[]): string[] {
   return [...chosen.map((name) => path.join(SOCIAL, name)), ...(names?.length ? [] : ADMIN.map((name) => path.join(SOCIAL, name)))]
 }
 
+function withoutAnswersDir(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const { PLAZA_TEST_ANSWERS_DIR: _enclosing, ...rest } = env
+  return rest
+}
+
 /** Runs `files` with test/run.ts, every test server on a sqld of its own; resolves with the exit code and output. */
 export function runOnSqld(files: string[], { echo = false } = {}): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', RUNNER, ...files], {
-      // Two files at a time: this often runs inside `npm test`, beside its own jobs.
-      env: { ...process.env, PLAZA_TEST_DATABASE: 'sqld', PLAZA_TEST_JOBS: process.env.PLAZA_TEST_JOBS ?? '2' },
+      // Two files at a time: this often runs inside `npm test`, beside its own jobs. The run records
+      // and checks its own answers (test/helpers/recorder.ts): not in the directory of an enclosing
+      // `npm test`, whose check would otherwise run here on whatever other files had recorded so far.
+      env: { ...withoutAnswersDir(process.env), PLAZA_TEST_DATABASE: 'sqld', PLAZA_TEST_JOBS: process.env.PLAZA_TEST_JOBS ?? '2' },
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     let output = ''
