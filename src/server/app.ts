@@ -158,6 +158,9 @@ export function createApp(services: Services): App {
     limitBodyTime(req, res, config.requestTimeoutMs, services)
     const ctx = createRequestContext(services, req, res)
     try {
+      // An embedded replica behind another process of this host's latest write: it catches up first (read-your-writes).
+      const catchingUp = services.caughtUp()
+      if (catchingUp) await catchingUp
       if (applyCors(config.corsOrigins, req, res)) return setRoute(req, 'CORS preflight')
       const method = req.method ?? 'GET'
       // `OPTIONS *` asks about the server as a whole (RFC 9110 §9.3.7): the methods it serves somewhere.

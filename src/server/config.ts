@@ -1,3 +1,4 @@
+import { existsSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { ConfigError, parseDuration } from './config-parse.js'
 import { parseDeliveryConfig, type DeliveryConfig } from './delivery/config.js'
@@ -48,6 +49,13 @@ export interface ServerConfig {
   /** A libsql server to use instead of `<dataDir>/plaza.db`. */
   databaseUrl?: string
   databaseAuthToken?: string
+  /**
+   * An embedded replica of `databaseUrl`: a local file, synced from the server, that serving
+   * processes read from (writes still go to the server); absolute. db/replica.ts.
+   */
+  databaseReplica?: string
+  /** How long a request to the libsql server may take before the API answers 503 (`PLAZA_DATABASE_TIMEOUT`). */
+  databaseTimeoutMs: number
   /** Base of absolute URLs handed to clients; otherwise taken from the request's Host. */
   publicUrl?: string
   rateLimits: RateLimits | false
@@ -305,6 +313,29 @@ export interface ConfigOverrides {
   rateLimits?: RateLimits | false
 }
 
+/**
+ * `PLAZA_DATABASE_REPLICA`: the file of an embedded replica of PLAZA_DATABASE_URL. It needs that
+ * server, over HTTP (libsql's sync speaks HTTP, not WebSockets), and a path of its own: not a
+ * directory, not the data directory's plaza.db, in a directory that exists.
+ */
+export function parseDatabaseReplica(value: string | undefined, databaseUrl: string | undefined, dataDir: string): string | undefined {
+  const raw = value?.trim()
+  if (!raw) return undefined
+  if (!databaseUrl) throw new ConfigError('PLAZA_DATABASE_REPLICA needs PLAZA_DATABASE_URL: the libsql server the replica is synced from')
+  if (/^wss?:\/\//.test(databaseUrl)) throw new ConfigError('PLAZA_DATABASE_REPLICA syncs over HTTP: give PLAZA_DATABASE_URL as libsql://, https:// or http://, not ws(s)://')
+  const file = path.resolve(raw)
+  if (file === path.join(dataDir, 'plaza.db')) throw new ConfigError("PLAZA_DATABASE_REPLICA must not be the data directory's plaza.db")
+  let stats: ReturnType<typeof statSync> | undefined
+  try {
+    stats = statSync(path.dirname(file))
+  } catch {
+    stats = undefined
+  }
+  if (!stats?.isDirectory()) throw new ConfigError(`PLAZA_DATABASE_REPLICA: the directory ${path.dirname(file)} does not exist`)
+  if (existsSync(file) && statSync(file).isDirectory()) throw new ConfigError(`PLAZA_DATABASE_REPLICA: ${file} is a directory; name the replica's file`)
+  return file
+}
+
 /** Flags first, then `PLAZA_*` variables, then defaults (decisions §1). Validated once, at start-up. */
 export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessEnv = process.env): ServerConfig {
   const publicUrl = env.PLAZA_PUBLIC_URL?.trim() || undefined
@@ -313,12 +344,15 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
   if (databaseUrl && !/^(libsql|https?|wss?):\/\//.test(databaseUrl)) {
     throw new ConfigError('PLAZA_DATABASE_URL must be a libsql server URL (libsql://, http(s)://, ws(s)://)')
   }
+  const dataDir = path.resolve(overrides.dataDir ?? env.PLAZA_DATA_DIR ?? DEFAULTS.dataDir)
   return {
     host: overrides.host ?? env.PLAZA_HOST ?? DEFAULTS.host,
     port: parsePort(overrides.port ?? env.PLAZA_PORT ?? DEFAULTS.port),
-    dataDir: path.resolve(overrides.dataDir ?? env.PLAZA_DATA_DIR ?? DEFAULTS.dataDir),
+    dataDir,
     databaseUrl,
     databaseAuthToken: env.PLAZA_DATABASE_AUTH_TOKEN || undefined,
+    databaseReplica: parseDatabaseReplica(env.PLAZA_DATABASE_REPLICA, databaseUrl, dataDir),
+    databaseTimeoutMs: parseDuration('PLAZA_DATABASE_TIMEOUT', env.PLAZA_DATABASE_TIMEOUT, 10_000),
     publicUrl: publicUrl?.replace(/\/+$/, ''),
     rateLimits: overrides.rateLimits ?? parseRateLimits(env.PLAZA_RATE_LIMITS),
     requestTimeoutMs: parseDuration('PLAZA_REQUEST_TIMEOUT_MS', env.PLAZA_REQUEST_TIMEOUT_MS, DEFAULTS.requestTimeoutMs),

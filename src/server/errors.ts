@@ -142,6 +142,17 @@ function isObjectStoreError(value: unknown): boolean {
 /** What a client sees while the object store fails; the store's own answer goes to the log only. */
 export const STORAGE_UNAVAILABLE_MESSAGE = 'File storage is unavailable right now; try again shortly'
 
+/** What a client sees while the database cannot be reached (db/remote-error.ts's DatabaseUnavailableError). */
+export const DATABASE_UNAVAILABLE_MESSAGE = 'The database is unavailable right now; try again shortly'
+
+/** The database unreachable: known by name (and looked for among causes: drizzle wraps the driver's error), so no import pulls in db/. */
+function isDatabaseUnavailable(value: unknown): boolean {
+  for (let error = value, depth = 0; error && depth < 4; error = (error as { cause?: unknown }).cause, depth++) {
+    if (error instanceof Error && error.name === 'DatabaseUnavailableError') return true
+  }
+  return false
+}
+
 /** What a client sees when the database's write lock could not be had in time (writeTransaction's retries included). */
 export const DATABASE_BUSY_MESSAGE = 'The database is busy; try again shortly'
 
@@ -174,6 +185,7 @@ export function toPublicError(error: unknown): PublicError {
   if (isObjectStoreError(error) || isObjectStoreError(cause)) {
     return { status: 503, code: 'SERVICE_UNAVAILABLE', message: STORAGE_UNAVAILABLE_MESSAGE, retryAfter: 5, unexpected: true }
   }
+  if (isDatabaseUnavailable(error)) return { status: 503, code: 'SERVICE_UNAVAILABLE', message: DATABASE_UNAVAILABLE_MESSAGE, retryAfter: 2, unexpected: true }
   if (isDatabaseBusy(error)) return { status: 503, code: 'SERVICE_UNAVAILABLE', message: DATABASE_BUSY_MESSAGE, retryAfter: 1, unexpected: true }
   const zod = isZodError(error) ? error : isZodError(cause) ? cause : undefined
   if (zod) return { status: 400, code: 'BAD_REQUEST', message: describeZodError(zod), unexpected: false }

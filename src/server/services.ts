@@ -5,7 +5,7 @@ import { createExecuteService, type ExecuteService } from './catalog/tools/execu
 import { createCodeImageService, type CodeImageService } from './codeimage/service.js'
 import { createSpeechService, type SpeechService } from './catalog/audio/service.js'
 import { createMakerService, type MakerService } from './catalog/maker/pool.js'
-import { openDatabase, type Db, type ReadDb } from './db/client.js'
+import { openDatabase, workerSlot, type Db, type ReadDb } from './db/client.js'
 import type { Warm } from './db/warm.js'
 import { ConfigError, type ServerConfig } from './config.js'
 import { setPasswordCost } from './auth/passwords.js'
@@ -48,6 +48,11 @@ export interface Services {
    * worker threads of its own (db/warm.ts): a hint, which never fails. A no-op where there are no reader workers.
    */
   warm: Warm
+  /**
+   * Before a request is served: a promise when `reads` must first catch up with a write another
+   * process of this host acknowledged (an embedded replica), null when they see it already.
+   */
+  caughtUp(): Promise<void> | null
   clock: Clock
   /** When these services were created, by `clock`: the server's start (`GET /api/uptime`). */
   startedAt: Date
@@ -233,6 +238,11 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
       dataDir: config.dataDir,
       url: config.databaseUrl,
       authToken: config.databaseAuthToken,
+      requestTimeoutMs: config.databaseTimeoutMs,
+      // Only a serving process keeps a replica (an embedded command or the cluster's primary asks the server).
+      replica: options.maintenance !== false ? config.databaseReplica : undefined,
+      replicaSlot: workerSlot(config.env),
+      onReplicaError: (message) => logger.warn('embedded replica', { error: message }),
       readers: options.readers === false ? 0 : readerCount(config.env),
       checkpoints: options.maintenance !== false,
       onCheckpointError: (message) => logger.warn('WAL checkpoint failed', { error: message }),
@@ -269,6 +279,7 @@ export async function createServices(config: ServerConfig, options: ServiceOptio
     reads: database.reads,
     scans: database.scans,
     warm: database.warm,
+    caughtUp: database.caughtUp,
     clock,
     startedAt,
     logger,

@@ -1,6 +1,6 @@
 /**
- * Which test data directories have their database on a libsql server (a Hrana test server,
- * PLAZA_TEST_DATABASE=hrana): startTestServer records them, and the CLI a test runs on such a
+ * Which test data directories have their database on a libsql server (a sqld started for the
+ * test, PLAZA_TEST_DATABASE=sqld): startTestServer records them, and the CLI a test runs on such a
  * directory (runCli) is given the server's PLAZA_DATABASE_URL, as an operator's would be.
  */
 import path from 'node:path'

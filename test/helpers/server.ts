@@ -6,8 +6,8 @@ import { loadConfig, type RateLimits } from '../../src/server/config.js'
 import { silentLogger, type Logger } from '../../src/server/logger.js'
 import { createServices, type Clock, type Services } from '../../src/server/services.js'
 import { databaseEnvFor, forgetRemoteDatabase, recordRemoteDatabase } from './databases.js'
-import { startHranaServer, type HranaServer } from './hrana-server.js'
 import { recordAnswers } from './recorder.js'
+import { startSqld, type Sqld } from './sqld.js'
 import { suiteEnv } from './suite-env.js'
 
 export { databaseEnvFor } from './databases.js'
@@ -56,10 +56,10 @@ export function tempDir(prefix = 'plaza-test-'): string {
 
 /**
  * Which database the test servers use: the local file in their data directory, or, with
- * `PLAZA_TEST_DATABASE=hrana`, a fresh Hrana test server (hrana-server.ts) for each, reached over
- * HTTP as a libsql server would be (`npm run test:hrana`, docs/deploy.md).
+ * `PLAZA_TEST_DATABASE=sqld`, a fresh real libsql server (sqld.ts) for each, reached over HTTP as
+ * an operator's would be (`npm run test:hrana`, docs/deploy.md).
  */
-export const TEST_DATABASE: 'file' | 'hrana' = process.env.PLAZA_TEST_DATABASE === 'hrana' ? 'hrana' : 'file'
+export const TEST_DATABASE: 'file' | 'sqld' = process.env.PLAZA_TEST_DATABASE === 'sqld' ? 'sqld' : 'file'
 
 /** The URL @libsql/client opens the test server's database with: its plaza.db file, or its libsql server. */
 export function databaseUrlOf(server: TestServer): string {
@@ -68,19 +68,19 @@ export function databaseUrlOf(server: TestServer): string {
 
 /**
  * Starts the real server in-process on an ephemeral port over a fresh temp data directory.
- * `databaseUrl` points it at a libsql server (a Hrana test server shared by several hosts);
+ * `databaseUrl` points it at a libsql server (a sqld shared by several hosts, or a replica);
  * without it, PLAZA_TEST_DATABASE decides (TEST_DATABASE).
  */
 export async function startTestServer(
   options: { clock?: Clock; rateLimits?: RateLimits | false; dataDir?: string; env?: NodeJS.ProcessEnv; logger?: Logger; databaseUrl?: string } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? tempDir()
-  let hrana: HranaServer | null = null
+  let sqld: Sqld | null = null
   let databaseUrl = options.databaseUrl
-  if (!databaseUrl && TEST_DATABASE === 'hrana' && !options.env?.PLAZA_DATABASE_URL) {
-    // A data directory the caller chose may be served again (a restart): its database file lives in it, as plaza.db would.
-    hrana = await startHranaServer(options.dataDir ? { file: path.join(dataDir, 'hrana-test.sqlite') } : {})
-    databaseUrl = hrana.url
+  if (!databaseUrl && TEST_DATABASE === 'sqld' && !options.env?.PLAZA_DATABASE_URL) {
+    // A data directory the caller chose may be served again (a restart): the server's data lives in it, as plaza.db would.
+    sqld = await startSqld(options.dataDir ? { dir: path.join(dataDir, 'sqld') } : {})
+    databaseUrl = sqld.url
   }
   const env = { ...suiteEnv(), ...options.env, ...(databaseUrl ? { PLAZA_DATABASE_URL: databaseUrl } : {}) }
   const config = loadConfig({ port: 0, host: '127.0.0.1', dataDir, rateLimits: options.rateLimits ?? false }, env)
@@ -88,7 +88,7 @@ export async function startTestServer(
   try {
     services = await createServices(config, { clock: options.clock, logger: options.logger ?? silentLogger })
   } catch (error) {
-    await hrana?.close()
+    await sqld?.close()
     throw error
   }
   if (databaseUrl) recordRemoteDatabase(dataDir, databaseUrl)
@@ -121,7 +121,7 @@ export async function startTestServer(
     },
     async close() {
       await app.close()
-      await hrana?.close()
+      await sqld?.close()
       forgetRemoteDatabase(dataDir)
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true })
     },

@@ -1,7 +1,7 @@
 /**
- * Two Plaza hosts, each with its own port and data directory, on one database and one bucket: the
- * Hrana test server (test/helpers/hrana-server.ts), reached over HTTP with an auth token as sqld or
- * Turso would be, and the S3 test server (test/storage/fake-s3.ts). What is done through one host is
+ * Two Plaza hosts, each with its own port and data directory, on one database and one bucket: a
+ * real sqld (test/helpers/sqld.ts) with JWT auth, reached over HTTP with its token as an operator's
+ * would be, and the S3 test server (test/storage/fake-s3.ts; a bucket cannot run here). What is done through one host is
  * seen and enforced through the other: accounts and sessions, posts and the fan-out, follows, likes,
  * search, uploads (the record and the file), notifications (listed and streamed) and rate limits;
  * and two hosts starting together apply each migration once.
@@ -12,16 +12,14 @@ import * as assert from 'uvu/assert'
 import { createClient, type Client } from '@libsql/client'
 import { DEFAULT_RATE_LIMITS } from '../../src/server/config.js'
 import { MIGRATIONS_DIR } from '../../src/server/db/client.js'
-import { startHranaServer, type HranaServer } from '../helpers/hrana-server.js'
+import { startSqld, type Sqld } from '../helpers/sqld.js'
 import { manualClock, registerUser, startTestServer, type RegisteredUser, type TestServer } from '../helpers/server.js'
 import { openEventStream } from '../helpers/sse.js'
 import { startFakeS3, type FakeS3 } from '../storage/fake-s3.js'
 import { solidImage, upload } from '../uploads/fixtures.js'
 
 const API = '/api/mobile'
-const TOKEN = 'cross-host-test-token'
-
-let hrana: HranaServer
+let sqld: Sqld
 let s3: FakeS3
 let a: TestServer
 let b: TestServer
@@ -29,20 +27,20 @@ let client: Client
 
 /** A host on the shared database and bucket; the stream poll is short so that a live notification arrives quickly. */
 const host = (options: Parameters<typeof startTestServer>[0] = {}) =>
-  startTestServer({ ...options, databaseUrl: hrana.url, env: s3.env('plaza', { PLAZA_DATABASE_AUTH_TOKEN: TOKEN, PLAZA_STREAM_POLL: '20ms', ...options.env }) })
+  startTestServer({ ...options, databaseUrl: sqld.url, env: s3.env('plaza', { PLAZA_DATABASE_AUTH_TOKEN: sqld.token, PLAZA_STREAM_POLL: '20ms', ...options.env }) })
 
 test.before(async () => {
-  hrana = await startHranaServer({ authToken: TOKEN })
+  sqld = await startSqld({ auth: true })
   s3 = await startFakeS3()
   // Both at once: one takes the migration lease and migrates, the other waits and finds nothing to do.
   ;[a, b] = await Promise.all([host(), host()])
-  client = createClient({ url: hrana.url, authToken: TOKEN })
+  client = createClient({ url: sqld.url, authToken: sqld.token })
 })
 
 test.after(async () => {
   client.close()
   await Promise.all([a.close(), b.close()])
-  await hrana.close()
+  await sqld.close()
   await s3.close()
 })
 

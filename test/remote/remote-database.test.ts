@@ -1,8 +1,11 @@
 /**
- * The remote database path (src/server/db/remote.ts) against the Hrana test server: what the
- * protocol carries (typed values, batches with conditions, interactive transactions tied to one
- * stream by the baton, writers taking turns), the start-up checks that say what a server lacks
- * before the first request, and the migration lease that lets hosts start together.
+ * The remote database path (src/server/db/remote.ts, server-client.ts) against real sqld servers
+ * (test/helpers/sqld.ts): what the protocol carries (typed values, batches with conditions,
+ * interactive transactions tied to one stream by the baton, writers taking turns under sqld's
+ * write lock and its 5 s transaction timeout), the start-up checks that say what a server lacks
+ * before the first request, and the migration lease that lets hosts start together. The two
+ * faults sqld cannot be made to have (foreign keys off, no FTS5) are played by a proxy in front of
+ * a real sqld (test/helpers/sqld-proxy.ts), which also counts requests for the lease test.
  */
 import { readFileSync } from 'node:fs'
 import { test } from 'uvu'
@@ -10,7 +13,9 @@ import * as assert from 'uvu/assert'
 import { createClient, type Client } from '@libsql/client'
 import { MIGRATIONS_DIR, openDatabase } from '../../src/server/db/client.js'
 import { RemoteDatabaseError, withMigrationLock } from '../../src/server/db/remote.js'
-import { startHranaServer } from '../helpers/hrana-server.js'
+import { DatabaseUnavailableError } from '../../src/server/db/remote-error.js'
+import { startSqld } from '../helpers/sqld.js'
+import { startSqldProxy } from '../helpers/sqld-proxy.js'
 import { registerUser, startTestServer, tempDir } from '../helpers/server.js'
 
 const migrationCount = () => (JSON.parse(readFileSync(`${MIGRATIONS_DIR}/meta/_journal.json`, 'utf8')) as { entries: unknown[] }).entries.length
@@ -24,14 +29,14 @@ async function refusal(promise: Promise<unknown>): Promise<Error> {
   throw new Error('expected a refusal')
 }
 
-/** Waits until `check` holds, yielding to the event loop between tries (the Hrana server runs in this process). */
+/** Waits until `check` holds, yielding to the event loop between tries (the proxy runs in this process). */
 async function until(check: () => boolean, what: string) {
-  for (let i = 0; i < 20_000 && !check(); i++) await new Promise((resolve) => setImmediate(resolve))
+  for (let i = 0; i < 200_000 && !check(); i++) await new Promise((resolve) => setImmediate(resolve))
   if (!check()) throw new Error(`never happened: ${what}`)
 }
 
 test('values keep their Hrana types both ways: integers beyond 2^53, floats, text, blobs, null, named arguments', async () => {
-  const server = await startHranaServer()
+  const server = await startSqld()
   const client = createClient({ url: server.url, intMode: 'bigint' })
   try {
     await client.execute('create table v (i integer, f real, t text, b blob, n)')
@@ -54,7 +59,7 @@ test('values keep their Hrana types both ways: integers beyond 2^53, floats, tex
 })
 
 test('a batch runs in one transaction: a failing step rolls back the steps before it', async () => {
-  const server = await startHranaServer()
+  const server = await startSqld()
   const client = createClient({ url: server.url })
   try {
     await client.execute('create table t (id integer primary key)')
@@ -71,79 +76,53 @@ test('a batch runs in one transaction: a failing step rolls back the steps befor
 })
 
 test('an interactive transaction is one stream: others read the last commit meanwhile, and a second writer waits its turn', async () => {
-  const server = await startHranaServer()
+  const server = await startSqld()
+  // The second writer goes through the counting proxy, so the test knows when its write has been sent.
+  const proxy = await startSqldProxy(server.url)
   const first = createClient({ url: server.url })
-  const second = createClient({ url: server.url })
+  const second = createClient({ url: proxy.url })
   try {
     await first.execute('create table c (n integer)')
     await first.execute('insert into c values (0)')
     const tx = await first.transaction('write')
     await tx.execute('update c set n = n + 1')
-    assert.is(server.openStreams, 1)
     // Another stream reads the committed value, not the transaction's.
     assert.is(Number((await second.execute('select n from c')).rows[0].n), 0)
     let written = false
+    const sent = proxy.pipelines
     const waiting = second.execute('update c set n = n + 10').then(() => (written = true))
-    await until(() => server.pipelines >= 5, 'the second writer reached the server')
-    assert.is(written, false, 'the second writer waits while the transaction holds the lock')
+    await until(() => proxy.pipelines > sent, 'the second writer sent its write')
     assert.is(Number((await tx.execute('select n from c')).rows[0].n), 1)
+    assert.is(written, false, 'the second writer waits while the transaction holds the lock')
     await tx.commit()
     await waiting
     assert.is(Number((await first.execute('select n from c')).rows[0].n), 11)
-    assert.is(server.openStreams, 0)
   } finally {
     first.close()
     second.close()
+    await proxy.close()
     await server.close()
   }
 })
 
-test('a stream that commits and stays open gives the write lock back: the next writer does not wait for it', async () => {
-  const server = await startHranaServer({ lockWaitMs: 2000 })
-  const client = createClient({ url: server.url })
-  try {
-    await client.execute('create table k (n integer)')
-    const execute = (sql: string) => ({ type: 'execute', stmt: { sql, args: [], named_args: [], want_rows: true } })
-    // Raw Hrana: a deferred transaction whose write takes the lock, committed, and the stream kept (no close).
-    const res = await fetch(`${server.url}/v2/pipeline`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ baton: null, requests: [execute('begin deferred'), execute('insert into k values (1)'), execute('commit')] }),
-    })
-    const body = (await res.json()) as { baton: string | null; results: Array<{ type: string }> }
-    assert.equal(body.results.map((result) => result.type), ['ok', 'ok', 'ok'])
-    assert.type(body.baton, 'string')
-    assert.is(server.openStreams, 1)
-    await client.execute('insert into k values (2)')
-    assert.is(Number((await client.execute('select count(*) as n from k')).rows[0].n), 2)
-  } finally {
-    client.close()
-    await server.close()
-  }
-})
-
-test('a write that cannot get the lock in time is a 503 with Retry-After, not a 500; it works once the lock is free', async () => {
-  const server = await startHranaServer({ lockWaitMs: 100 })
+test("a writer holding sqld's write lock holds Plaza's write up, never makes it a 500: sqld ends the holder's transaction after 5 s and Plaza's goes through", async () => {
+  const server = await startSqld()
   const plaza = await startTestServer({ databaseUrl: server.url })
   const holder = createClient({ url: server.url })
   try {
     const alice = await registerUser(plaza)
     const created = await plaza.request('POST', '/api/mobile/posts/create', { token: alice.token, body: { content: 'locked out' } })
     assert.is(created.status, 201)
-    // The post's fan-out is a write of Plaza's own: done first, so that the holder below never waits
-    // for it (on a loaded machine it outlasted the lock wait of 100 ms).
     await plaza.services.fanout.drain()
-    // Another writer (another host, a long migration) holds the write lock.
+    // Another writer (another host, a long migration) takes the write lock and keeps it.
     const tx = await holder.transaction('write')
-    await tx.execute('select 1')
-    const refused = await plaza.request('POST', `/api/mobile/interactions/like/${created.body.data.id}`, { token: alice.token })
-    assert.is(refused.status, 503, JSON.stringify(refused.body))
-    assert.is(refused.body.status, 'error')
-    assert.is(refused.body.message, 'The database is busy; try again shortly')
-    assert.is(refused.headers.get('retry-after'), '1')
-    await tx.rollback()
+    await tx.execute(`insert into hashtags (tag) values ('held')`)
     const liked = await plaza.request('POST', `/api/mobile/interactions/like/${created.body.data.id}`, { token: alice.token })
     assert.is(liked.status, 200, JSON.stringify(liked.body))
+    // The holder is the one that lost: its transaction was rolled back by the server.
+    const lost = await refusal(tx.commit())
+    assert.match(lost.message, /TRANSACTION_TIMEOUT/)
+    assert.is(Number((await holder.execute(`select count(*) as n from hashtags where tag = 'held'`)).rows[0].n), 0)
   } finally {
     holder.close()
     await plaza.close()
@@ -151,8 +130,29 @@ test('a write that cannot get the lock in time is a 503 with Retry-After, not a 
   }
 })
 
-test('a rolled-back transaction leaves nothing, and its stream is closed', async () => {
-  const server = await startHranaServer()
+test("a transaction sqld has timed out is a DatabaseUnavailableError (a 503 for the API), and the rollback that follows does not fail", async () => {
+  const server = await startSqld()
+  const database = await openDatabase({ dataDir: tempDir(), url: server.url })
+  const other = createClient({ url: server.url })
+  try {
+    const tx = await database.client.transaction('write')
+    await tx.execute(`insert into hashtags (tag) values ('slow')`)
+    // Another writer waits for the lock; sqld gives it over once the transaction has held it 5 s.
+    await other.execute(`insert into hashtags (tag) values ('next')`)
+    const error = await refusal(tx.execute('select 1'))
+    assert.instance(error, DatabaseUnavailableError)
+    assert.match(error.message, /TRANSACTION_TIMEOUT/)
+    await tx.rollback()
+    assert.equal((await database.client.execute('select tag from hashtags order by tag')).rows.map((row) => row.tag), ['next'])
+  } finally {
+    other.close()
+    await database.close()
+    await server.close()
+  }
+})
+
+test('a rolled-back transaction leaves nothing', async () => {
+  const server = await startSqld()
   const client = createClient({ url: server.url })
   try {
     await client.execute('create table r (n integer)')
@@ -160,7 +160,6 @@ test('a rolled-back transaction leaves nothing, and its stream is closed', async
     await tx.execute('insert into r values (1)')
     await tx.rollback()
     assert.is(Number((await client.execute('select count(*) as n from r')).rows[0].n), 0)
-    await until(() => server.openStreams === 0, 'the stream closed')
   } finally {
     client.close()
     await server.close()
@@ -168,17 +167,17 @@ test('a rolled-back transaction leaves nothing, and its stream is closed', async
 })
 
 test('a wrong or missing auth token is refused at start-up in one line that never repeats the token; the right one opens it, libsql:// too', async () => {
-  const server = await startHranaServer({ authToken: 'the-right-token' })
+  const server = await startSqld({ auth: true })
   try {
-    for (const authToken of [undefined, 'a-wrong-token-value']) {
+    for (const authToken of [undefined, 'a-wrong-token-value', `${server.token!.slice(0, -4)}AAAA`]) {
       const error = await refusal(openDatabase({ dataDir: tempDir(), url: server.url, authToken }))
       assert.instance(error, RemoteDatabaseError)
       assert.match(error.message, /cannot reach the libsql server at http:\/\/127\.0\.0\.1:\d+: .*401.*PLAZA_DATABASE_AUTH_TOKEN/)
-      assert.not.match(error.message, /the-right-token|a-wrong-token-value/)
+      assert.not.match(error.message, /a-wrong-token-value|eyJ/)
       assert.not.match(error.message, /\n/)
     }
     // A libsql:// URL is the same protocol over HTTP (`?tls=0`: plain HTTP, as to a server on a private network).
-    const database = await openDatabase({ dataDir: tempDir(), url: `${server.url.replace(/^http:/, 'libsql:')}?tls=0`, authToken: 'the-right-token' })
+    const database = await openDatabase({ dataDir: tempDir(), url: `${server.url.replace(/^http:/, 'libsql:')}?tls=0`, authToken: server.token })
     assert.is(Number((await database.client.execute('select count(*) as n from __drizzle_migrations')).rows[0].n), migrationCount())
     await database.close()
   } finally {
@@ -187,38 +186,42 @@ test('a wrong or missing auth token is refused at start-up in one line that neve
 })
 
 test('a server that cannot be reached, lacks FTS5 or does not enforce foreign keys is named at start-up', async () => {
-  const gone = await startHranaServer()
+  const gone = await startSqld()
   const url = gone.url
   await gone.close()
   const unreachable = await refusal(openDatabase({ dataDir: tempDir(), url }))
   assert.instance(unreachable, RemoteDatabaseError)
-  assert.match(unreachable.message, /^cannot reach the libsql server at http:\/\/127\.0\.0\.1:\d+/)
+  assert.match(unreachable.message, /^cannot reach the libsql server at http:\/\/127\.0\.0\.1:\d+: connection refused \(ECONNREFUSED\)$/)
 
-  const noFts = await startHranaServer({ withoutFts5: true })
+  // sqld always has FTS5 and foreign keys: the proxy plays a server without them (sqld-proxy.ts).
+  const server = await startSqld()
   try {
+    const noFts = await startSqldProxy(server.url, { withoutFts5: true })
     const error = await refusal(openDatabase({ dataDir: tempDir(), url: noFts.url }))
+    await noFts.close()
     assert.instance(error, RemoteDatabaseError)
-    assert.match(error.message, /has no FTS5, which search needs/)
+    assert.match(error.message, /has no FTS5, which search needs: .*no such function/)
     // Refused before any migration ran.
-    const client = createClient({ url: noFts.url })
+    const client = createClient({ url: server.url })
     assert.is((await client.execute(`select count(*) as n from sqlite_master where name = '__drizzle_migrations'`)).rows[0].n, 0)
     client.close()
-  } finally {
-    await noFts.close()
-  }
 
-  const noKeys = await startHranaServer({ foreignKeys: false })
-  try {
-    const error = await refusal(openDatabase({ dataDir: tempDir(), url: noKeys.url }))
-    assert.instance(error, RemoteDatabaseError)
-    assert.match(error.message, /does not enforce foreign keys/)
-  } finally {
+    const noKeys = await startSqldProxy(server.url, { foreignKeysOff: true })
+    const keys = await refusal(openDatabase({ dataDir: tempDir(), url: noKeys.url }))
     await noKeys.close()
+    assert.instance(keys, RemoteDatabaseError)
+    assert.match(keys.message, /does not enforce foreign keys/)
+
+    // The real server passes both checks.
+    const database = await openDatabase({ dataDir: tempDir(), url: server.url })
+    await database.close()
+  } finally {
+    await server.close()
   }
 })
 
 test('hosts starting together: each migration applied once, whatever the number of hosts', async () => {
-  const server = await startHranaServer()
+  const server = await startSqld()
   try {
     const databases = await Promise.all(Array.from({ length: 4 }, () => openDatabase({ dataDir: tempDir(), url: server.url, migrationLock: { pollMs: 5 } })))
     const client = databases[0].client
@@ -234,19 +237,21 @@ test('hosts starting together: each migration applied once, whatever the number 
 })
 
 test('a live lease makes a starting host wait; a lease whose holder died runs out and is taken over', async () => {
-  const server = await startHranaServer()
+  const server = await startSqld()
+  // The waiting host goes through the counting proxy: its tries at the lease are seen there.
+  const proxy = await startSqldProxy(server.url)
   const client: Client = createClient({ url: server.url })
   try {
     await client.execute('create table plaza_migration_lock (id integer primary key check (id = 1), holder text not null, expires_at integer not null)')
     // Another host holds the lease for an hour by the server's clock.
     await client.execute(`insert into plaza_migration_lock values (1, 'other-host', cast((julianday('now') - 2440587.5) * 86400000 as integer) + 3600000)`)
     let opened = false
-    const opening = openDatabase({ dataDir: tempDir(), url: server.url, migrationLock: { pollMs: 1 } }).then((database) => {
+    const opening = openDatabase({ dataDir: tempDir(), url: proxy.url, migrationLock: { pollMs: 1 } }).then((database) => {
       opened = true
       return database
     })
-    const before = server.pipelines
-    await until(() => server.pipelines >= before + 10, 'several tries at the lease')
+    const before = proxy.pipelines
+    await until(() => proxy.pipelines >= before + 10, 'several tries at the lease')
     assert.is(opened, false, 'waits while the lease is held')
     assert.is((await client.execute(`select count(*) as n from sqlite_master where name = '__drizzle_migrations'`)).rows[0].n, 0)
     // The holder finishes (gives the lease back): the waiting host migrates.
@@ -262,12 +267,13 @@ test('a live lease makes a starting host wait; a lease whose holder died runs ou
     await next.close()
   } finally {
     client.close()
+    await proxy.close()
     await server.close()
   }
 })
 
 test('the lease is renewed while its holder works, and given back when the work fails', async () => {
-  const server = await startHranaServer()
+  const server = await startSqld()
   const client = createClient({ url: server.url })
   try {
     const expiry = async () => Number((await client.execute('select expires_at from plaza_migration_lock')).rows[0].expires_at)

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { ConfigError, DEFAULT_RATE_LIMITS, loadConfig, parseRateLimits } from '../../src/server/config.js'
@@ -101,6 +104,25 @@ test('push and mail settings: defaults, derived values, and one clear line for e
     assert.instance(thrown, ConfigError, JSON.stringify(env))
     assert.match(String((thrown as Error).message), message)
     for (const secret of ['hunter2', pair.privateKey, other.privateKey]) assert.not.ok(String((thrown as Error).message).includes(secret), 'no secret in the message')
+  }
+})
+
+test('PLAZA_DATABASE_REPLICA: an embedded replica needs the server it syncs from, over HTTP, and a file of its own in a directory that exists', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'plaza-config-'))
+  try {
+    const url = { PLAZA_DATABASE_URL: 'libsql://db.example.com' }
+    assert.is(loadConfig({ dataDir: dir }, { ...url, PLAZA_DATABASE_REPLICA: path.join(dir, 'replica.db') }).databaseReplica, path.join(dir, 'replica.db'))
+    assert.is(loadConfig({ dataDir: dir }, url).databaseReplica, undefined)
+    assert.throws(() => loadConfig({ dataDir: dir }, { PLAZA_DATABASE_REPLICA: path.join(dir, 'replica.db') }), /PLAZA_DATABASE_REPLICA needs PLAZA_DATABASE_URL/)
+    assert.throws(() => loadConfig({ dataDir: dir }, { PLAZA_DATABASE_URL: 'wss://db.example.com', PLAZA_DATABASE_REPLICA: path.join(dir, 'r.db') }), /syncs over HTTP/)
+    assert.throws(() => loadConfig({ dataDir: dir }, { ...url, PLAZA_DATABASE_REPLICA: path.join(dir, 'missing', 'r.db') }), /does not exist/)
+    assert.throws(() => loadConfig({ dataDir: dir }, { ...url, PLAZA_DATABASE_REPLICA: dir }), /is a directory/)
+    assert.throws(() => loadConfig({ dataDir: dir }, { ...url, PLAZA_DATABASE_REPLICA: path.join(dir, 'plaza.db') }), /plaza\.db/)
+    assert.is(loadConfig({}, { PLAZA_DATABASE_TIMEOUT: '2s' }).databaseTimeoutMs, 2000)
+    assert.is(loadConfig({}, {}).databaseTimeoutMs, 10_000)
+    assert.throws(() => loadConfig({}, { PLAZA_DATABASE_TIMEOUT: 'soon' }), /PLAZA_DATABASE_TIMEOUT/)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
   }
 })
 

@@ -119,7 +119,7 @@ test('a warming read is rendered once and takes each call its values', async () 
 })
 
 test('poolWarm resolves when its read fails, and skips the read when WARM_QUEUE reads already wait', async () => {
-  if (server.services.warm === noWarm) return // a libsql server (PLAZA_TEST_DATABASE=hrana): nothing to warm
+  if (server.services.warm === noWarm) return // a libsql server (PLAZA_TEST_DATABASE=sqld): nothing to warm
   // The server's own warmer: a read of a table that does not exist fails in the worker, and the warming still resolves.
   assert.is(await server.services.warm({ sql: 'select * from no_such_table', params: [] }), undefined)
 
@@ -196,7 +196,7 @@ test('poolWarm times its reads in the worker and warms only as often as its Cold
   assert.is(asked.length - cold, 10, 'every write warms again')
 
   // The server's own pool: a real read, timed where it ran.
-  if (server.services.warm === noWarm) return // a libsql server (PLAZA_TEST_DATABASE=hrana): nothing to warm
+  if (server.services.warm === noWarm) return // a libsql server (PLAZA_TEST_DATABASE=sqld): nothing to warm
   const { ReaderPool: Pool } = await import('../../src/server/db/readers.js')
   const real = new Pool(server.dataDir + '/plaza.db', 1)
   try {

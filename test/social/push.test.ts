@@ -180,7 +180,7 @@ test('every notification type made by another server process reaches the push se
   // The server in this process subscribes and sends; `plaza serve --workers 2` in two other processes
   // serves the requests that notify (and sends too: three senders claim from one queue).
   const server = await startTestServer({ env: ENV })
-  // With PLAZA_TEST_DATABASE=hrana all of them use one libsql server: several hosts.
+  // With PLAZA_TEST_DATABASE=sqld all of them use one libsql server (a real sqld): several hosts.
   const other = await startServe(['--port', '0', '--workers', '2', '--data-dir', server.dataDir, '--no-rate-limits'], { ...ENV, ...databaseEnvFor(server.dataDir), PLAZA_LOG_LEVEL: 'warn' })
   try {
     const alice = await registerUser(server)

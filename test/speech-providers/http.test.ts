@@ -281,7 +281,11 @@ test('an upstream cut mid-stream: the client sees an incomplete answer, never a 
   assert.is(res.status, 200)
   assert.instance(res.error, Error, 'reading the body fails')
   assert.is(fake.requests.length, 1, 'not retried once audio was sent')
-  assert.ok(lines.some((line) => line.startsWith('warn speech stream cut') && line.includes('"service":"polly"')), lines.join('\n'))
+  // The client can see the cut before the server's pipeline has rejected (Node 24 settles it a turn
+  // later than Node 20): the line is waited for, not expected at once.
+  const logged = () => lines.some((line) => line.startsWith('warn speech stream cut') && line.includes('"service":"polly"'))
+  for (let i = 0; i < 1000 && !logged(); i++) await new Promise((resolve) => setTimeout(resolve, 5))
+  assert.ok(logged(), lines.join('\n'))
 })
 
 test('a client that leaves mid-stream ends the upstream call', async () => {

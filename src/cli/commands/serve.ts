@@ -178,8 +178,16 @@ export default class Serve extends CliCommand {
     const stopped = new Promise<void>((resolve) => (allStopped = resolve))
     const ready = new Promise<string>((resolve, reject) => {
       let listening = 0
+      // Each live worker has a slot of its own, the lowest free one (1..count, more while a retiring
+      // worker drains beside its replacement): what a worker keeps on disk (an embedded replica's
+      // file) is taken over by the next worker in its slot, not made again, and never shared.
+      const slots = new Map<Worker, number>()
       const fork = () => {
-        const worker = cluster.fork()
+        const taken = new Set(slots.values())
+        let slot = 1
+        while (taken.has(slot)) slot++
+        const worker = cluster.fork({ PLAZA_WORKER_SLOT: String(slot) })
+        slots.set(worker, slot)
         live.add(worker)
         worker.on('message', (message) => {
           if (!isWorkerMessage(message)) return
@@ -198,6 +206,7 @@ export default class Serve extends CliCommand {
         })
         worker.on('exit', (code, signal) => {
           live.delete(worker)
+          slots.delete(worker)
           if (stopping) {
             // One still starting was stopped by a signal, with nothing in flight; one that served had to drain.
             if (code !== 0 && serving.has(worker)) exitCode = 1

@@ -1,3 +1,4 @@
+import cluster from 'node:cluster'
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import path from 'node:path'
@@ -56,6 +57,12 @@ export interface Database {
   /** Reads a write's pages before it takes the write lock (warm.ts); `noWarm` without reader workers or on a libsql server. */
   warm: Warm
   client: Client
+  /**
+   * Called before a request is served: a promise when `reads` must first catch up with a write
+   * another process of this host acknowledged (an embedded replica, replica.ts), null when they
+   * see it already (a local file, a libsql server).
+   */
+  caughtUp(): Promise<void> | null
   close(): Promise<void>
 }
 
@@ -67,6 +74,16 @@ export interface OpenDatabaseOptions {
   authToken?: string
   /** The migration lease's timings on a libsql server (tests shorten them). */
   migrationLock?: MigrationLockOptions
+  /** How long a request to a libsql server may take before the database counts as unavailable (server-client.ts). */
+  requestTimeoutMs?: number
+  /**
+   * An embedded replica of the libsql server at `url`: this file, synced from it, is read locally
+   * (replica.ts). Its slot (`replicaSlot`, a cluster worker's number) names a file of its own per process.
+   */
+  replica?: string
+  replicaSlot?: number
+  /** Hears of the embedded replica's failing syncs (and writes answered before it had them). */
+  onReplicaError?: (message: string) => void
   /**
    * Reader worker threads for `scans` on a local file (0: `scans` is `reads`, for a process that
    * answers one command and would only pay for starting them). A libsql server has no file to open.
@@ -78,6 +95,16 @@ export interface OpenDatabaseOptions {
    */
   checkpoints?: boolean
   onCheckpointError?: (message: string) => void
+}
+
+/**
+ * Which serving process this is, for what each keeps of its own (an embedded replica's file): 0 for a
+ * process on its own, else the cluster worker's slot, which `plaza serve` hands a replacement of a
+ * worker that died (PLAZA_WORKER_SLOT), so that it takes over its replica rather than syncing a new one.
+ */
+export function workerSlot(env: NodeJS.ProcessEnv): number {
+  if (!cluster.isWorker) return 0
+  return Number(env.PLAZA_WORKER_SLOT) || cluster.worker!.id
 }
 
 /** How often the server refreshes the planner's statistics (`PRAGMA optimize`, cheap when nothing changed). */
@@ -97,19 +124,28 @@ const OPTIMIZE = 'PRAGMA analysis_limit = 1000; PRAGMA optimize'
  * which is why the first statistics come from a full (bounded) `ANALYZE`.
  */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
+  if (options.url && options.replica) return openReplicaDatabase(options as OpenDatabaseOptions & { url: string; replica: string })
   if (options.url) {
     // Loaded only here: the remote protocols (@libsql/client, hrana, ws) cost a local command's start-up nothing.
     const { openRemoteDatabase } = await import('./remote.js')
-    const { client, db } = await openRemoteDatabase({ url: options.url, authToken: options.authToken, migrationsFolder: MIGRATIONS_DIR, migrationLock: options.migrationLock })
+    const remote = await openRemoteDatabase({
+      url: options.url,
+      authToken: options.authToken,
+      migrationsFolder: MIGRATIONS_DIR,
+      migrationLock: options.migrationLock,
+      dataDir: options.dataDir,
+      requestTimeoutMs: options.requestTimeoutMs,
+    })
     // No file to open beside it: every read is a request to the server, which answers them concurrently.
     return {
-      db,
-      reads: db,
-      scans: db,
+      db: remote.db,
+      reads: remote.db,
+      scans: remote.db,
       warm: noWarm,
-      client,
+      client: remote.client,
+      caughtUp: () => null,
       async close() {
-        client.close()
+        remote.close()
       },
     }
   }
@@ -139,6 +175,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       scans: pool ? readDatabase(pool) : inline.db,
       warm: warmers ? poolWarm(warmers) : noWarm,
       client,
+      caughtUp: () => null,
       async close() {
         clearInterval(optimizer)
         await checkpointer?.close()
@@ -152,6 +189,59 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   } catch (error) {
     client.close()
     throw error
+  }
+}
+
+/**
+ * An embedded replica (replica.ts): writes and migrations on the libsql server, reads on a local
+ * file synced from it, with the local file's inline connection and reader threads.
+ */
+async function openReplicaDatabase(options: OpenDatabaseOptions & { url: string; replica: string }): Promise<Database> {
+  const [{ openRemoteDatabase, describeUrl }, { ReplicaSync, replicaFile }, { REQUEST_TIMEOUT_MS }] = await Promise.all([
+    import('./remote.js'),
+    import('./replica.js'),
+    import('./server-client.js'),
+  ])
+  const requestTimeoutMs = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS
+  const file = replicaFile(options.replica, options.replicaSlot ?? 0)
+  let sync: Awaited<ReturnType<typeof ReplicaSync.start>> | null = null
+  const remote = await openRemoteDatabase({
+    url: options.url,
+    authToken: options.authToken,
+    migrationsFolder: MIGRATIONS_DIR,
+    migrationLock: options.migrationLock,
+    dataDir: options.dataDir,
+    requestTimeoutMs,
+    // A write resolves once this process's replica has it: its writer reads it at once.
+    afterWrite: (index) => sync?.until(index) ?? Promise.resolve(),
+  })
+  try {
+    // After the migrations: the first sync brings the schema they made.
+    sync = await ReplicaSync.start({ file, url: options.url, authToken: options.authToken, where: describeUrl(options.url), waitMs: requestTimeoutMs, onError: options.onReplicaError })
+  } catch (error) {
+    remote.close()
+    throw error
+  }
+  const started = sync
+  const inline = openInlineReads(file)
+  const pool = options.readers ? new ReaderPool(file, options.readers) : null
+  return {
+    db: remote.db as unknown as Db,
+    reads: inline.db,
+    scans: pool ? readDatabase(pool) : inline.db,
+    warm: noWarm,
+    client: remote.client,
+    // Another process of this host wrote something this replica has not synced yet: catch up first.
+    caughtUp: () => {
+      const latest = remote.writes.latest()
+      return latest > started.frame ? started.until(latest) : null
+    },
+    async close() {
+      await pool?.close()
+      inline.close()
+      await started.close()
+      remote.close()
+    },
   }
 }
 

@@ -12,13 +12,20 @@
  *   find nothing left to apply, so no migration is applied twice. A lease whose holder died runs
  *   out after MIGRATION_LEASE_MS (measured by the server's clock, so the hosts' clocks don't matter)
  *   and the next host takes over; a migration is one transaction, so a dead holder's is rolled back.
+ * - Only statements a libsql server's parser accepts are sent: sqld refuses (SQL_PARSE_ERROR)
+ *   `ANALYZE`, `PRAGMA optimize`, setting pragmas such as `analysis_limit`, and anything on the
+ *   `temp` schema, so there are no planner statistics here (Plaza's queries are planned on their
+ *   indexes without them: test/social/query-plans.test.ts runs on sqld too) and FTS5 is probed
+ *   with its `fts5_source_id()` function rather than a temporary table.
  */
 import { randomUUID } from 'node:crypto'
-import { createClient, type Client } from '@libsql/client'
+import type { Client } from '@libsql/client'
 import { drizzle, type LibSQLDatabase } from 'drizzle-orm/libsql'
 import { applyMigrations } from './migrate.js'
-import { RemoteDatabaseError } from './remote-error.js'
+import { DatabaseUnavailableError, RemoteDatabaseError } from './remote-error.js'
 import * as schema from './schema.js'
+import { ServerClient } from './server-client.js'
+import { WriteIndex } from './write-index.js'
 
 /** A remote database that cannot serve Plaza as configured: said at start-up, in one line. */
 export { RemoteDatabaseError }
@@ -54,17 +61,33 @@ function reason(error: unknown): string {
 export interface RemoteDatabase {
   client: Client
   db: LibSQLDatabase<typeof schema>
+  /** This host's latest writes (write-index.ts). */
+  writes: WriteIndex
+  close(): void
+}
+
+export interface RemoteDatabaseOptions {
+  url: string
+  authToken?: string
+  migrationsFolder: string
+  migrationLock?: MigrationLockOptions
+  /** The host's data directory: where the processes of one `plaza serve` share their latest write (write-index.ts). */
+  dataDir?: string
+  /** Overrides the deadline of a request to the server (server-client.ts; tests). */
+  requestTimeoutMs?: number
+  /** Hears of each write's replication index; the write resolves when it does (an embedded replica's sync). */
+  afterWrite?: (index: bigint) => Promise<void>
 }
 
 /** Connects to the libsql server, checks it can serve Plaza, and applies pending migrations under the lease. */
-export async function openRemoteDatabase(
-  options: { url: string; authToken?: string; migrationsFolder: string; migrationLock?: MigrationLockOptions },
-): Promise<RemoteDatabase> {
+export async function openRemoteDatabase(options: RemoteDatabaseOptions): Promise<RemoteDatabase> {
   const where = describeUrl(options.url)
+  const writes = new WriteIndex(options.dataDir)
   let client: Client
   try {
-    client = createClient({ url: options.url, authToken: options.authToken })
+    client = new ServerClient({ url: options.url, authToken: options.authToken, where, writes, requestTimeoutMs: options.requestTimeoutMs, afterWrite: options.afterWrite })
   } catch (error) {
+    writes.close()
     throw new RemoteDatabaseError(`PLAZA_DATABASE_URL is not a usable libsql URL: ${reason(error)}`)
   }
   try {
@@ -76,13 +99,19 @@ export async function openRemoteDatabase(
       } catch (error) {
         throw new RemoteDatabaseError(`applying the migrations on the libsql server at ${where} failed: ${reason(error)}`)
       }
-      // First planner statistics, as on a local file (bounded: ANALYZE reads at most 1000 rows of each index).
-      const analyzed = await client.execute(`SELECT 1 FROM sqlite_master WHERE name = 'sqlite_stat1'`)
-      if (!analyzed.rows.length) await client.executeMultiple('PRAGMA analysis_limit = 1000; ANALYZE')
     })
-    return { client, db }
+    return {
+      client,
+      db,
+      writes,
+      close() {
+        client.close()
+        writes.close()
+      },
+    }
   } catch (error) {
     client.close()
+    writes.close()
     throw error
   }
 }
@@ -93,7 +122,7 @@ async function checkServer(client: Client, where: string): Promise<void> {
   try {
     foreignKeys = (await client.execute('PRAGMA foreign_keys')).rows[0]?.[0]
   } catch (error) {
-    const text = reason(error)
+    const text = error instanceof DatabaseUnavailableError ? error.detail : reason(error)
     const hint = /\b401\b|\b403\b|unauthori[sz]ed|forbidden/i.test(text) ? ' (check PLAZA_DATABASE_AUTH_TOKEN)' : ''
     throw new RemoteDatabaseError(`cannot reach the libsql server at ${where}: ${text}${hint}`)
   }
@@ -103,7 +132,8 @@ async function checkServer(client: Client, where: string): Promise<void> {
     )
   }
   try {
-    await client.batch(['CREATE VIRTUAL TABLE temp.plaza_fts5_probe USING fts5(x)', 'DROP TABLE temp.plaza_fts5_probe'], 'deferred')
+    // A function of FTS5's own: there when the module is, and a read (sqld refuses CREATE on the temp schema).
+    await client.execute('SELECT fts5_source_id()')
   } catch (error) {
     throw new RemoteDatabaseError(`the libsql server at ${where} has no FTS5, which search needs: ${reason(error)}`)
   }

@@ -151,7 +151,8 @@ export function notificationListQuery(db: ReadDb, userId: number, options: { pag
 type NotificationValues = [number, NotificationType, number, number, number, string, string, string, number, number | null, string | null, string | null, number | null]
 
 /**
- * A page of notificationSelect as one JSON text in the page's order (one row, one value): the
+ * A page of notificationSelect as one JSON text (one row, one value; parseNotificationRows puts it
+ * newest first, as an aggregate's own ORDER BY is SQLite 3.44 syntax libsql servers refuse): the
  * libsql binding hands rows over one value at a time, and drizzle then maps each, which for a
  * page of 21 took more than building and parsing the JSON does (as for posts, posts.ts
  * postRowsAsJson). The inner columns are named as SQLite names them (the column's own name).
@@ -161,14 +162,14 @@ function notificationPageAsJson(db: ReadDb, unreadOnly: boolean) {
   const page = notificationSelect(new QueryBuilder() as unknown as ReadDb, sql.placeholder('user'), unreadOnly, sql.placeholder('limit'), sql.placeholder('offset'))
   return db
     .select({
-      rows: sql<string>`json_group_array(json_array(id, type, is_read, created_at, actor_id, username, full_name, avatar, is_verified, post_id, content, image, story_id) order by id desc)`,
+      rows: sql<string>`json_group_array(json_array(id, type, is_read, created_at, actor_id, username, full_name, avatar, is_verified, post_id, content, image, story_id))`,
     })
     .from(sql`(${page}) as page`)
 }
 
-/** The rows notificationPageAsJson wrote, as drizzle maps notificationSelect (a boolean column is `value === 1`). */
+/** The rows notificationPageAsJson wrote, newest first, as drizzle maps notificationSelect (a boolean column is `value === 1`). */
 function parseNotificationRows(json: string): NotificationRow[] {
-  return (JSON.parse(json) as NotificationValues[]).map((v) => ({
+  return (JSON.parse(json) as NotificationValues[]).sort((a, b) => b[0] - a[0]).map((v) => ({
     id: v[0],
     type: v[1],
     isRead: v[2] === 1,

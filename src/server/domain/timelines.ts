@@ -393,13 +393,14 @@ export function timelineIdsQuery(db: ReadDb, viewerId: number | Placeholder, dep
     union
     select created_at, post_id from (${pendingIdsQuery(viewerId, depth)})
     order by created_at desc, post_id desc limit ${depth}`
-  // One row: the entries as one JSON text, `[[created_at, post_id], ...]` newest first (the
-  // libsql binding hands rows over one value at a time; see posts.ts postRowsAsJson), and the
+  // One row: the entries as one JSON text, `[[created_at, post_id], ...]` (the libsql binding hands
+  // rows over one value at a time; see posts.ts postRowsAsJson), put newest first by the caller (an
+  // aggregate's own ORDER BY is SQLite 3.44 syntax that libsql servers' parser refuses), and the
   // floor, read in the same snapshot as the entries (a trim moves both in one transaction).
   // Through the query builder, so every driver (the write client, the reader pool) runs it alike.
   return db
     .select({
-      entries: sql<string>`json_group_array(json_array(created_at, post_id) order by created_at desc, post_id desc)`,
+      entries: sql<string>`json_group_array(json_array(created_at, post_id))`,
       floor: sql<number | null>`(select fl.created_at from ${timelineFloors} fl where fl.user_id = ${viewerId})`,
     })
     .from(sql`(${merged})`)
@@ -415,7 +416,7 @@ const timelineIds = prepared((db) => timelineIdsQuery(db, sql.placeholder('viewe
  */
 export async function timelineFeedIds(db: ReadDb, viewerId: number, depth: number): Promise<number[] | null> {
   const row = (await timelineIds(db).get({ viewer: viewerId, depth }))!
-  const entries = JSON.parse(row.entries) as Array<[createdAt: number, postId: number]>
+  const entries = (JSON.parse(row.entries) as Array<[createdAt: number, postId: number]>).sort((a, b) => b[0] - a[0] || b[1] - a[1])
   // Complete above the floor: the answer is exact when all `depth` entries lie above it.
   if (row.floor !== null && (entries.length < depth || entries[depth - 1][0] <= row.floor)) return null
   return entries.map((entry) => entry[1])

@@ -34,6 +34,8 @@ const CLOSE_WAIT_MS = 5_000
 const MEMORY_POLL_MS = 50
 /** A line from the child longer than this means it is not the child program talking: killed. */
 const MAX_LINE = 4 * 1024 * 1024
+/** Node's permission model: `--experimental-permission` on Node 20, `--permission` from Node 22 (24 refuses the old name). */
+const PERMISSION_FLAG = process.allowedNodeEnvironmentFlags.has('--permission') ? '--permission' : '--experimental-permission'
 
 interface Child {
   process: ChildProcess
@@ -282,7 +284,7 @@ export class PyodidePool {
 
   private spawn(mode: 'run' | 'snapshot'): Child {
     const node = [
-      '--experimental-permission',
+      PERMISSION_FLAG,
       `--allow-fs-read=${this.pyodideDir}/`,
       '--max-old-space-size=256',
       '--no-warnings',
