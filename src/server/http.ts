@@ -11,14 +11,17 @@ export const JSON_BODY_LIMIT = 1024 * 1024
 const tooLarge = (limit: number) => new TRPCError({ code: 'PAYLOAD_TOO_LARGE', message: `Request body is larger than ${limit} bytes` })
 
 /** After a refusal the rest of a body is read and dropped, up to this much; then the connection is closed. */
-const DRAIN_LIMIT = 64 * 1024 * 1024
+export const DRAIN_LIMIT = 64 * 1024 * 1024
+
+const discarding = new WeakSet<IncomingMessage>()
 
 /**
  * Reads and drops whatever is left of the request body, so that the answer already decided (a 413,
  * a 429) reaches a client that is still sending, instead of a reset; past `DRAIN_LIMIT` the socket is closed.
  */
 export function discardBody(req: IncomingMessage) {
-  if (req.complete || req.destroyed) return
+  if (req.complete || req.destroyed || discarding.has(req)) return
+  discarding.add(req)
   req.unpipe()
   let drained = 0
   req.on('data', (chunk: Buffer) => {

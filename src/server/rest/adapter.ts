@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { TRPCError } from '@trpc/server'
 import type { z } from 'zod'
 import { isOpenAiPath, OPENAI_ERROR_TYPES, toPublicError, type ErrorCases } from '../errors.js'
-import { readJson, sendError, sendJson, sendSuccess, JSON_BODY_LIMIT } from '../http.js'
+import { discardBody, DRAIN_LIMIT, readJson, sendError, sendJson, sendSuccess, JSON_BODY_LIMIT } from '../http.js'
 import { setRoute } from '../request-log.js'
 import { createCaller } from '../router.js'
 import { enforceRateLimit, type Context } from '../trpc.js'
@@ -158,8 +158,14 @@ export function sendRouteError(exchange: Pick<Exchange, 'req' | 'res' | 'ctx'>, 
     ctx.services.logger.error('request failed', { method: req.method, route: req.url?.split('?')[0], error: String((error as Error)?.stack ?? error) })
   }
   const headers: Record<string, string> = failure.retryAfter ? { 'retry-after': String(failure.retryAfter) } : {}
-  // A body still arriving (a 413, or a 429 or 401 answered before it was read) is not read on for nothing.
-  if (!req.complete) headers.connection = 'close'
+  // A body still arriving when the answer is decided: one refused for its size (413, or declared past
+  // DRAIN_LIMIT) is not read on for nothing, and the connection ends after the answer; any other (a
+  // 401, 415 or 429 answered before it was read) is read and dropped while the answer goes out, so a
+  // client still sending gets the answer rather than a reset (Node 24's fetch fails the whole request on one).
+  if (!req.complete) {
+    if (failure.status === 413 || Number(req.headers['content-length']) > DRAIN_LIMIT) headers.connection = 'close'
+    else discardBody(req)
+  }
   if (isOpenAiPath(req.url ?? '')) {
     const [type, code] = OPENAI_ERROR_TYPES[failure.status] ?? ['server_error', 'server_error']
     return sendJson(res, failure.status, { error: { message: failure.message, type, code, param: null } }, headers)
