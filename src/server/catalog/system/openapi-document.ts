@@ -268,7 +268,10 @@ function successOf(endpoint: Endpoint, schemas: SchemaCollector): JsonSchema {
       // An operation whose input has a `stream` flag answers Server-Sent Events when it is set (the chat operations).
       const input = endpoint.input && objectOf(schemas.toSchema(endpoint.input, 'input'), schemas)
       const stream = input?.properties.stream ? { 'text/event-stream': { schema: { type: 'string', description: 'With `stream: true`: chunks as Server-Sent Events, ending with `data: [DONE]`' } } } : {}
-      return { description: endpoint.enveloped ? 'The envelope, with the result in `data`' : 'The result', content: { 'application/json': { schema: json }, ...stream } }
+      // A `response_format` that can name a text format (OpenAI's transcriptions: text, srt, vtt) answers plain text then.
+      const formats = (input?.properties.response_format as JsonSchema | undefined)?.enum
+      const text = Array.isArray(formats) && formats.includes('text') ? { 'text/plain': { schema: { type: 'string', description: `With \`response_format\` ${formats.filter((f) => !String(f).includes('json')).join(', ')}` } } } : {}
+      return { description: endpoint.enveloped ? 'The envelope, with the result in `data`' : 'The result', content: { 'application/json': { schema: json }, ...stream, ...text } }
     }
   }
 }
