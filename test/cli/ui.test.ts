@@ -23,6 +23,7 @@ const post: Post = {
   user_liked: true,
   created_at: '2026-03-01 11:55:00',
   edited_at: null,
+  mentions: [],
   user_id: 1,
   username: 'alice',
   full_name: 'Alice Liddell',

@@ -45,6 +45,8 @@ auth('register answers 201 with a Session and logs in at once', async ({ server 
     posts_count: 0,
     active_stories_count: 0,
     is_following: false,
+    is_private: false,
+    follow_requested: false,
   })
 })
 

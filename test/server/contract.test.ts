@@ -67,6 +67,9 @@ const publishedOutputs = {
   'users.mute': data.muteState,
   'users.unmute': data.muteState,
   'users.muted': data.userPage,
+  'users.followRequests': data.userPage,
+  'users.approveFollowRequest': data.followRequestResult,
+  'users.denyFollowRequest': data.followRequestResult,
   'users.changePassword': data.passwordChanged,
   'users.deleteAccount': data.nothing,
   'posts.feed': data.postPage,
@@ -247,6 +250,15 @@ test('every route answers the shape its row publishes', async () => {
     await api('DELETE', `/user/unfollow/${carol.id}`, { token: alice.token })
     assert.is((await api('GET', `/user/followers/${bob.id}`)).users.length, 1)
     assert.is((await api('GET', `/user/following/${bob.id}`, { token: alice.token })).users.length, 1)
+    // A private account: carol asks to follow bob twice (approved, then after an unfollow, denied)
+    await api('PUT', '/user/update', { token: bob.token, body: { is_private: true } })
+    assert.is((await api('POST', `/user/follow/${bob.id}`, { token: carol.token })).follow_requested, true)
+    assert.is((await api('GET', '/user/follow-requests', { token: bob.token })).users.length, 1)
+    assert.is((await api('POST', `/user/follow-requests/${carol.id}/approve`, { token: bob.token })).state, 'approved')
+    await api('DELETE', `/user/unfollow/${bob.id}`, { token: carol.token })
+    await api('POST', `/user/follow/${bob.id}`, { token: carol.token })
+    assert.is((await api('POST', `/user/follow-requests/${carol.id}/deny`, { token: bob.token })).state, 'denied')
+    await api('PUT', '/user/update', { token: bob.token, body: { is_private: false } })
 
     // Posts: one with an image, one without, an edit
     const alicePost = await api('POST', '/posts/create', { token: alice.token, body: { content: 'Sunny day #contract', image: postImage.path } })

@@ -15,7 +15,8 @@ const RECOUNTS = {
     (select count(*) from notifications n where n.user_id = users.id and n.is_read = 0 and n.id <= users.notifications_read_upto) as actual from users`,
   'stories.views_count': 'select id, views_count as stored, (select count(*) from story_views v where v.story_id = stories.id) as actual from stories',
   'hashtags.posts_count': `select id, posts_count as stored,
-    (select count(*) from post_hashtags ph join posts p on p.id = ph.post_id where ph.hashtag_id = hashtags.id and p.is_public = 1) as actual from hashtags`,
+    (select count(*) from post_hashtags ph join posts p on p.id = ph.post_id join users u on u.id = p.user_id
+     where ph.hashtag_id = hashtags.id and p.is_public = 1 and u.is_private = 0) as actual from hashtags`,
 }
 
 /** Each counter whose stored value differs from its recount, as `column #id: stored != actual`; empty when all are exact. */

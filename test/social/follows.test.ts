@@ -106,6 +106,7 @@ test('followers and following lists: UserSummary, newest first, paged, is_follow
     avatar_blurhash: null,
     is_verified: false,
     is_following: true,
+    is_private: false,
   })
   assert.is(first.body.data.users[1].is_following, false)
   const second = await server.request('GET', `/api/mobile/user/followers/${star.id}?limit=2&page=2`)

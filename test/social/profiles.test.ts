@@ -37,6 +37,8 @@ test('profile has live counts and is_following for the caller', async () => {
       posts_count: 2,
       active_stories_count: 0,
       is_following: true,
+      is_private: false,
+      follow_requested: false,
     },
   )
   const own = await server.request('GET', '/api/mobile/user/profile', { token: bob.token })

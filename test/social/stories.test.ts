@@ -43,6 +43,7 @@ test('a text story is created with the spec fields, documented defaults and a 24
     media_blurhash: null,
     poster_url: null,
     text_content: 'Good morning',
+    mentions: [],
     background_color: '#FF8800',
     text_color: '#FFFFFF',
     font_family: '',

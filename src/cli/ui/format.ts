@@ -61,6 +61,9 @@ export const NOTIFICATION_TEXT: Record<Notification['type'], string> = {
   comment: 'commented on your post',
   follow: 'started following you',
   story_view: 'viewed your story',
+  follow_request: 'asked to follow you',
+  mention: 'mentioned you',
+  reply: 'replied to your comment',
 }
 
 export function pageHint(list: { page?: number; has_more?: boolean }): string | null {
@@ -69,7 +72,7 @@ export function pageHint(list: { page?: number; has_more?: boolean }): string | 
 
 function profileLines(p: UserProfile): string[] {
   return [
-    `${displayName(p)} · id ${p.id}${p.is_following ? ' · following' : ''}`,
+    `${displayName(p)} · id ${p.id}${p.is_private ? ' · private' : ''}${p.is_following ? ' · following' : p.follow_requested ? ' · requested' : ''}`,
     ...(p.bio ? [p.bio] : []),
     `${plural(p.posts_count, 'post')} · ${plural(p.followers_count, 'follower')} · ${p.following_count} following · ${plural(p.active_stories_count, 'active story', 'active stories')}`,
     ...(p.avatar ? [`avatar: ${p.avatar}`] : []),
@@ -90,7 +93,7 @@ function commentLines(c: Comment, now: Date): string[] {
 }
 
 function userLine(u: UserSummary): string {
-  return `${displayName(u)} · id ${u.id}${u.is_following ? ' · following' : ''}`
+  return `${displayName(u)} · id ${u.id}${u.is_private ? ' · private' : ''}${u.is_following ? ' · following' : ''}`
 }
 
 function notificationLine(n: Notification, now: Date): string {

@@ -46,7 +46,8 @@ function ProfileCard({ profile }: { profile: UserProfile }) {
       <Text>
         <Author user={profile} />
         <Text dimColor> · id {profile.id}</Text>
-        {profile.is_following ? <Text color="green"> · following</Text> : null}
+        {profile.is_private ? <Text color="yellow"> · private</Text> : null}
+        {profile.is_following ? <Text color="green"> · following</Text> : profile.follow_requested ? <Text color="yellow"> · requested</Text> : null}
       </Text>
       {profile.bio ? <RichText text={profile.bio} /> : null}
       <Text>
@@ -100,6 +101,7 @@ function UserRow({ user }: { user: UserSummary }) {
     <Text>
       <Author user={user} />
       <Text dimColor> · id {user.id}</Text>
+      {user.is_private ? <Text color="yellow"> · private</Text> : null}
       {user.is_following ? <Text color="green"> · following</Text> : null}
     </Text>
   )

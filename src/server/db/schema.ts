@@ -38,6 +38,12 @@ export const users = sqliteTable(
     emailVerifiedAt: integer('email_verified_at'),
     /** An address the owner asked to change to, mailed a verification link; it replaces `email` once verified. */
     pendingEmail: text('pending_email'),
+    /**
+     * A private account (migration 0020): following it is a request the owner approves
+     * (`follow_requests`), and only the owner and approved followers see its posts, stories and
+     * follow lists; everyone sees the profile's header and counts.
+     */
+    isPrivate: integer('is_private', { mode: 'boolean' }).notNull().default(false),
   },
   (t) => [
     uniqueIndex('users_username_lower_idx').on(sql`lower(${t.username})`),
@@ -121,10 +127,36 @@ export const posts = sqliteTable(
     createdAt: integer('created_at').notNull(),
     /** When the author last edited the content or visibility (PUT /posts/{id}); null when never. */
     editedAt: integer('edited_at'),
+    /** The accounts `@named` in the content, as resolved when it was written: `[[user_id, username, start, end], ...]`, null for none (mentions.ts). */
+    mentions: text('mentions'),
   },
   (t) => [
     index('posts_user_created_idx').on(t.userId, t.createdAt),
     index('posts_public_created_idx').on(t.isPublic, t.createdAt),
+  ],
+)
+
+/**
+ * Pending requests to follow a private account (migration 0020, WITHOUT ROWID like `follows`): the
+ * owner approves (the row becomes a follow) or denies (it goes). `notification_id` is the owner's
+ * `follow_request` notification, deleted with the request.
+ */
+export const followRequests = sqliteTable(
+  'follow_requests',
+  {
+    requesterId: integer('requester_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    targetId: integer('target_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: integer('created_at').notNull(),
+    notificationId: integer('notification_id'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.requesterId, t.targetId] }),
+    // The owner's list, newest first (WITHOUT ROWID: the index carries requester_id for ties).
+    index('follow_requests_target_created_idx').on(t.targetId, t.createdAt),
   ],
 )
 
@@ -156,6 +188,8 @@ export const comments = sqliteTable(
     content: text('content').notNull(),
     image: text('image').notNull().default(''),
     createdAt: integer('created_at').notNull(),
+    /** As posts.mentions. */
+    mentions: text('mentions'),
   },
   (t) => [index('comments_post_created_idx').on(t.postId, t.createdAt), index('comments_user_idx').on(t.userId)],
 )
@@ -204,6 +238,8 @@ export const stories = sqliteTable(
     viewsCount: integer('views_count').notNull().default(0),
     createdAt: integer('created_at').notNull(),
     expiresAt: integer('expires_at').notNull(),
+    /** As posts.mentions, of text_content. */
+    mentions: text('mentions'),
   },
   (t) => [index('stories_user_expires_idx').on(t.userId, t.expiresAt), index('stories_expires_idx').on(t.expiresAt)],
 )
@@ -237,7 +273,7 @@ export const notifications = sqliteTable(
      * notificationsCausedBy), so nothing here refers to a user who is gone.
      */
     actorId: integer('actor_id').notNull(),
-    type: text('type', { enum: ['like', 'comment', 'follow', 'story_view'] }).notNull(),
+    type: text('type', { enum: ['like', 'comment', 'follow', 'story_view', 'follow_request', 'mention', 'reply'] }).notNull(),
     postId: integer('post_id').references(() => posts.id, { onDelete: 'cascade' }),
     storyId: integer('story_id').references(() => stories.id, { onDelete: 'cascade' }),
     isRead: integer('is_read', { mode: 'boolean' }).notNull().default(false),

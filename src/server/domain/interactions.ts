@@ -1,12 +1,13 @@
 import { TRPCError } from '@trpc/server'
 import { sql, type Placeholder, type SQL } from 'drizzle-orm'
 import type { Comment } from '../../shared/types.js'
-import { writeTransaction, type Db, type Tx } from '../db/client.js'
+import { writeTransaction, type Db, type ReadDb, type Tx } from '../db/client.js'
 import { leanStatement } from '../db/prepared.js'
 import { comments, likes, posts } from '../db/schema.js'
 import { pagesQuery, type Warm } from '../db/warm.js'
 import { assertOwnUpload } from '../uploads/references.js'
 import { withMediaOne } from './media.js'
+import { mentionedIds, mentionsColumn, notifyMentions, resolveMentions } from './mentions.js'
 import { notificationPages, notify } from './notifications.js'
 import { toComment, visibleTo, visibleToKey } from './posts.js'
 
@@ -118,32 +119,40 @@ export const commentPages = pagesQuery(['user', 'post'], ({ user, post }) => [
 ])
 
 /**
- * Comments on a post the caller can see (else 404); counter and notification in the same
- * transaction, its pages read (`warm`) before it.
+ * Comments on a post the caller can see (else 404); counter and notifications in the same
+ * transaction, its pages read (`warm`) before it. The post's author is told (`comment`), and the
+ * accounts the text mentions who may see the post (mentions.ts, resolved before, on `reads`).
  */
 export async function commentOnPost(
   db: Db,
+  reads: ReadDb,
   warm: Warm,
   userId: number,
   input: { post_id: number; content: string; image?: string },
   now: Date,
 ): Promise<Comment> {
+  const mentions = await resolveMentions(reads, input.content)
+  const mentionsJson = mentionsColumn(mentions)
   await warm(commentPages({ user: userId, post: input.post_id }))
   const created = await writeTransaction(db, async (tx) => {
     const post = await visiblePost(tx, input.post_id, userId)
     if (input.image) await assertOwnUpload(tx, userId, input.image)
     const image = input.image ?? ''
     const [comment] = await tx.values<[number]>(sql`
-      insert into comments (post_id, user_id, content, image, created_at)
-      values (${input.post_id}, ${userId}, ${input.content}, ${image}, ${now.getTime()}) returning id`)
+      insert into comments (post_id, user_id, content, image, created_at, mentions)
+      values (${input.post_id}, ${userId}, ${input.content}, ${image}, ${now.getTime()}, ${mentionsJson}) returning id`)
     await tx.run(sql`update posts set comments_count = comments_count + 1 where id = ${input.post_id}`)
     await notify(tx, { userId: post.authorId, actorId: userId, type: 'comment', postId: input.post_id }, now)
+    if (mentions.length > 0) {
+      await notifyMentions(tx, userId, mentionedIds(mentions), { post: input.post_id }, (viewer) => visibleToKey(viewer), now, [post.authorId])
+    }
     const [author] = await tx.values<[string, string, string, number]>(sql`select username, full_name, avatar, is_verified from users where id = ${userId}`)
     return toComment({
       id: comment[0],
       content: input.content,
       image,
       createdAt: now.getTime(),
+      mentions: mentionsJson,
       userId,
       username: author[0],
       fullName: author[1],

@@ -8,12 +8,13 @@ import { prepared, type AnyDb } from '../db/prepared.js'
 import { comments, follows, likes, posts, users } from '../db/schema.js'
 import { assertOwnUpload } from '../uploads/references.js'
 import { attachHashtags, extractHashtags } from './hashtags.js'
+import { mentionedIds, mentionsColumn, notifyMentions, resolveMentions, toMentions } from './mentions.js'
 import type { Fanout } from './fanout.js'
 import { attachMedia, mediaInfo, mediaOf, mediaPaths, type Bare, type MediaMap } from './media.js'
 import { timelineFeedIds } from './timelines.js'
 import { readerForPage } from './page-depth.js'
 import { authorShownTo, authorVisibleTo, unmuted } from './relations.js'
-import { findVisibleUser } from './users.js'
+import { assertSeesAccount, findVisibleUser } from './users.js'
 
 /** Ids start at 1, so 0 matches nobody: an anonymous caller has liked nothing and follows no one. */
 const viewerKey = (viewerId: number | null) => viewerId ?? 0
@@ -32,6 +33,7 @@ export function postColumns() {
     commentsCount: posts.commentsCount,
     createdAt: posts.createdAt,
     editedAt: posts.editedAt,
+    mentions: posts.mentions,
     userId: posts.userId,
     username: users.username,
     fullName: users.fullName,
@@ -50,6 +52,8 @@ export interface PostRow {
   commentsCount: number
   createdAt: number
   editedAt: number | null
+  /** The mentions column as stored (mentions.ts): JSON text, or null for none. */
+  mentions: string | null
   userId: number
   username: string
   fullName: string
@@ -59,7 +63,7 @@ export interface PostRow {
 }
 
 /** A PostRow as the page query's JSON has it: postColumns' values in order, booleans as 0/1. */
-type PostRowValues = [number, string, string, number, number, number, number, number | null, number, string, string, string, number, number]
+type PostRowValues = [number, string, string, number, number, number, number, number | null, string | null, number, string, string, string, number, number]
 
 /**
  * postColumns' values as one JSON array per row, all the rows as one JSON text (one row, one
@@ -69,7 +73,7 @@ type PostRowValues = [number, string, string, number, number, number, number, nu
  * 1M-post network). No order: postPage puts the rows in the order of the ids asked for.
  */
 function postRowsAsJson(): SQL<string> {
-  return sql<string>`json_group_array(json_array(${posts.id}, ${posts.content}, ${posts.image}, ${posts.isPublic}, ${posts.likesCount}, ${posts.commentsCount}, ${posts.createdAt}, ${posts.editedAt}, ${posts.userId}, ${users.username}, ${users.fullName}, ${users.avatar}, ${users.isVerified}, ${likes.userId} is not null))`
+  return sql<string>`json_group_array(json_array(${posts.id}, ${posts.content}, ${posts.image}, ${posts.isPublic}, ${posts.likesCount}, ${posts.commentsCount}, ${posts.createdAt}, ${posts.editedAt}, ${posts.mentions}, ${posts.userId}, ${users.username}, ${users.fullName}, ${users.avatar}, ${users.isVerified}, ${likes.userId} is not null))`
 }
 
 /** The rows postRowsAsJson wrote, as drizzle maps postColumns (a boolean column is `value === 1`). */
@@ -83,12 +87,13 @@ function parsePostRows(json: string): PostRow[] {
     commentsCount: v[5],
     createdAt: v[6],
     editedAt: v[7],
-    userId: v[8],
-    username: v[9],
-    fullName: v[10],
-    avatar: v[11],
-    isVerified: v[12] === 1,
-    userLiked: v[13] === 1,
+    mentions: v[8],
+    userId: v[9],
+    username: v[10],
+    fullName: v[11],
+    avatar: v[12],
+    isVerified: v[13] === 1,
+    userLiked: v[14] === 1,
   }))
 }
 
@@ -135,6 +140,7 @@ export function toPostWithMedia(row: PostRow, media: MediaMap): Post {
     user_liked: Boolean(row.userLiked),
     created_at: formatDateTime(row.createdAt),
     edited_at: row.editedAt === null ? null : formatDateTime(row.editedAt),
+    mentions: toMentions(row.mentions),
     user_id: row.userId,
     username: row.username,
     full_name: row.fullName,
@@ -167,21 +173,49 @@ export function selectPostsFor(db: AnyDb, viewer: number | Placeholder) {
 }
 
 /**
- * The visibility rule (decisions §3): public, or the caller is the author or one of the author's
- * followers; and no block between them nor a suspension hides the author (relations.ts).
+ * The visibility rule (decisions §3, and private accounts): public and by an account that is not
+ * private, or the caller is the author or one of the author's followers; and no block between them
+ * nor a suspension hides the author (relations.ts).
  */
 export function visibleTo(viewerId: number | null): SQL {
   return visibleToKey(viewerKey(viewerId))
 }
 
-/** visibleTo for a viewer given as a key (0: anonymous) or a placeholder. */
-export function visibleToKey(viewer: number | Placeholder): SQL {
-  const allowed = or(
-    eq(posts.isPublic, true),
-    eq(posts.userId, viewer),
-    sql`exists (select 1 from ${follows} where ${follows.followerId} = ${viewer} and ${follows.followingId} = ${posts.userId})`,
-  )!
+/**
+ * The post's author (`posts.user_id`) is not a private account. Joined as `users` (the Post
+ * queries join the author), it is the joined row's column; otherwise one probe of the users
+ * primary key, evaluated only for a public post (SQLite stops at the first false of an AND).
+ */
+export function authorNotPrivate(joined: boolean): SQL {
+  return joined ? sql`${users.isPrivate} = 0` : sql`not exists (select 1 from ${users} pu where pu.id = ${posts.userId} and pu.is_private = 1)`
+}
+
+/** `viewer` follows the post's author: one probe of the follows primary key. */
+function viewerFollowsAuthor(viewer: number | Placeholder | SQL): SQL {
+  return sql`exists (select 1 from ${follows} where ${follows.followerId} = ${viewer} and ${follows.followingId} = ${posts.userId})`
+}
+
+/**
+ * visibleTo for a viewer given as a key (0: anonymous) or a placeholder; `joined` when the query
+ * joins the author as `users` (authorNotPrivate).
+ */
+export function visibleToKey(viewer: number | Placeholder | SQL, joined = false): SQL {
+  const allowed = or(and(eq(posts.isPublic, true), authorNotPrivate(joined)), eq(posts.userId, viewer), viewerFollowsAuthor(viewer))!
   return and(allowed, authorShownTo(viewer, posts.userId))!
+}
+
+/**
+ * What a list of public posts (explore, search, a hashtag's page) may show `viewer`, the author
+ * joined as `users`: a public post whose author the viewer may see (relations.ts), and whose author
+ * is not private unless the viewer is the author or follows them. So a private account's posts
+ * never reach those lists for anyone else, and a follower sees them as in the feed.
+ */
+export function listedTo(viewer: number | Placeholder): SQL {
+  return and(
+    eq(posts.isPublic, true),
+    or(eq(users.isPrivate, false), eq(posts.userId, viewer), viewerFollowsAuthor(viewer)),
+    authorShownTo(viewer, posts.userId),
+  )!
 }
 
 /**
@@ -204,14 +238,10 @@ const postsByIds = prepared((db) =>
 )
 
 /**
- * The public ones among a page of post ids whose author the viewer may see (relations.ts), for
+ * The ones among a page of post ids that a list of public posts may show the viewer (listedTo), for
  * postPage; placeholders `ids` and `viewer`. Explore's pages and post search's answer.
  */
-export const publicPostsByIds = prepared((db) =>
-  selectPostPageFor(db, sql.placeholder('viewer'))
-    .where(and(idInList(), eq(posts.isPublic, true), authorShownTo(sql.placeholder('viewer'), posts.userId)))
-    .prepare(),
-)
+export const publicPostsByIds = prepared((db) => selectPostPageFor(db, sql.placeholder('viewer')).where(and(idInList(), listedTo(sql.placeholder('viewer')))).prepare())
 
 /** The two readers: `reads` for lookups of a page or less, `scans` for what scans (services.ts). */
 export interface Readers {
@@ -262,7 +292,7 @@ export function directFeedQuery(db: ReadDb, viewerId: number, { page, limit }: P
 /** One author's posts, newest first; non-public ones only for the author and followers. */
 export function byUserQuery(db: ReadDb, authorId: number, viewerId: number | null, { page, limit }: Paging) {
   return selectPosts(db, viewerId)
-    .where(and(eq(posts.userId, authorId), visibleTo(viewerId)))
+    .where(and(eq(posts.userId, authorId), visibleToKey(viewerKey(viewerId), true)))
     .orderBy(...newestFirst)
     .limit(limit + 1)
     .offset((page - 1) * limit)
@@ -274,6 +304,7 @@ function commentColumns() {
     content: comments.content,
     image: comments.image,
     createdAt: comments.createdAt,
+    mentions: comments.mentions,
     userId: comments.userId,
     username: users.username,
     fullName: users.fullName,
@@ -287,6 +318,7 @@ export interface CommentRow {
   content: string
   image: string
   createdAt: number
+  mentions: string | null
   userId: number
   username: string
   fullName: string
@@ -300,6 +332,7 @@ export function toComment(row: CommentRow): Bare<Comment> {
     content: row.content,
     image: row.image,
     created_at: formatDateTime(row.createdAt),
+    mentions: toMentions(row.mentions),
     user_id: row.userId,
     username: row.username,
     full_name: row.fullName,
@@ -325,7 +358,7 @@ const commentsPage = prepared((db) => commentsQuery(db, sql.placeholder('post'),
 
 export function visiblePostQuery(db: ReadDb, postId: number | Placeholder, viewer: number | Placeholder) {
   return selectPostsFor(db, viewer)
-    .where(and(eq(posts.id, postId), visibleToKey(viewer)))
+    .where(and(eq(posts.id, postId), visibleToKey(viewer, true)))
     .limit(1)
 }
 
@@ -344,6 +377,7 @@ interface NewPostAuthor {
   full_name: string
   avatar: string
   is_verified: number
+  is_private: number
 }
 
 /**
@@ -351,19 +385,24 @@ interface NewPostAuthor {
  * timelines after this transaction; until then the feed reads it as pending. Raw statements, as
  * few as possible (the write lock is held meanwhile): the posts counter's update returns what the
  * answer needs of the author, and the answer is built from what was written rather than read back.
+ * Mentions are resolved before the transaction, on `reads` (none for a text without `@`), and
+ * their notifications written in it (mentions.ts).
  */
-export async function createPost(db: Db, authorId: number, input: CreatePost, now: Date, fanout: Pick<Fanout, 'notify'>): Promise<Post> {
+export async function createPost(db: Db, reads: ReadDb, authorId: number, input: CreatePost, now: Date, fanout: Pick<Fanout, 'notify'>): Promise<Post> {
   const createdAt = now.getTime()
   const image = input.image ?? ''
+  const mentions = await resolveMentions(reads, input.content)
+  const mentionsJson = mentionsColumn(mentions)
   const created = await writeTransaction(db, async (tx) => {
     if (input.image) await assertOwnUpload(tx, authorId, input.image)
     const post = (await tx.get<{ id: number }>(sql`
-      insert into ${posts} (user_id, content, image, is_public, created_at)
-      values (${authorId}, ${input.content}, ${image}, ${input.is_public ? 1 : 0}, ${createdAt}) returning id`))!
+      insert into ${posts} (user_id, content, image, is_public, created_at, mentions)
+      values (${authorId}, ${input.content}, ${image}, ${input.is_public ? 1 : 0}, ${createdAt}, ${mentionsJson}) returning id`))!
     const author = (await tx.get<NewPostAuthor>(sql`
       update ${users} set posts_count = posts_count + 1 where id = ${authorId}
-      returning username, full_name, avatar, is_verified`))!
-    await attachHashtags(tx, post.id, extractHashtags(input.content), input.is_public)
+      returning username, full_name, avatar, is_verified, is_private`))!
+    await attachHashtags(tx, post.id, extractHashtags(input.content), input.is_public && !author.is_private)
+    if (mentions.length > 0) await notifyMentions(tx, authorId, mentionedIds(mentions), { post: post.id }, (viewer) => visibleToKey(viewer), now)
     return {
       id: post.id,
       content: input.content,
@@ -373,6 +412,7 @@ export async function createPost(db: Db, authorId: number, input: CreatePost, no
       commentsCount: 0,
       createdAt,
       editedAt: null,
+      mentions: mentionsJson,
       userId: authorId,
       username: author.username,
       fullName: author.full_name,
@@ -407,6 +447,7 @@ export async function getFeed(dbs: Readers, viewerId: number, paging: Paging) {
 
 export async function getPostsByUser(db: ReadDb, ref: number | string, viewerId: number | null, paging: Paging) {
   const author = await findVisibleUser(db, ref, viewerId)
+  await assertSeesAccount(db, author, viewerId)
   const { items, page, has_more } = pageOf(await byUserQuery(db, author.id, viewerId, paging), paging, (row) => row)
   return { posts: await postsWithMedia(db, items), page, has_more }
 }

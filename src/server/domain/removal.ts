@@ -107,8 +107,8 @@ async function removePost(
         or (target_type = 'comment' and target_id in (select value from json_each(${commentIds}))))`)
   }
   await detachHashtags(tx, sql`select ${id}`)
-  // Like and comment notifications go to the post's author: a range of the recipient's index.
-  await tx.run(sql`delete from notifications where user_id = ${authorId} and post_id = ${id}`)
+  // Every notification about the post (likes, comments, mentions, replies), whoever it went to: notifications_post_idx.
+  await tx.run(sql`delete from notifications where post_id = ${id}`)
   await tx.run(sql`delete from likes where post_id = ${id}`)
   await tx.run(sql`delete from comments where post_id = ${id}`)
   // A post still pending fan-out is in no timeline yet, and the fan-out reads pending posts from
@@ -154,11 +154,14 @@ export async function deleteComment(services: Services, commentId: number, by: R
     await tx.run(sql`delete from comments where id = ${commentId}`)
     await tx.run(sql`update posts set comments_count = comments_count - 1 where id = ${postId}`)
     // Notifications name the post, not the comment: the one this comment caused is the post
-    // author's, by this actor, at this instant (one of them, should two share the millisecond).
+    // author's, by this actor, at this instant (one of them, should two share the millisecond);
+    // its mentions' are those of this actor about this post at this instant (notifications_post_idx).
     await tx.run(sql`
       delete from notifications where id = (
         select id from notifications where user_id = ${postAuthorId} and actor_id = ${commenterId}
           and type = 'comment' and post_id = ${postId} and created_at = ${createdAt} order by id limit 1)`)
+    await tx.run(sql`
+      delete from notifications where post_id = ${postId} and actor_id = ${commenterId} and type = 'mention' and created_at = ${createdAt}`)
     const released = await releaseUploads(tx, [image])
     await within?.(tx, { comments: [] })
     return released
@@ -183,7 +186,7 @@ export async function deleteStory(services: Services, storyId: number, by: Remov
       throw new TRPCError({ code: 'FORBIDDEN', message: 'You can only delete your own stories' })
     }
     if ('userId' in by) await tx.run(sql`delete from reports where status = 'open' and target_type = 'story' and target_id = ${storyId}`)
-    await tx.run(sql`delete from notifications where user_id = ${authorId} and story_id = ${storyId}`)
+    await tx.run(sql`delete from notifications where story_id = ${storyId}`)
     await tx.run(sql`delete from story_views where story_id = ${storyId}`)
     await tx.run(sql`delete from stories where id = ${storyId}`)
     const released = await releaseUploads(tx, [mediaUrl])
@@ -197,7 +200,7 @@ export async function deleteStory(services: Services, storyId: number, by: Remov
  * Erases an account after checking its password (403 when wrong): its posts (with everything
  * that hangs off them), comments, likes, follows both ways, stories, story views, notifications
  * (its own and those it caused, with their queued pushes), sessions and their push subscriptions,
- * mail, reset and verification tokens, two-factor secrets and recovery codes, blocks and mutes both ways, reports by it or about it,
+ * mail, reset and verification tokens, two-factor secrets and recovery codes, follow requests, blocks and mutes both ways, reports by it or about it,
  * uploads, timelines (and their pending backfills both ways) and rate-limit counters, then the
  * user row, which frees the username and email. Every counter on other users' posts, profiles,
  * stories and hashtags is corrected first, in the same transaction; the files go after commit.
@@ -250,6 +253,8 @@ export async function deleteAccount(services: Services, userId: number, password
     await tx.run(sql`delete from posts where user_id = ${u}`)
     await tx.run(sql`delete from follows where follower_id = ${u}`)
     await tx.run(sql`delete from follows where following_id = ${u}`)
+    await tx.run(sql`delete from follow_requests where requester_id = ${u}`)
+    await tx.run(sql`delete from follow_requests where target_id = ${u}`)
     await tx.run(sql`delete from blocks where blocker_id = ${u} or blocked_id = ${u}`)
     await tx.run(sql`delete from mutes where muter_id = ${u} or muted_id = ${u}`)
     await tx.run(sql`delete from reports where reporter_id = ${u} or target_user_id = ${u}`)

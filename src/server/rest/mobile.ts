@@ -40,11 +40,14 @@ export const mobileRoutes: Route[] = [
 
   // users
   { method: 'GET', path: '/user/profile/:user_id?', procedure: 'users.profile', input: ({ params }) => params, summary: "A user's profile (the caller's own without user_id)", output: data.userProfile },
-  { method: 'PUT', path: '/user/update', procedure: 'users.update', input: ({ body }) => body, message: 'Profile updated', summary: "Change the caller's full name, bio or avatar", output: data.userProfile },
-  { method: 'POST', path: '/user/follow/:user_id', procedure: 'users.follow', input: ({ params }) => params, message: 'Followed', summary: 'Follow a user', output: data.userProfile },
+  { method: 'PUT', path: '/user/update', procedure: 'users.update', input: ({ body }) => body, message: 'Profile updated', summary: "Change the caller's full name, bio, avatar or privacy", output: data.userProfile },
+  { method: 'POST', path: '/user/follow/:user_id', procedure: 'users.follow', input: ({ params }) => params, message: (profile: { follow_requested: boolean }) => (profile.follow_requested ? 'Follow requested' : 'Followed'), summary: 'Follow a user (a private account: ask to)', output: data.userProfile },
   { method: 'DELETE', path: '/user/unfollow/:user_id', procedure: 'users.unfollow', input: ({ params }) => params, message: 'Unfollowed', summary: 'Stop following a user', output: data.userProfile },
   { method: 'GET', path: '/user/followers/:user_id', procedure: 'users.followers', summary: "A page of a user's followers", output: data.userPage },
   { method: 'GET', path: '/user/following/:user_id', procedure: 'users.following', summary: 'A page of the users a user follows', output: data.userPage },
+  { method: 'GET', path: '/user/follow-requests', procedure: 'users.followRequests', input: ({ query }) => query, summary: "A page of the requests to follow the caller's private account, newest first", output: data.userPage },
+  { method: 'POST', path: '/user/follow-requests/:user_id/approve', procedure: 'users.approveFollowRequest', input: ({ params }) => params, message: 'Follow request approved', summary: 'Approve a request to follow the caller (the requester now follows them)', output: data.followRequestResult },
+  { method: 'POST', path: '/user/follow-requests/:user_id/deny', procedure: 'users.denyFollowRequest', input: ({ params }) => params, message: 'Follow request denied', summary: 'Deny a request to follow the caller', output: data.followRequestResult },
   { method: 'POST', path: '/user/block/:user_id', procedure: 'users.block', input: ({ params }) => params, message: 'Blocked', summary: 'Block a user', output: data.blockState },
   { method: 'DELETE', path: '/user/unblock/:user_id', procedure: 'users.unblock', input: ({ params }) => params, message: 'Unblocked', summary: 'Unblock a user', output: data.blockState },
   { method: 'GET', path: '/user/blocked', procedure: 'users.blocked', input: ({ query }) => query, summary: 'A page of the users the caller blocks', output: data.userPage },

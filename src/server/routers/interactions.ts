@@ -12,7 +12,7 @@ export const interactionsRouter = router({
 
   comment: authedProcedure
     .input(commentInput)
-    .mutation(({ ctx, input }) => commentOnPost(ctx.services.db, ctx.services.warm, ctx.user.id, input, ctx.services.clock())),
+    .mutation(({ ctx, input }) => commentOnPost(ctx.services.db, ctx.services.reads, ctx.services.warm, ctx.user.id, input, ctx.services.clock())),
 
   deleteComment: authedProcedure
     .input(commentIdInput)

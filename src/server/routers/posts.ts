@@ -9,7 +9,7 @@ export const postsRouter = router({
   create: authedProcedure
     .input(createPostInput)
     .mutation(({ ctx, input }) =>
-      createPost(ctx.services.db, ctx.user.id, input, ctx.services.clock(), ctx.services.fanout),
+      createPost(ctx.services.db, ctx.services.reads, ctx.user.id, input, ctx.services.clock(), ctx.services.fanout),
     ),
 
   feed: authedProcedure.input(feedInput).query(({ ctx, input }) => getFeed(ctx.services, ctx.user.id, input)),

@@ -98,6 +98,8 @@ export const userProfile = z
     posts_count: count,
     active_stories_count: count.describe('Unexpired stories'),
     is_following: z.boolean().describe('Whether the caller follows this user'),
+    is_private: z.boolean().describe('A private account: following it is a request its owner approves, and only approved followers see its posts, stories and follow lists'),
+    follow_requested: z.boolean().describe('Whether the caller has asked to follow this private account and awaits approval'),
     ...imageMeta('avatar'),
   })
   .meta({ id: 'UserProfile', description: "A user's profile with live counts" })
@@ -110,6 +112,7 @@ export const userSummary = z
     avatar: mediaPath('The avatar'),
     is_verified: z.boolean(),
     is_following: z.boolean().describe('Whether the caller follows this user'),
+    is_private: z.boolean().describe('A private account (its posts are for approved followers)'),
     ...imageMeta('avatar'),
   })
   .meta({ id: 'UserSummary', description: 'A user in a list (followers, following, blocked, muted, search)' })
@@ -122,7 +125,22 @@ export const blockState = z
 
 export const muteState = z.strictObject({ user_id: rowId, is_muted: z.boolean() }).meta({ id: 'MuteState', description: 'Whether the caller now mutes the user' })
 
+export const followRequestResult = z
+  .strictObject({ user_id: rowId.describe('Who asked'), state: z.enum(['approved', 'denied']) })
+  .meta({ id: 'FollowRequestResult', description: 'A follow request the caller approved (the requester now follows them) or denied' })
+
 // Posts, likes and comments
+
+const mention = z
+  .strictObject({
+    user_id: rowId,
+    username: z.string(),
+    start: count.describe('Index of the `@` in the text, in UTF-16 code units (as JavaScript, Java and NSString count)'),
+    end: count.describe('Index just past the name'),
+  })
+  .meta({ id: 'Mention', description: 'An account the text names with `@username`, resolved when the text was written' })
+
+const mentions = z.array(mention).describe('The accounts the text names (`@username`), in order; [] when none')
 
 export const post = z
   .strictObject({
@@ -135,6 +153,7 @@ export const post = z
     user_liked: z.boolean().describe('Whether the caller liked it'),
     created_at: dateTime,
     edited_at: dateTime.nullable().describe('When the author last edited the post; null when never'),
+    mentions,
     user_id: rowId.describe("The author's id"),
     username: z.string(),
     full_name: z.string(),
@@ -153,6 +172,7 @@ export const comment = z
     content: z.string(),
     image: mediaPath('The image'),
     created_at: dateTime,
+    mentions,
     user_id: rowId.describe("The author's id"),
     username: z.string(),
     full_name: z.string(),
@@ -179,6 +199,7 @@ export const story = z
     content_type: z.enum(STORY_CONTENT_TYPES),
     media_url: mediaPath('The image or video'),
     text_content: z.string().nullable(),
+    mentions: z.array(mention).describe('The accounts `text_content` names (`@username`), in order; [] when none'),
     background_color: color,
     text_color: color,
     font_family: z.string(),
@@ -230,7 +251,11 @@ export const searchResults = z
 
 // Notifications
 
-export const notificationType = z.enum(['like', 'comment', 'follow', 'story_view'])
+export const notificationType = z
+  .enum(['like', 'comment', 'follow', 'story_view', 'follow_request', 'mention', 'reply'])
+  .describe(
+    '`follow_request`: someone asks to follow the caller\'s private account; `mention`: someone named the caller (`@username`) in a post, comment or story; `reply`: someone replied to the caller\'s comment',
+  )
 
 export const notification = z
   .strictObject({
@@ -243,17 +268,17 @@ export const notification = z
     actor_full_name: z.string(),
     actor_avatar: mediaPath("The actor's avatar"),
     actor_is_verified: z.boolean(),
-    post_id: rowId.nullable().describe('The post liked or commented on; null for follows and story views'),
+    post_id: rowId.nullable().describe('The post liked, commented on, replied under or mentioned in; null for follows, follow requests and story events'),
     post_content: z.string().nullable().describe("The post's text (\"\" when it has none); null without a post"),
     post_image: z.string().nullable().describe("The post's image path (\"\" when it has none); null without a post"),
-    story_id: rowId.nullable().describe('The story viewed; null for likes, comments and follows'),
+    story_id: rowId.nullable().describe('The story viewed or mentioned in; null for likes, comments, replies, follows and mentions in posts'),
     ...imageMeta('actor_avatar'),
     ...imageMeta('post_image'),
   })
   .meta({
     id: 'Notification',
     description:
-      'Something that happened to the caller: a like, comment, follow or story view. Fields that do not apply are null (decisions §2): a follow has no post or story; an empty string is a post without text or image',
+      'Something that happened to the caller: a like, comment, reply, mention, follow, follow request or story view. Fields that do not apply are null (decisions §2): a follow has no post or story; an empty string is a post without text or image',
   })
 
 export const notificationPage = z
