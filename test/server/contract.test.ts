@@ -83,6 +83,7 @@ const publishedOutputs = {
   'interactions.unlike': data.likeState,
   'interactions.comment': data.comment,
   'interactions.deleteComment': data.nothing,
+  'interactions.replies': data.replyPage,
   'stories.feed': data.storyFeed,
   'stories.view': data.story,
   'stories.create': data.story,
@@ -275,8 +276,11 @@ test('every route answers the shape its row publishes', async () => {
     await api('POST', `/interactions/like/${bobPost.id}`, { token: alice.token })
     assert.is((await api('DELETE', `/interactions/unlike/${bobPost.id}`, { token: alice.token })).user_liked, false)
     const comment = await api('POST', `/interactions/comment/${alicePost.id}`, { token: bob.token, body: { content: 'Nice', image: commentImage.path } })
-    await api('POST', `/interactions/comment/${alicePost.id}`, { token: alice.token, body: { content: 'Thanks' } })
-    assert.is((await api('GET', `/posts/detail/${alicePost.id}`, { token: alice.token })).comments.length, 2)
+    const reply = await api('POST', `/interactions/comment/${alicePost.id}`, { token: alice.token, body: { content: 'Thanks', parent_id: comment.id } })
+    assert.is(reply.parent_id, comment.id)
+    const threads = (await api('GET', `/posts/detail/${alicePost.id}`, { token: alice.token })).comments
+    assert.equal([threads.length, threads[0].replies_count, threads[0].replies.length], [1, 1, 1])
+    assert.is((await api('GET', `/comments/${comment.id}/replies`, { token: bob.token })).replies[0].id, reply.id)
 
     // Stories: text, image and video
     const bobStory = await api('POST', '/stories/create', { token: bob.token, body: { content_type: 'text', text_content: 'Hi', background_color: '#112233' } })

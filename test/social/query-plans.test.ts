@@ -10,7 +10,8 @@ import { exploreRankingQuery } from '../../src/server/domain/explore.js'
 import { followRequestsQuery } from '../../src/server/domain/follow-requests.js'
 import { followersQuery, followingQuery } from '../../src/server/domain/follows.js'
 import { hashtagSearchQuery } from '../../src/server/domain/hashtags.js'
-import { byUserQuery, commentsQuery, directFeedQuery, idInList, selectPosts, visiblePostQuery } from '../../src/server/domain/posts.js'
+import { commentsQuery, repliesPreviewQuery, repliesQuery } from '../../src/server/domain/comments.js'
+import { byUserQuery, directFeedQuery, idInList, selectPosts, visiblePostQuery } from '../../src/server/domain/posts.js'
 import { relationPageQuery } from '../../src/server/domain/relations.js'
 import { postCandidatesQuery, postSearchIdsQuery, toFtsQuery, userSearchQuery } from '../../src/server/domain/search.js'
 import { fanOutRecipients, pendingIdsQuery, pruneTimelineQuery, timelineIdsQuery } from '../../src/server/domain/timelines.js'
@@ -48,7 +49,7 @@ async function planOf(query: { toSQL(): { sql: string; params: unknown[] } }): P
  * A full scan of a real table; scans of a constant row, a bounded subquery (search's `matches`
  * is LIMITed) or an FTS MATCH are fine, and so is one of the pulled authors (`pa`): the accounts
  * over the fan-out threshold, a handful by construction, read whole by design; nor one of the
- * JSON array of a page's ids (`json_each`), nor one of the pending merge's authors (`a`: the
+ * JSON array of a page's ids (`json_each`, or `j` where a query names it), nor one of the pending merge's authors (`a`: the
  * viewer's follows, an index range, and the viewer), nor one of the partial index of suspended
  * accounts (users_suspended_idx holds those only, read once per statement), nor one of a page of
  * ids sorted first (`page`: at most a page's rows).
@@ -57,7 +58,7 @@ function fullScans(plan: string[]): string[] {
   return plan.filter(
     (line) =>
       /^SCAN /.test(line) &&
-      !/^SCAN (CONSTANT ROW|\(subquery-\d+\)|matches$|pa$|a$|page$|json_each VIRTUAL TABLE|users USING (COVERING )?INDEX users_suspended_idx$)/.test(line) &&
+      !/^SCAN (CONSTANT ROW|\(subquery-\d+\)|matches$|pa$|a$|page$|json_each VIRTUAL TABLE|j VIRTUAL TABLE|users USING (COVERING )?INDEX users_suspended_idx$)/.test(line) &&
       !/VIRTUAL TABLE INDEX \d+:M/.test(line),
   )
 }
@@ -74,7 +75,10 @@ const cases: Array<[string, () => { toSQL(): { sql: string; params: unknown[] } 
   ['fan-out recipients (post create)', () => raw(fanOutRecipients(2, false)), ['SEARCH follows USING COVERING INDEX follows_following_created_idx (following_id=?)']],
   ['timeline prune (unfollow)', () => raw(pruneTimelineQuery(1, 2)), ['SEARCH timelines USING PRIMARY KEY', 'posts_user_created_idx']],
   ['posts by user', () => byUserQuery(server.services.db, 2, 1, paging), ['posts_user_created_idx']],
-  ['post detail comments', () => commentsQuery(server.services.db, 1, 2, paging.limit + 1, (paging.page - 1) * paging.limit), ['comments_post_created_idx']],
+  ['post detail comments (top-level)', () => commentsQuery(server.services.db, 1, 2, paging.limit + 1, (paging.page - 1) * paging.limit), ['SEARCH comments USING INDEX comments_post_parent_created_idx (post_id=? AND parent_id=?)']],
+  // Per top-level comment of the page, its range (post_id, parent_id) down to the preview's limit.
+  ['post detail first replies', () => repliesPreviewQuery(server.services.db, 1, '[1,2,3]', 2), ['SEARCH r USING INDEX comments_post_parent_created_idx (post_id=? AND parent_id=?)', 'SEARCH comments USING INTEGER PRIMARY KEY (rowid=?)']],
+  ['replies of a comment', () => repliesQuery(server.services.db, 1, 1, 2, 21, 0), ['SEARCH comments USING INDEX comments_post_parent_created_idx (post_id=? AND parent_id=?)']],
   ['followers', () => followersQuery(server.services.db, 1, 2, paging), ['follows_following_created_idx']],
   ['following', () => followingQuery(server.services.db, 1, 2, paging), ['SEARCH follows USING PRIMARY KEY (follower_id=?)']],
   ['blocked list', () => relationPageQuery(server.services.db, 'blocked', 1, 21, 0), ['blocks_blocker_created_idx']],

@@ -190,8 +190,21 @@ export const comments = sqliteTable(
     createdAt: integer('created_at').notNull(),
     /** As posts.mentions. */
     mentions: text('mentions'),
+    /**
+     * The top-level comment this one replies to (migration 0020); null for a top-level comment.
+     * One level, as Instagram: a reply to a reply attaches to the same top-level comment. No foreign
+     * key: deleting a comment deletes its replies itself (removal.ts), with every count.
+     */
+    parentId: integer('parent_id'),
+    /** How many replies a top-level comment has, kept in the same transaction as the rows. */
+    repliesCount: integer('replies_count').notNull().default(0),
   },
-  (t) => [index('comments_post_created_idx').on(t.postId, t.createdAt), index('comments_user_idx').on(t.userId)],
+  (t) => [
+    // A post's top-level comments are its range with parent_id null (SQLite's index takes `IS NULL`
+    // as an equality), a comment's replies the range (post_id, parent_id): oldest first, no sort.
+    index('comments_post_parent_created_idx').on(t.postId, t.parentId, t.createdAt),
+    index('comments_user_idx').on(t.userId),
+  ],
 )
 
 export const hashtags = sqliteTable(

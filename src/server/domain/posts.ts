@@ -17,7 +17,7 @@ import { authorShownTo, authorVisibleTo, unmuted } from './relations.js'
 import { assertSeesAccount, findVisibleUser } from './users.js'
 
 /** Ids start at 1, so 0 matches nobody: an anonymous caller has liked nothing and follows no one. */
-const viewerKey = (viewerId: number | null) => viewerId ?? 0
+export const viewerKey = (viewerId: number | null) => viewerId ?? 0
 
 /**
  * The columns of one Post row: the post, its author (join on the primary key) and whether the
@@ -298,64 +298,6 @@ export function byUserQuery(db: ReadDb, authorId: number, viewerId: number | nul
     .offset((page - 1) * limit)
 }
 
-function commentColumns() {
-  return {
-    id: comments.id,
-    content: comments.content,
-    image: comments.image,
-    createdAt: comments.createdAt,
-    mentions: comments.mentions,
-    userId: comments.userId,
-    username: users.username,
-    fullName: users.fullName,
-    avatar: users.avatar,
-    isVerified: users.isVerified,
-  }
-}
-
-export interface CommentRow {
-  id: number
-  content: string
-  image: string
-  createdAt: number
-  mentions: string | null
-  userId: number
-  username: string
-  fullName: string
-  avatar: string
-  isVerified: boolean
-}
-
-export function toComment(row: CommentRow): Bare<Comment> {
-  return {
-    id: row.id,
-    content: row.content,
-    image: row.image,
-    created_at: formatDateTime(row.createdAt),
-    mentions: toMentions(row.mentions),
-    user_id: row.userId,
-    username: row.username,
-    full_name: row.fullName,
-    avatar: row.avatar,
-    is_verified: row.isVerified,
-  }
-}
-
-export function selectComments(db: ReadDb) {
-  return db.select(commentColumns()).from(comments).innerJoin(users, eq(users.id, comments.userId))
-}
-
-/** A post's comments as `viewer` sees them (none by an author a block or a suspension hides), oldest first (`comments_post_created_idx`). */
-export function commentsQuery(db: ReadDb, postId: number | Placeholder, viewer: number | Placeholder, limit: number | Placeholder, offset: number | Placeholder) {
-  return selectComments(db)
-    .where(and(eq(comments.postId, postId), authorVisibleTo(viewer)))
-    .orderBy(asc(comments.createdAt), asc(comments.id))
-    .limit(limit)
-    .offset(offset)
-}
-
-const commentsPage = prepared((db) => commentsQuery(db, sql.placeholder('post'), sql.placeholder('viewer'), sql.placeholder('limit'), sql.placeholder('offset')).prepare())
-
 export function visiblePostQuery(db: ReadDb, postId: number | Placeholder, viewer: number | Placeholder) {
   return selectPostsFor(db, viewer)
     .where(and(eq(posts.id, postId), visibleToKey(viewer, true)))
@@ -450,18 +392,4 @@ export async function getPostsByUser(db: ReadDb, ref: number | string, viewerId:
   await assertSeesAccount(db, author, viewerId)
   const { items, page, has_more } = pageOf(await byUserQuery(db, author.id, viewerId, paging), paging, (row) => row)
   return { posts: await postsWithMedia(db, items), page, has_more }
-}
-
-/**
- * The post and a page of its comments, oldest first (`page`/`limit` page the comments): both
- * prepared, on `reads` (a deep page of comments on `scans`).
- */
-export async function getPostDetail(dbs: Readers, viewerId: number | null, input: PostDetail) {
-  const post = await loadVisiblePost(dbs.reads, input.post_id, viewerId)
-  const { page, limit } = input
-  const rows = await commentsPage(readerForPage(dbs, input)).all({ post: post.id, viewer: viewerKey(viewerId), limit: limit + 1, offset: (page - 1) * limit })
-  const { items, has_more } = pageOf(rows, input, toComment)
-  // The post and its comments share one media lookup.
-  const media = await mediaInfo(dbs.reads, [post.image, post.avatar, ...mediaPaths(items)])
-  return { post: toPostWithMedia(post, media), comments: items.map((comment) => attachMedia(media, comment)), page, has_more }
 }

@@ -62,7 +62,7 @@ export const mobileRoutes: Route[] = [
   // posts
   { method: 'GET', path: '/posts/feed', procedure: 'posts.feed', input: ({ query }) => query, summary: "Posts of followed users and the caller's own, newest first", output: data.postPage },
   { method: 'GET', path: '/posts/explore', procedure: 'posts.explore', input: ({ query }) => query, summary: 'Popular public posts', output: data.postPage },
-  { method: 'GET', path: '/posts/detail/:post_id', procedure: 'posts.detail', summary: 'A post and a page of its comments', output: data.postDetail },
+  { method: 'GET', path: '/posts/detail/:post_id', procedure: 'posts.detail', summary: 'A post and a page of its top-level comments, each with its first replies', output: data.postDetail },
   { method: 'POST', path: '/posts/create', procedure: 'posts.create', input: ({ body }) => body, status: 201, message: 'Post created', summary: 'Publish a post', output: data.post },
   { method: 'GET', path: '/posts/user/:user_id', procedure: 'posts.byUser', summary: "A page of a user's posts", output: data.postPage },
   { method: 'DELETE', path: '/posts/:post_id', procedure: 'posts.delete', input: ({ params }) => params, message: 'Post deleted', summary: "Delete one of the caller's posts", output: data.nothing },
@@ -71,8 +71,9 @@ export const mobileRoutes: Route[] = [
   // interactions
   { method: 'POST', path: '/interactions/like/:post_id', procedure: 'interactions.like', input: ({ params }) => params, message: 'Post liked', summary: 'Like a post', output: data.likeState },
   { method: 'DELETE', path: '/interactions/unlike/:post_id', procedure: 'interactions.unlike', input: ({ params }) => params, message: 'Post unliked', summary: 'Take back a like', output: data.likeState },
-  { method: 'POST', path: '/interactions/comment/:post_id', procedure: 'interactions.comment', input: ({ body, params }) => ({ ...body, ...params }), status: 201, message: 'Comment added', summary: 'Comment on a post', output: data.comment },
-  { method: 'DELETE', path: '/interactions/comment/:comment_id', procedure: 'interactions.deleteComment', input: ({ params }) => params, message: 'Comment deleted', summary: "Delete a comment (the caller's own, or on the caller's post)", output: data.nothing },
+  { method: 'POST', path: '/interactions/comment/:post_id', procedure: 'interactions.comment', input: ({ body, params }) => ({ ...body, ...params }), status: 201, message: (comment: { parent_id: number | null }) => (comment.parent_id === null ? 'Comment added' : 'Reply added'), summary: 'Comment on a post, or reply to one of its comments (parent_id)', output: data.comment },
+  { method: 'DELETE', path: '/interactions/comment/:comment_id', procedure: 'interactions.deleteComment', input: ({ params }) => params, message: 'Comment deleted', summary: "Delete a comment and its replies (the caller's own, or on the caller's post)", output: data.nothing },
+  { method: 'GET', path: '/comments/:comment_id/replies', procedure: 'interactions.replies', summary: "A page of a comment's replies, oldest first", output: data.replyPage },
 
   // stories
   { method: 'GET', path: '/stories/feed', procedure: 'stories.feed', input: () => undefined, summary: 'Active stories of the caller and followed users, grouped by user', output: data.storyFeed },

@@ -1,7 +1,8 @@
 import { createPostInput, editPostInput, feedInput, postDetailInput, postIdInput, postsByUserInput } from '../../shared/schemas/posts.js'
 import { editPost } from '../domain/edits.js'
 import { getExplore } from '../domain/explore.js'
-import { createPost, getFeed, getPostDetail, getPostsByUser } from '../domain/posts.js'
+import { getPostDetail } from '../domain/comments.js'
+import { createPost, getFeed, getPostsByUser } from '../domain/posts.js'
 import { deletePost } from '../domain/removal.js'
 import { authedProcedure, optionalAuthProcedure, router } from '../trpc.js'
 

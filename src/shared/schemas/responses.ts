@@ -173,6 +173,8 @@ export const comment = z
     image: mediaPath('The image'),
     created_at: dateTime,
     mentions,
+    parent_id: rowId.nullable().describe('The top-level comment this one replies to; null for a top-level comment'),
+    replies_count: count.describe('How many replies a top-level comment has (0 for a reply)'),
     user_id: rowId.describe("The author's id"),
     username: z.string(),
     full_name: z.string(),
@@ -183,9 +185,17 @@ export const comment = z
   })
   .meta({ id: 'Comment', description: 'A comment with its author' })
 
+export const commentThread = comment
+  .extend({ replies: z.array(comment).describe('Its first replies, oldest first (GET /comments/{id}/replies pages them all)') })
+  .meta({ id: 'CommentThread', description: 'A top-level comment with its first replies' })
+
 export const postDetail = z
-  .strictObject({ post, comments: z.array(comment).describe('A page of its comments, oldest first'), ...paging })
+  .strictObject({ post, comments: z.array(commentThread).describe('A page of its top-level comments, oldest first, each with its first replies'), ...paging })
   .meta({ id: 'PostDetail', description: 'A post and a page of its comments' })
+
+export const replyPage = z
+  .strictObject({ replies: z.array(comment).describe('Replies to the comment, oldest first'), ...paging })
+  .meta({ id: 'ReplyPage', description: "A page of a comment's replies" })
 
 export const likeState = z
   .strictObject({ post_id: rowId, likes_count: count, user_liked: z.boolean() })

@@ -1,6 +1,8 @@
 -- Issue 49: private accounts and follow requests (users.is_private; follow_requests, a link table
--- WITHOUT ROWID like follows), and mentions: the accounts a post's, a comment's or a story's text
--- names, resolved when it is written, as a small JSON array (null for none).
+-- WITHOUT ROWID like follows); mentions (the accounts a post's, a comment's or a story's text
+-- names, resolved when it is written, as a small JSON array, null for none); replies (a comment's
+-- parent_id and a top-level comment's replies_count; the post's comments index gains parent_id, so
+-- its top-level comments and each comment's replies are ranges of one index).
 CREATE TABLE `follow_requests` (
 	`requester_id` integer NOT NULL,
 	`target_id` integer NOT NULL,
@@ -12,7 +14,11 @@ CREATE TABLE `follow_requests` (
 ) WITHOUT ROWID;
 --> statement-breakpoint
 CREATE INDEX `follow_requests_target_created_idx` ON `follow_requests` (`target_id`,`created_at`);--> statement-breakpoint
+DROP INDEX `comments_post_created_idx`;--> statement-breakpoint
 ALTER TABLE `comments` ADD `mentions` text;--> statement-breakpoint
+ALTER TABLE `comments` ADD `parent_id` integer;--> statement-breakpoint
+ALTER TABLE `comments` ADD `replies_count` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
+CREATE INDEX `comments_post_parent_created_idx` ON `comments` (`post_id`,`parent_id`,`created_at`);--> statement-breakpoint
 ALTER TABLE `posts` ADD `mentions` text;--> statement-breakpoint
 ALTER TABLE `stories` ADD `mentions` text;--> statement-breakpoint
 ALTER TABLE `users` ADD `is_private` integer DEFAULT false NOT NULL;
