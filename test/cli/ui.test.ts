@@ -17,6 +17,7 @@ const post: Post = {
   image_width: 640,
   image_height: 480,
   image_blurhash: 'LEHV6nWB2yk8pyo0adR*.7kCMdnj',
+  media: [{ path: 'uploads/posts/abcdefgh1234.png', alt: 'A tea party', type: 'image', width: 640, height: 480, blurhash: 'LEHV6nWB2yk8pyo0adR*.7kCMdnj', poster_url: null }],
   is_public: true,
   likes_count: 3,
   comments_count: 1,

@@ -297,9 +297,9 @@ test('every route answers the shape its row publishes', async () => {
     await api('GET', '/search/hashtags?q=contract')
     await api('GET', '/search/posts?q=sunny', { token: bob.token })
 
-    // Notifications: bob has a follow, a like and a story view; alice a follow, a like and a comment on a post with an image
+    // Notifications: bob has follows, a like, a story view and a reply; alice a follow, a like and a comment on a post with an image
     const bobs = await api('GET', '/notifications/list', { token: bob.token })
-    assert.equal(new Set(bobs.notifications.map((n: { type: string }) => n.type)), new Set(['follow', 'like', 'story_view']))
+    assert.equal(new Set(bobs.notifications.map((n: { type: string }) => n.type)), new Set(['follow', 'like', 'story_view', 'reply']))
     const alices = await api('GET', '/notifications/list?limit=50', { token: alice.token })
     assert.ok(alices.notifications.some((n: { post_image: string | null }) => n.post_image === postImage.path))
     assert.ok((await api('GET', '/notifications/count', { token: alice.token })).count > 0)

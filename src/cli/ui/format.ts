@@ -3,7 +3,7 @@
  * `views.tsx` render the same views with colour on a terminal; both read the helpers here.
  */
 import { parseDateTime } from '../../shared/dates.js'
-import type { Comment, Notification, Post, Story, StoryFeedGroup, UserProfile, UserSummary } from '../../shared/types.js'
+import type { Comment, CommentThread, Notification, Post, Story, StoryFeedGroup, UserProfile, UserSummary } from '../../shared/types.js'
 
 export interface HashtagCount {
   tag: string
@@ -13,7 +13,8 @@ export interface HashtagCount {
 /** Everything the CLI renders for people; `--json` prints the data object instead. */
 export type View =
   | { kind: 'profile'; profile: UserProfile }
-  | { kind: 'post'; post: Post; comments?: Comment[] }
+  | { kind: 'post'; post: Post; comments?: Array<Comment | CommentThread> }
+  | { kind: 'comments'; comments: Comment[]; page?: number; has_more?: boolean; empty: string }
   | { kind: 'posts'; posts: Post[]; page?: number; has_more?: boolean; empty: string }
   | { kind: 'users'; users: UserSummary[]; page?: number; has_more?: boolean; empty: string }
   | { kind: 'notifications'; notifications: Notification[]; page?: number; has_more?: boolean }
@@ -88,8 +89,14 @@ function postLines(p: Post, now: Date): string[] {
   ]
 }
 
-function commentLines(c: Comment, now: Date): string[] {
-  return [`  ${displayName(c)} · ${timeAgo(c.created_at, now)}: ${c.content}${c.image ? ` [image] ${c.image}` : ''}`]
+/** A comment, and under a thread's head its first replies and how many more there are. */
+function commentLines(c: Comment | CommentThread, now: Date, indent = '  '): string[] {
+  const lines = [`${indent}${displayName(c)} · ${timeAgo(c.created_at, now)} · #${c.id}: ${c.content}${c.image ? ` [image] ${c.image}` : ''}`]
+  const replies = 'replies' in c ? c.replies : []
+  lines.push(...replies.flatMap((reply) => commentLines(reply, now, `${indent}  ↳ `)))
+  const more = c.replies_count - replies.length
+  if ('replies' in c && more > 0) lines.push(`${indent}  ↳ ${plural(more, 'more reply', 'more replies')}: plaza social replies ${c.id}`)
+  return lines
 }
 
 function userLine(u: UserSummary): string {
@@ -131,6 +138,9 @@ export function viewText(view: View, now: Date = new Date()): string {
     case 'posts':
       if (!view.posts.length) return view.empty
       return withHint(view.posts.flatMap((p, i) => [...(i ? [''] : []), ...postLines(p, now)]), view).join('\n')
+    case 'comments':
+      if (!view.comments.length) return view.empty
+      return withHint(view.comments.flatMap((c) => commentLines(c, now)), view).join('\n')
     case 'users':
       if (!view.users.length) return view.empty
       return withHint(view.users.map(userLine), view).join('\n')

@@ -4,7 +4,7 @@
  */
 import { Box, Text } from 'ink'
 import type { ReactNode } from 'react'
-import type { Comment, Notification, Post, Story, StoryFeedGroup, UserProfile, UserSummary } from '../../shared/types.js'
+import type { Comment, CommentThread, Notification, Post, Story, StoryFeedGroup, UserProfile, UserSummary } from '../../shared/types.js'
 import { hashtag, NOTIFICATION_TEXT, pageHint, plural, splitHashtags, timeAgo, type HashtagCount, type View } from './format.js'
 
 function Author({ user }: { user: { username: string; full_name?: string | null; is_verified?: boolean } }) {
@@ -59,7 +59,28 @@ function ProfileCard({ profile }: { profile: UserProfile }) {
   )
 }
 
-function PostCard({ post, now, comments }: { post: Post; now: Date; comments?: Comment[] }) {
+/** A comment; under a thread's head, its first replies and how many more there are. */
+function CommentLine({ comment, now, reply = false }: { comment: Comment | CommentThread; now: Date; reply?: boolean }) {
+  const replies = 'replies' in comment ? comment.replies : []
+  const more = comment.replies_count - replies.length
+  return (
+    <Box flexDirection="column" marginLeft={reply ? 2 : 0}>
+      <Text>
+        {reply ? <Text dimColor>↳ </Text> : null}
+        <Author user={comment} />
+        <Text dimColor> · {timeAgo(comment.created_at, now)} · #{comment.id}: </Text>
+        <RichText text={comment.content} />
+        {comment.image ? <Text color="blue"> ▣ {comment.image}</Text> : null}
+      </Text>
+      {replies.map((r) => (
+        <CommentLine key={r.id} comment={r} now={now} reply />
+      ))}
+      {'replies' in comment && more > 0 ? <Text dimColor>  ↳ {more} more {more === 1 ? 'reply' : 'replies'}: plaza social replies {comment.id}</Text> : null}
+    </Box>
+  )
+}
+
+function PostCard({ post, now, comments }: { post: Post; now: Date; comments?: Array<Comment | CommentThread> }) {
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="gray" paddingX={1}>
       <Text>
@@ -78,12 +99,7 @@ function PostCard({ post, now, comments }: { post: Post; now: Date; comments?: C
         <Box flexDirection="column" marginTop={1}>
           {comments.length ? null : <Text dimColor>no comments yet</Text>}
           {comments.map((c) => (
-            <Text key={c.id}>
-              <Author user={c} />
-              <Text dimColor> · {timeAgo(c.created_at, now)}: </Text>
-              <RichText text={c.content} />
-              {c.image ? <Text color="blue"> ▣ {c.image}</Text> : null}
-            </Text>
+            <CommentLine key={c.id} comment={c} now={now} />
           ))}
         </Box>
       ) : null}
@@ -193,6 +209,17 @@ export function ViewElement({ view, now = new Date() }: { view: View; now?: Date
         <Box flexDirection="column">
           {view.posts.map((p) => (
             <PostCard key={p.id} post={p} now={now} />
+          ))}
+          <More list={view} />
+        </Box>
+      ) : (
+        <Text dimColor>{view.empty}</Text>
+      )
+    case 'comments':
+      return view.comments.length ? (
+        <Box flexDirection="column">
+          {view.comments.map((c) => (
+            <CommentLine key={c.id} comment={c} now={now} />
           ))}
           <More list={view} />
         </Box>

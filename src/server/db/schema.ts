@@ -15,6 +15,8 @@ export const users = sqliteTable(
     fullName: text('full_name').notNull().default(''),
     bio: text('bio').notNull().default(''),
     avatar: text('avatar').notNull().default(''),
+    /** The avatar's description for screen readers (migration 0020), up to 1,500 characters; '' for none. */
+    avatarAlt: text('avatar_alt').notNull().default(''),
     isVerified: integer('is_verified', { mode: 'boolean' }).notNull().default(false),
     followersCount: integer('followers_count').notNull().default(0),
     followingCount: integer('following_count').notNull().default(0),
@@ -129,6 +131,11 @@ export const posts = sqliteTable(
     editedAt: integer('edited_at'),
     /** The accounts `@named` in the content, as resolved when it was written: `[[user_id, username, start, end], ...]`, null for none (mentions.ts). */
     mentions: text('mentions'),
+    /**
+     * A carousel (migration 0020): `[[path, alt], ...]`, up to 10 uploads in order, the first being
+     * `image`; null when the post has at most its one `image` and no alt text (post-media.ts).
+     */
+    media: text('media'),
   },
   (t) => [
     index('posts_user_created_idx').on(t.userId, t.createdAt),

@@ -47,7 +47,7 @@ const followCounters = leanStatement(['follower', 'followee', 'delta'], setFollo
 const countNewFollow = leanStatement(
   ['follower', 'followee', 'delta', 'now'],
   (v) => sql`${setFollowCounters(v)}
-    returning id, username, full_name as "fullName", bio, avatar, is_verified as "isVerified",
+    returning id, username, full_name as "fullName", bio, avatar, avatar_alt as "avatarAlt", is_verified as "isVerified",
       followers_count as "followersCount", following_count as "followingCount", posts_count as "postsCount",
       is_private as "isPrivate", suspended_at as "suspendedAt",
       case when id = ${v.followee} then (select count(*) from ${stories} s where s.user_id = ${users}.id and s.expires_at > ${v.now}) end as "activeStories"`,

@@ -6,11 +6,12 @@ import type { Comment, Post } from '../../shared/types.js'
 import { writeTransaction, type Db, type ReadDb } from '../db/client.js'
 import { prepared, type AnyDb } from '../db/prepared.js'
 import { comments, follows, likes, posts, users } from '../db/schema.js'
-import { assertOwnUpload } from '../uploads/references.js'
+import { assertOwnUpload, assertOwnUploads } from '../uploads/references.js'
 import { attachHashtags, extractHashtags } from './hashtags.js'
 import { mentionedIds, mentionsColumn, notifyMentions, resolveMentions, toMentions } from './mentions.js'
 import type { Fanout } from './fanout.js'
-import { attachMedia, mediaInfo, mediaOf, mediaPaths, type Bare, type MediaMap } from './media.js'
+import { mediaInfo, mediaOf, type MediaMap } from './media.js'
+import { mediaColumn, postMediaPaths, toPostMedia } from './post-media.js'
 import { timelineFeedIds } from './timelines.js'
 import { readerForPage } from './page-depth.js'
 import { authorShownTo, authorVisibleTo, unmuted } from './relations.js'
@@ -28,6 +29,7 @@ export function postColumns() {
     id: posts.id,
     content: posts.content,
     image: posts.image,
+    media: posts.media,
     isPublic: posts.isPublic,
     likesCount: posts.likesCount,
     commentsCount: posts.commentsCount,
@@ -47,6 +49,8 @@ export interface PostRow {
   id: number
   content: string
   image: string
+  /** The media column as stored (post-media.ts): JSON text, or null when `image` says it all. */
+  media: string | null
   isPublic: boolean
   likesCount: number
   commentsCount: number
@@ -63,7 +67,7 @@ export interface PostRow {
 }
 
 /** A PostRow as the page query's JSON has it: postColumns' values in order, booleans as 0/1. */
-type PostRowValues = [number, string, string, number, number, number, number, number | null, string | null, number, string, string, string, number, number]
+type PostRowValues = [number, string, string, string | null, number, number, number, number, number | null, string | null, number, string, string, string, number, number]
 
 /**
  * postColumns' values as one JSON array per row, all the rows as one JSON text (one row, one
@@ -73,7 +77,7 @@ type PostRowValues = [number, string, string, number, number, number, number, nu
  * 1M-post network). No order: postPage puts the rows in the order of the ids asked for.
  */
 function postRowsAsJson(): SQL<string> {
-  return sql<string>`json_group_array(json_array(${posts.id}, ${posts.content}, ${posts.image}, ${posts.isPublic}, ${posts.likesCount}, ${posts.commentsCount}, ${posts.createdAt}, ${posts.editedAt}, ${posts.mentions}, ${posts.userId}, ${users.username}, ${users.fullName}, ${users.avatar}, ${users.isVerified}, ${likes.userId} is not null))`
+  return sql<string>`json_group_array(json_array(${posts.id}, ${posts.content}, ${posts.image}, ${posts.media}, ${posts.isPublic}, ${posts.likesCount}, ${posts.commentsCount}, ${posts.createdAt}, ${posts.editedAt}, ${posts.mentions}, ${posts.userId}, ${users.username}, ${users.fullName}, ${users.avatar}, ${users.isVerified}, ${likes.userId} is not null))`
 }
 
 /** The rows postRowsAsJson wrote, as drizzle maps postColumns (a boolean column is `value === 1`). */
@@ -82,18 +86,19 @@ function parsePostRows(json: string): PostRow[] {
     id: v[0],
     content: v[1],
     image: v[2],
-    isPublic: v[3] === 1,
-    likesCount: v[4],
-    commentsCount: v[5],
-    createdAt: v[6],
-    editedAt: v[7],
-    mentions: v[8],
-    userId: v[9],
-    username: v[10],
-    fullName: v[11],
-    avatar: v[12],
-    isVerified: v[13] === 1,
-    userLiked: v[14] === 1,
+    media: v[3],
+    isPublic: v[4] === 1,
+    likesCount: v[5],
+    commentsCount: v[6],
+    createdAt: v[7],
+    editedAt: v[8],
+    mentions: v[9],
+    userId: v[10],
+    username: v[11],
+    fullName: v[12],
+    avatar: v[13],
+    isVerified: v[14] === 1,
+    userLiked: v[15] === 1,
   }))
 }
 
@@ -134,6 +139,7 @@ export function toPostWithMedia(row: PostRow, media: MediaMap): Post {
     image_width: image?.width ?? null,
     image_height: image?.height ?? null,
     image_blurhash: image?.blurhash ?? null,
+    media: toPostMedia(row, media),
     is_public: row.isPublic,
     likes_count: row.likesCount,
     comments_count: row.commentsCount,
@@ -154,7 +160,7 @@ export function toPostWithMedia(row: PostRow, media: MediaMap): Post {
 
 /** Posts for an answer: one media lookup for the page (media.ts), then toPostWithMedia. */
 export async function postsWithMedia(db: AnyDb, rows: readonly PostRow[]): Promise<Post[]> {
-  const media = await mediaInfo(db, rows.flatMap((row) => [row.image, row.avatar]))
+  const media = await mediaInfo(db, rows.flatMap((row) => [row.image, row.avatar, ...(row.media === null ? [] : postMediaPaths(row))]))
   return rows.map((row) => toPostWithMedia(row, media))
 }
 
@@ -332,14 +338,16 @@ interface NewPostAuthor {
  */
 export async function createPost(db: Db, reads: ReadDb, authorId: number, input: CreatePost, now: Date, fanout: Pick<Fanout, 'notify'>): Promise<Post> {
   const createdAt = now.getTime()
-  const image = input.image ?? ''
+  const image = input.image ?? input.media?.[0].path ?? ''
+  const media = input.media ? mediaColumn(input.media) : null
   const mentions = await resolveMentions(reads, input.content)
   const mentionsJson = mentionsColumn(mentions)
   const created = await writeTransaction(db, async (tx) => {
-    if (input.image) await assertOwnUpload(tx, authorId, input.image)
+    if (input.media) await assertOwnUploads(tx, authorId, input.media.map((item) => item.path))
+    else if (input.image) await assertOwnUpload(tx, authorId, input.image)
     const post = (await tx.get<{ id: number }>(sql`
-      insert into ${posts} (user_id, content, image, is_public, created_at, mentions)
-      values (${authorId}, ${input.content}, ${image}, ${input.is_public ? 1 : 0}, ${createdAt}, ${mentionsJson}) returning id`))!
+      insert into ${posts} (user_id, content, image, media, is_public, created_at, mentions)
+      values (${authorId}, ${input.content}, ${image}, ${media}, ${input.is_public ? 1 : 0}, ${createdAt}, ${mentionsJson}) returning id`))!
     const author = (await tx.get<NewPostAuthor>(sql`
       update ${users} set posts_count = posts_count + 1 where id = ${authorId}
       returning username, full_name, avatar, is_verified, is_private`))!
@@ -349,6 +357,7 @@ export async function createPost(db: Db, reads: ReadDb, authorId: number, input:
       id: post.id,
       content: input.content,
       image,
+      media,
       isPublic: input.is_public,
       likesCount: 0,
       commentsCount: 0,

@@ -18,6 +18,7 @@ import { writeTransaction, type Tx } from '../db/client.js'
 import type { Services } from '../services.js'
 import { detachHashtags } from './hashtags.js'
 import { causedBy, notificationsCausedBy } from './notifications.js'
+import { postMediaPaths } from './post-media.js'
 import { visibleTo } from './posts.js'
 import { assertPassword } from './sessions.js'
 import { storyVisibleTo } from './stories.js'
@@ -43,10 +44,14 @@ async function deleteFiles(services: Services, keys: string[]): Promise<void> {
   )
 }
 
-/** Whether a row of `owner` names `path`: index ranges of the owner's posts, comments, stories and uploads (exported for its query plan). */
+/**
+ * Whether a row of `owner` names `path`: index ranges of the owner's posts (their image, or an item
+ * of their carousel: the path quoted in the media column's JSON), comments, stories and uploads
+ * (exported for its query plan).
+ */
 export function uploadReferencedQuery(owner: number, path: string): SQL {
   return sql`
-    select exists (select 1 from posts where user_id = ${owner} and image = ${path})
+    select exists (select 1 from posts where user_id = ${owner} and (image = ${path} or instr(media, ${JSON.stringify(path)}) > 0))
         or exists (select 1 from comments where user_id = ${owner} and image = ${path})
         or exists (select 1 from stories where user_id = ${owner} and media_url = ${path})
         or exists (select 1 from users where id = ${owner} and avatar = ${path})
@@ -99,7 +104,7 @@ async function removePost(
 ): Promise<{ comments: number[]; paths: string[] }> {
   const { id, authorId, createdAt } = post
   const comments = await tx.values<[number, string]>(sql`select id, image from comments where post_id = ${id}`)
-  const [postRow] = await tx.values<[string]>(sql`select image from posts where id = ${id}`)
+  const [postRow] = await tx.values<[string, string | null]>(sql`select image, media from posts where id = ${id}`)
   if (dropReports) {
     const commentIds = JSON.stringify(comments.map((row) => row[0]))
     await tx.run(sql`
@@ -116,7 +121,7 @@ async function removePost(
   await tx.run(postTimelineRowsQuery(post))
   await tx.run(sql`delete from posts where id = ${id}`)
   await tx.run(sql`update users set posts_count = posts_count - 1 where id = ${authorId}`)
-  return { comments: comments.map((row) => row[0]), paths: [postRow[0], ...comments.map((row) => row[1])] }
+  return { comments: comments.map((row) => row[0]), paths: [...postMediaPaths({ image: postRow[0], media: postRow[1] }), ...comments.map((row) => row[1])] }
 }
 
 /** Deletes a post (author only for a user: 403 when they can see it, 404 when they cannot or it does not exist). */

@@ -98,6 +98,7 @@ export interface UserSummaryRow {
   username: string
   fullName: string
   avatar: string
+  avatarAlt: string
   isVerified: boolean
   isFollowing: boolean
   isPrivate: boolean
@@ -109,6 +110,7 @@ export function toUserSummary(row: UserSummaryRow): Bare<UserSummary> {
     username: row.username,
     full_name: row.fullName,
     avatar: row.avatar,
+    avatar_alt: row.avatarAlt,
     is_verified: row.isVerified,
     is_following: Boolean(row.isFollowing),
     is_private: Boolean(row.isPrivate),
@@ -125,6 +127,7 @@ export function userSummaryColumns(viewerId: number | Placeholder | null) {
     username: users.username,
     fullName: users.fullName,
     avatar: users.avatar,
+    avatarAlt: users.avatarAlt,
     isVerified: users.isVerified,
     isFollowing: sql<boolean>`exists (select 1 from ${follows} as vf where vf.follower_id = ${viewerId ?? 0} and vf.following_id = "users"."id")`.mapWith(Boolean),
     isPrivate: users.isPrivate,

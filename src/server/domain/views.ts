@@ -14,7 +14,7 @@ export function toSessionUser(user: Pick<UserRow, 'id' | 'username' | 'email' | 
 }
 
 /** The user columns a profile shows. */
-export type ProfileUser = Pick<UserRow, 'id' | 'username' | 'fullName' | 'bio' | 'avatar' | 'isVerified' | 'followersCount' | 'followingCount' | 'postsCount' | 'isPrivate'>
+export type ProfileUser = Pick<UserRow, 'id' | 'username' | 'fullName' | 'bio' | 'avatar' | 'avatarAlt' | 'isVerified' | 'followersCount' | 'followingCount' | 'postsCount' | 'isPrivate'>
 
 export function toProfile(user: ProfileUser, extra: { isFollowing: boolean; activeStories: number; followRequested: boolean }): Bare<UserProfile> {
   return {
@@ -23,6 +23,7 @@ export function toProfile(user: ProfileUser, extra: { isFollowing: boolean; acti
     full_name: user.fullName,
     bio: user.bio,
     avatar: user.avatar,
+    avatar_alt: user.avatarAlt,
     is_verified: user.isVerified,
     followers_count: user.followersCount,
     following_count: user.followingCount,

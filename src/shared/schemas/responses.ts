@@ -92,6 +92,7 @@ export const userProfile = z
     full_name: z.string(),
     bio: z.string(),
     avatar: mediaPath('The avatar'),
+    avatar_alt: z.string().describe('The avatar described for screen readers; "" when none'),
     is_verified: z.boolean(),
     followers_count: count,
     following_count: count,
@@ -110,6 +111,7 @@ export const userSummary = z
     username: z.string(),
     full_name: z.string(),
     avatar: mediaPath('The avatar'),
+    avatar_alt: z.string().describe('The avatar described for screen readers; "" when none'),
     is_verified: z.boolean(),
     is_following: z.boolean().describe('Whether the caller follows this user'),
     is_private: z.boolean().describe('A private account (its posts are for approved followers)'),
@@ -142,11 +144,24 @@ const mention = z
 
 const mentions = z.array(mention).describe('The accounts the text names (`@username`), in order; [] when none')
 
+const postMediaItem = z
+  .strictObject({
+    path: z.string().describe('The upload, under `uploads/posts/`'),
+    alt: z.string().describe('Its description for screen readers; "" when none'),
+    type: z.enum(['image', 'video']).nullable().describe('What the upload is; null when unrecorded'),
+    width: z.number().int().positive().nullable().describe('In pixels (a video as shown); null when unrecorded'),
+    height: z.number().int().positive().nullable(),
+    blurhash: z.string().nullable().describe("A BlurHash of the image (a video's poster frame)"),
+    poster_url: z.string().nullable().describe("A video's poster frame (a path under `uploads/`); null for an image"),
+  })
+  .meta({ id: 'PostMedia', description: 'One image or video of a post, with what an app needs to lay it out and describe it' })
+
 export const post = z
   .strictObject({
     id: rowId,
     content: z.string().describe('May hold #hashtags'),
-    image: mediaPath('The image'),
+    image: mediaPath("The image: the first media item's path"),
+    media: z.array(postMediaItem).describe('Its images and videos in order, up to 10 ([] for none; a post with only `image` has it as the one item)'),
     is_public: z.boolean(),
     likes_count: count,
     comments_count: count,
