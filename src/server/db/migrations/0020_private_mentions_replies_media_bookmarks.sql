@@ -2,7 +2,8 @@
 -- WITHOUT ROWID like follows); mentions (the accounts a post's, a comment's or a story's text
 -- names, resolved when it is written, as a small JSON array, null for none); replies (a comment's
 -- parent_id and a top-level comment's replies_count; the post's comments index gains parent_id, so
--- its top-level comments and each comment's replies are ranges of one index).
+-- its top-level comments and each comment's replies are ranges of one index); carousels with alt
+-- text (posts.media, null when `image` says it all) and alt text on avatars.
 CREATE TABLE `follow_requests` (
 	`requester_id` integer NOT NULL,
 	`target_id` integer NOT NULL,
@@ -20,5 +21,7 @@ ALTER TABLE `comments` ADD `parent_id` integer;--> statement-breakpoint
 ALTER TABLE `comments` ADD `replies_count` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
 CREATE INDEX `comments_post_parent_created_idx` ON `comments` (`post_id`,`parent_id`,`created_at`);--> statement-breakpoint
 ALTER TABLE `posts` ADD `mentions` text;--> statement-breakpoint
+ALTER TABLE `posts` ADD `media` text;--> statement-breakpoint
 ALTER TABLE `stories` ADD `mentions` text;--> statement-breakpoint
+ALTER TABLE `users` ADD `avatar_alt` text DEFAULT '' NOT NULL;--> statement-breakpoint
 ALTER TABLE `users` ADD `is_private` integer DEFAULT false NOT NULL;
