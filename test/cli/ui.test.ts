@@ -22,6 +22,7 @@ const post: Post = {
   likes_count: 3,
   comments_count: 1,
   user_liked: true,
+  bookmarked: false,
   created_at: '2026-03-01 11:55:00',
   edited_at: null,
   mentions: [],

@@ -79,6 +79,9 @@ const publishedOutputs = {
   'posts.byUser': data.postPage,
   'posts.delete': data.nothing,
   'posts.edit': data.post,
+  'posts.bookmark': data.bookmarkState,
+  'posts.unbookmark': data.bookmarkState,
+  'posts.bookmarks': data.postPage,
   'interactions.like': data.likeState,
   'interactions.unlike': data.likeState,
   'interactions.comment': data.comment,
@@ -270,6 +273,10 @@ test('every route answers the shape its row publishes', async () => {
     assert.ok((await api('GET', '/posts/feed', { token: alice.token })).posts.length >= 2)
     await api('GET', '/posts/explore')
     await api('GET', `/posts/user/${alice.id}`)
+    assert.is((await api('POST', `/posts/${bobPost.id}/bookmark`, { token: alice.token })).bookmarked, true)
+    assert.is((await api('GET', '/posts/bookmarks', { token: alice.token })).posts[0].bookmarked, true)
+    assert.is((await api('DELETE', `/posts/${bobPost.id}/bookmark`, { token: alice.token })).bookmarked, false)
+    await api('POST', `/posts/${bobPost.id}/bookmark`, { token: alice.token })
 
     // Likes and comments
     await api('POST', `/interactions/like/${alicePost.id}`, { token: bob.token })

@@ -30,6 +30,7 @@ const barePost = (row: PostRow, map: MediaMap) => ({
   likes_count: row.likesCount,
   comments_count: row.commentsCount,
   user_liked: row.userLiked,
+  bookmarked: row.bookmarked,
   created_at: formatDateTime(row.createdAt),
   edited_at: row.editedAt === null ? null : formatDateTime(row.editedAt),
   mentions: row.mentions === null ? [] : [{ user_id: 7, username: 'ann', start: 0, end: 4 }],
@@ -74,6 +75,7 @@ const post = (image: string, avatar: string, n: number): PostRow => ({
   avatar,
   isVerified: n % 4 === 0,
   userLiked: n % 5 === 0,
+  bookmarked: n % 6 === 0,
 })
 
 const notification = (avatar: string, postImage: string | null, postId: number | null, n: number): NotificationRow => ({

@@ -261,6 +261,7 @@ test('DELETE /user/account erases every row and file of the account, corrects ev
     await raw.execute({ sql: 'insert into blocks (blocker_id, blocked_id, created_at) values (?, ?, 0), (?, ?, 0), (?, ?, 0)', args: [alice.id, carol.id, bob.id, alice.id, bob.id, carol.id] })
     await raw.execute({ sql: 'insert into mutes (muter_id, muted_id, created_at) values (?, ?, 0), (?, ?, 0), (?, ?, 0)', args: [alice.id, bob.id, carol.id, alice.id, carol.id, bob.id] })
     await raw.execute({ sql: 'insert into follow_requests (requester_id, target_id, created_at) values (?, ?, 0), (?, ?, 0), (?, ?, 0)', args: [carol.id, alice.id, alice.id, bob.id, bob.id, carol.id] })
+    await raw.execute({ sql: 'insert into bookmarks (post_id, user_id, created_at) values (?, ?, 0), (?, ?, 0), (?, ?, 0)', args: [bobPost.id, alice.id, alicePost.id, bob.id, bobPost.id, carol.id] })
     await raw.execute({
       sql: `insert into reports (reporter_id, target_type, target_id, target_user_id, reason, created_at) values
         (?, 'post', ?, ?, 'spam', 0), (?, 'post', ?, ?, 'spam', 0), (?, 'user', ?, ?, 'spam', 0)`,
@@ -308,6 +309,7 @@ test('DELETE /user/account erases every row and file of the account, corrects ev
       blocks: `blocker_id = ${A} or blocked_id = ${A}`,
       mutes: `muter_id = ${A} or muted_id = ${A}`,
       follow_requests: `requester_id = ${A} or target_id = ${A}`,
+      bookmarks: `user_id = ${A} or post_id in ${P}`,
       reports: `reporter_id = ${A} or target_user_id = ${A} or (target_type = 'post' and target_id in ${P})`,
       // Neither holds anything of a user: the fan-out's cursor, and the operator's record (kept by design).
       push_subscriptions: `user_id = ${A}`,

@@ -46,6 +46,7 @@ async function everyList(id: number, word: string) {
     'posts by user': find((await get(`/posts/user/${ann.id}`)).posts),
     search: find((await get(`/search/posts?q=${word}`)).posts),
     'search all': find((await get(`/search/all?q=${word}`)).posts),
+    bookmarks: find((await get('/posts/bookmarks')).posts),
   } as Record<string, { image: string; media: unknown[]; edited_at: string | null } | undefined>
 }
 
@@ -74,6 +75,7 @@ test('a carousel of nine images and a video, with alt text, round-trips through 
   assert.is(created.image, uploads[0].path, 'image is the first item, for clients of the spec')
   assert.equal([created.image_width, created.image_height], [uploads[0].width, uploads[0].height])
   await server.services.fanout.drain()
+  assert.is((await server.request('POST', `${API}/posts/${created.id}/bookmark`, { token: bob.token })).status, 200)
   for (const [where, seen] of Object.entries(await everyList(created.id, 'zqcarousel'))) {
     assert.ok(seen, `${where} shows the post`)
     assert.equal(seen!.media, expected, where)

@@ -7,6 +7,7 @@ import { SQLiteAsyncDialect } from 'drizzle-orm/sqlite-core'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { exploreRankingQuery } from '../../src/server/domain/explore.js'
+import { bookmarksQuery } from '../../src/server/domain/bookmarks.js'
 import { followRequestsQuery } from '../../src/server/domain/follow-requests.js'
 import { followersQuery, followingQuery } from '../../src/server/domain/follows.js'
 import { hashtagSearchQuery } from '../../src/server/domain/hashtags.js'
@@ -84,6 +85,7 @@ const cases: Array<[string, () => { toSQL(): { sql: string; params: unknown[] } 
   ['blocked list', () => relationPageQuery(server.services.db, 'blocked', 1, 21, 0), ['blocks_blocker_created_idx']],
   ['muted list', () => relationPageQuery(server.services.db, 'muted', 1, 21, 0), ['mutes_muter_created_idx']],
   ['follow requests', () => followRequestsQuery(server.services.db, 1, 21, 0), ['follow_requests_target_created_idx']],
+  ['bookmarks', () => bookmarksQuery(server.services.db, 1, 21, 0), ['SEARCH bookmarks USING COVERING INDEX bookmarks_user_created_idx (user_id=?)', 'SEARCH posts USING INTEGER PRIMARY KEY (rowid=?)']],
   ['search users', () => userSearchQuery(server.services.db, 'user', 1, 10), ['users_username_lower_idx', 'users_fts VIRTUAL TABLE']],
   ['search posts', () => postSearchIdsQuery(server.services.db, toFtsQuery('hello')!, 10), ['posts_fts VIRTUAL TABLE', 'SEARCH p USING INTEGER PRIMARY KEY']],
   // What is ranked (postSearchIds): the window, each row's post and docsize by primary key.
@@ -99,12 +101,13 @@ for (const [name, build, expected] of cases) {
   })
 }
 
-test('the followers, blocked, muted and follow-request lists need no extra sort (the index order is the answer order)', async () => {
+test('the followers, blocked, muted, follow-request and bookmark lists need no extra sort (the index order is the answer order)', async () => {
   for (const query of [
     followersQuery(server.services.db, 1, 2, paging),
     relationPageQuery(server.services.db, 'blocked', 1, 21, 0),
     relationPageQuery(server.services.db, 'muted', 1, 21, 0),
     followRequestsQuery(server.services.db, 1, 21, 0),
+    bookmarksQuery(server.services.db, 1, 21, 0),
   ]) {
     const plan = await planOf(query)
     assert.not.ok(plan.some((line) => line.includes('TEMP B-TREE')), plan.join('\n'))

@@ -182,6 +182,25 @@ export const likes = sqliteTable(
   (t) => [primaryKey({ columns: [t.postId, t.userId] }), index('likes_user_idx').on(t.userId)],
 )
 
+/**
+ * Posts a user saved to look at later (migration 0020, WITHOUT ROWID like likes): private to that
+ * user. The key leads with the post, as likes' does, so a post's page probes it for `bookmarked`
+ * and a deleted post finds its rows; the user's list is `bookmarks_user_created_idx`.
+ */
+export const bookmarks = sqliteTable(
+  'bookmarks',
+  {
+    postId: integer('post_id')
+      .notNull()
+      .references(() => posts.id, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.postId, t.userId] }), index('bookmarks_user_created_idx').on(t.userId, t.createdAt)],
+)
+
 export const comments = sqliteTable(
   'comments',
   {

@@ -115,6 +115,7 @@ async function removePost(
   // Every notification about the post (likes, comments, mentions, replies), whoever it went to: notifications_post_idx.
   await tx.run(sql`delete from notifications where post_id = ${id}`)
   await tx.run(sql`delete from likes where post_id = ${id}`)
+  await tx.run(sql`delete from bookmarks where post_id = ${id}`)
   await tx.run(sql`delete from comments where post_id = ${id}`)
   // A post still pending fan-out is in no timeline yet, and the fan-out reads pending posts from
   // `posts` in its own write transaction, so once this commits it can never write this one.
@@ -227,7 +228,8 @@ export async function deleteStory(services: Services, storyId: number, by: Remov
  * Erases an account after checking its password (403 when wrong): its posts (with everything
  * that hangs off them), comments, likes, follows both ways, stories, story views, notifications
  * (its own and those it caused, with their queued pushes), sessions and their push subscriptions,
- * mail, reset and verification tokens, two-factor secrets and recovery codes, follow requests, blocks and mutes both ways, reports by it or about it,
+ * mail, reset and verification tokens, two-factor secrets and recovery codes, bookmarks (its own
+ * and others' of its posts), follow requests, blocks and mutes both ways, reports by it or about it,
  * uploads, timelines (and their pending backfills both ways) and rate-limit counters, then the
  * user row, which frees the username and email. Every counter on other users' posts, profiles,
  * stories and hashtags is corrected first, in the same transaction; the files go after commit.
@@ -287,6 +289,8 @@ export async function deleteAccount(services: Services, userId: number, password
     await tx.run(sql`delete from notifications where ${causedBy(caused)}`)
     await tx.run(sql`delete from likes where user_id = ${u}`)
     await tx.run(sql`delete from likes where post_id in (${ownPosts})`)
+    await tx.run(sql`delete from bookmarks where user_id = ${u}`)
+    await tx.run(sql`delete from bookmarks where post_id in (${ownPosts})`)
     await tx.run(sql`delete from comments where user_id = ${u}`)
     await tx.run(sql`delete from comments where post_id in (${ownPosts})`)
     await tx.run(sql`delete from story_views where viewer_id = ${u}`)

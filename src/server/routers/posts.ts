@@ -1,6 +1,7 @@
 import { createPostInput, editPostInput, feedInput, postDetailInput, postIdInput, postsByUserInput } from '../../shared/schemas/posts.js'
 import { editPost } from '../domain/edits.js'
 import { getExplore } from '../domain/explore.js'
+import { bookmarkPost, listBookmarks, unbookmarkPost } from '../domain/bookmarks.js'
 import { getPostDetail } from '../domain/comments.js'
 import { createPost, getFeed, getPostsByUser } from '../domain/posts.js'
 import { deletePost } from '../domain/removal.js'
@@ -33,6 +34,13 @@ export const postsRouter = router({
       await deletePost(ctx.services, input.post_id, { userId: ctx.user.id })
       return null
     }),
+
+  bookmark: authedProcedure.input(postIdInput).mutation(({ ctx, input }) => bookmarkPost(ctx.services.db, ctx.user.id, input.post_id, ctx.services.clock())),
+
+  unbookmark: authedProcedure.input(postIdInput).mutation(({ ctx, input }) => unbookmarkPost(ctx.services.db, ctx.user.id, input.post_id)),
+
+  /** The caller's saved posts, newest saved first (only the owner ever sees them). */
+  bookmarks: authedProcedure.input(feedInput).query(({ ctx, input }) => listBookmarks(ctx.services, ctx.user.id, input)),
 
   edit: authedProcedure.input(editPostInput).mutation(({ ctx, input }) => editPost(ctx.services, ctx.user.id, input)),
 })

@@ -166,6 +166,7 @@ export const post = z
     likes_count: count,
     comments_count: count,
     user_liked: z.boolean().describe('Whether the caller liked it'),
+    bookmarked: z.boolean().describe('Whether the caller saved it (GET /posts/bookmarks)'),
     created_at: dateTime,
     edited_at: dateTime.nullable().describe('When the author last edited the post; null when never'),
     mentions,
@@ -211,6 +212,10 @@ export const postDetail = z
 export const replyPage = z
   .strictObject({ replies: z.array(comment).describe('Replies to the comment, oldest first'), ...paging })
   .meta({ id: 'ReplyPage', description: "A page of a comment's replies" })
+
+export const bookmarkState = z
+  .strictObject({ post_id: rowId, bookmarked: z.boolean() })
+  .meta({ id: 'BookmarkState', description: 'Whether the caller has the post saved, after saving or unsaving it' })
 
 export const likeState = z
   .strictObject({ post_id: rowId, likes_count: count, user_liked: z.boolean() })

@@ -3,7 +3,18 @@
 -- names, resolved when it is written, as a small JSON array, null for none); replies (a comment's
 -- parent_id and a top-level comment's replies_count; the post's comments index gains parent_id, so
 -- its top-level comments and each comment's replies are ranges of one index); carousels with alt
--- text (posts.media, null when `image` says it all) and alt text on avatars.
+-- text (posts.media, null when `image` says it all) and alt text on avatars; bookmarks (a link
+-- table WITHOUT ROWID like likes, keyed by post then user, listed by user and time).
+CREATE TABLE `bookmarks` (
+	`post_id` integer NOT NULL,
+	`user_id` integer NOT NULL,
+	`created_at` integer NOT NULL,
+	PRIMARY KEY(`post_id`, `user_id`),
+	FOREIGN KEY (`post_id`) REFERENCES `posts`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade
+) WITHOUT ROWID;
+--> statement-breakpoint
+CREATE INDEX `bookmarks_user_created_idx` ON `bookmarks` (`user_id`,`created_at`);--> statement-breakpoint
 CREATE TABLE `follow_requests` (
 	`requester_id` integer NOT NULL,
 	`target_id` integer NOT NULL,
