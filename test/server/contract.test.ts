@@ -95,6 +95,8 @@ const publishedOutputs = {
   'search.users': data.userSearch,
   'search.hashtags': data.hashtagSearch,
   'search.posts': data.postSearch,
+  'search.trending': data.trending,
+  'posts.hashtag': data.hashtagPage,
   'notifications.list': data.notificationPage,
   'notifications.count': data.unreadCount,
   'notifications.markRead': data.markedRead,
@@ -303,6 +305,8 @@ test('every route answers the shape its row publishes', async () => {
     await api('GET', '/search/users?q=alice')
     await api('GET', '/search/hashtags?q=contract')
     await api('GET', '/search/posts?q=sunny', { token: bob.token })
+    assert.is((await api('GET', '/posts/hashtag/%23Contract', { token: bob.token })).posts.length, 2)
+    assert.equal((await api('GET', '/search/trending')).hashtags.map((h: { tag: string }) => h.tag), ['contract'])
 
     // Notifications: bob has follows, a like, a story view and a reply; alice a follow, a like and a comment on a post with an image
     const bobs = await api('GET', '/notifications/list', { token: bob.token })

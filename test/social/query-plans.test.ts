@@ -9,6 +9,7 @@ import * as assert from 'uvu/assert'
 import { exploreRankingQuery } from '../../src/server/domain/explore.js'
 import { bookmarksQuery } from '../../src/server/domain/bookmarks.js'
 import { followRequestsQuery } from '../../src/server/domain/follow-requests.js'
+import { hashtagPostsQuery, trendingQuery } from '../../src/server/domain/hashtag-pages.js'
 import { followersQuery, followingQuery } from '../../src/server/domain/follows.js'
 import { hashtagSearchQuery } from '../../src/server/domain/hashtags.js'
 import { commentsQuery, repliesPreviewQuery, repliesQuery } from '../../src/server/domain/comments.js'
@@ -48,7 +49,7 @@ async function planOf(query: { toSQL(): { sql: string; params: unknown[] } }): P
 
 /**
  * A full scan of a real table; scans of a constant row, a bounded subquery (search's `matches`
- * is LIMITed) or an FTS MATCH are fine, and so is one of the pulled authors (`pa`): the accounts
+ * is LIMITed, and so is trends' window `r`) or an FTS MATCH are fine, and so is one of the pulled authors (`pa`): the accounts
  * over the fan-out threshold, a handful by construction, read whole by design; nor one of the
  * JSON array of a page's ids (`json_each`, or `j` where a query names it), nor one of the pending merge's authors (`a`: the
  * viewer's follows, an index range, and the viewer), nor one of the partial index of suspended
@@ -59,7 +60,7 @@ function fullScans(plan: string[]): string[] {
   return plan.filter(
     (line) =>
       /^SCAN /.test(line) &&
-      !/^SCAN (CONSTANT ROW|\(subquery-\d+\)|matches$|pa$|a$|page$|json_each VIRTUAL TABLE|j VIRTUAL TABLE|users USING (COVERING )?INDEX users_suspended_idx$)/.test(line) &&
+      !/^SCAN (CONSTANT ROW|\(subquery-\d+\)|matches$|r$|pa$|a$|page$|json_each VIRTUAL TABLE|j VIRTUAL TABLE|users USING (COVERING )?INDEX users_suspended_idx$)/.test(line) &&
       !/VIRTUAL TABLE INDEX \d+:M/.test(line),
   )
 }
@@ -85,6 +86,9 @@ const cases: Array<[string, () => { toSQL(): { sql: string; params: unknown[] } 
   ['blocked list', () => relationPageQuery(server.services.db, 'blocked', 1, 21, 0), ['blocks_blocker_created_idx']],
   ['muted list', () => relationPageQuery(server.services.db, 'muted', 1, 21, 0), ['mutes_muter_created_idx']],
   ['follow requests', () => followRequestsQuery(server.services.db, 1, 21, 0), ['follow_requests_target_created_idx']],
+  ['hashtag page', () => hashtagPostsQuery(server.services.db, 1, 2, 21, 0), ['SEARCH post_hashtags USING COVERING INDEX post_hashtags_hashtag_idx (hashtag_id=?)', 'SEARCH posts USING INTEGER PRIMARY KEY (rowid=?)']],
+  // Once a minute per process: a range of the newest public posts, then each one's tags by the key.
+  ['trending ranking', () => trendingQuery(server.services.db, new Date()), ['SEARCH p USING INDEX posts_public_created_idx (is_public=? AND created_at>?)', 'SEARCH ph USING COVERING INDEX sqlite_autoindex_post_hashtags_1 (post_id=?)']],
   ['bookmarks', () => bookmarksQuery(server.services.db, 1, 21, 0), ['SEARCH bookmarks USING COVERING INDEX bookmarks_user_created_idx (user_id=?)', 'SEARCH posts USING INTEGER PRIMARY KEY (rowid=?)']],
   ['search users', () => userSearchQuery(server.services.db, 'user', 1, 10), ['users_username_lower_idx', 'users_fts VIRTUAL TABLE']],
   ['search posts', () => postSearchIdsQuery(server.services.db, toFtsQuery('hello')!, 10), ['posts_fts VIRTUAL TABLE', 'SEARCH p USING INTEGER PRIMARY KEY']],
@@ -101,13 +105,14 @@ for (const [name, build, expected] of cases) {
   })
 }
 
-test('the followers, blocked, muted, follow-request and bookmark lists need no extra sort (the index order is the answer order)', async () => {
+test('the followers, blocked, muted, follow-request, bookmark and hashtag lists need no extra sort (the index order is the answer order)', async () => {
   for (const query of [
     followersQuery(server.services.db, 1, 2, paging),
     relationPageQuery(server.services.db, 'blocked', 1, 21, 0),
     relationPageQuery(server.services.db, 'muted', 1, 21, 0),
     followRequestsQuery(server.services.db, 1, 21, 0),
     bookmarksQuery(server.services.db, 1, 21, 0),
+    hashtagPostsQuery(server.services.db, 1, 2, 21, 0),
   ]) {
     const plan = await planOf(query)
     assert.not.ok(plan.some((line) => line.includes('TEMP B-TREE')), plan.join('\n'))

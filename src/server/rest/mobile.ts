@@ -65,6 +65,7 @@ export const mobileRoutes: Route[] = [
   { method: 'GET', path: '/posts/detail/:post_id', procedure: 'posts.detail', summary: 'A post and a page of its top-level comments, each with its first replies', output: data.postDetail },
   { method: 'POST', path: '/posts/create', procedure: 'posts.create', input: ({ body }) => body, status: 201, message: 'Post created', summary: 'Publish a post', output: data.post },
   { method: 'GET', path: '/posts/user/:user_id', procedure: 'posts.byUser', summary: "A page of a user's posts", output: data.postPage },
+  { method: 'GET', path: '/posts/hashtag/:tag', procedure: 'posts.hashtag', summary: "A hashtag's public posts, newest first", output: data.hashtagPage },
   { method: 'GET', path: '/posts/bookmarks', procedure: 'posts.bookmarks', input: ({ query }) => query, summary: "The caller's saved posts, newest saved first", output: data.postPage },
   { method: 'POST', path: '/posts/:post_id/bookmark', procedure: 'posts.bookmark', input: ({ params }) => params, message: 'Post saved', summary: 'Save a post to look at later', output: data.bookmarkState },
   { method: 'DELETE', path: '/posts/:post_id/bookmark', procedure: 'posts.unbookmark', input: ({ params }) => params, message: 'Post unsaved', summary: 'Take a post out of the saved ones', output: data.bookmarkState },
@@ -89,6 +90,7 @@ export const mobileRoutes: Route[] = [
   { method: 'GET', path: '/search/users', procedure: 'search.users', input: ({ query }) => query, summary: 'Search users', output: data.userSearch },
   { method: 'GET', path: '/search/hashtags', procedure: 'search.hashtags', input: ({ query }) => query, summary: 'Search hashtags', output: data.hashtagSearch },
   { method: 'GET', path: '/search/posts', procedure: 'search.posts', input: ({ query }) => query, summary: 'Search public posts', output: data.postSearch },
+  { method: 'GET', path: '/search/trending', procedure: 'search.trending', input: ({ query }) => query, summary: 'Hashtags trending now: recent distinct authors, the newer the more each counts', output: data.trending },
 
   // notifications
   { method: 'GET', path: '/notifications/list', procedure: 'notifications.list', input: ({ query }) => query, summary: "A page of the caller's notifications, newest first", output: data.notificationPage },

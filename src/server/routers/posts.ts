@@ -1,8 +1,9 @@
-import { createPostInput, editPostInput, feedInput, postDetailInput, postIdInput, postsByUserInput } from '../../shared/schemas/posts.js'
+import { createPostInput, editPostInput, feedInput, hashtagPageInput, postDetailInput, postIdInput, postsByUserInput } from '../../shared/schemas/posts.js'
 import { editPost } from '../domain/edits.js'
 import { getExplore } from '../domain/explore.js'
 import { bookmarkPost, listBookmarks, unbookmarkPost } from '../domain/bookmarks.js'
 import { getPostDetail } from '../domain/comments.js'
+import { getHashtagPage } from '../domain/hashtag-pages.js'
 import { createPost, getFeed, getPostsByUser } from '../domain/posts.js'
 import { deletePost } from '../domain/removal.js'
 import { authedProcedure, optionalAuthProcedure, router } from '../trpc.js'
@@ -34,6 +35,9 @@ export const postsRouter = router({
       await deletePost(ctx.services, input.post_id, { userId: ctx.user.id })
       return null
     }),
+
+  /** A hashtag's public posts, newest first. */
+  hashtag: optionalAuthProcedure.input(hashtagPageInput).query(({ ctx, input }) => getHashtagPage(ctx.services, ctx.user?.id ?? null, input)),
 
   bookmark: authedProcedure.input(postIdInput).mutation(({ ctx, input }) => bookmarkPost(ctx.services.db, ctx.user.id, input.post_id, ctx.services.clock())),
 

@@ -73,3 +73,17 @@ export type PostDetail = z.output<typeof postDetailInput>
 
 export const postsByUserInput = z.object({ user_id: userRef, ...pagination })
 export type PostsByUserInput = z.input<typeof postsByUserInput>
+
+/**
+ * A hashtag as a path names it: `#` optional, any case; letters, digits and `_` of any script, up to
+ * 100, as hashtags.ts reads them from text. Lower-cased, without the `#`.
+ */
+export const hashtagTag = z
+  .string({ error: 'tag is required' })
+  .trim()
+  .transform((tag) => tag.replace(/^#/, '').toLowerCase())
+  .pipe(z.string().regex(/^[\p{L}\p{N}_]{1,100}$/u, 'tag must be 1 to 100 letters, digits or _ (the # is optional)'))
+
+/** A hashtag's page: its public posts, newest first. */
+export const hashtagPageInput = z.object({ tag: hashtagTag, ...pagination })
+export type HashtagPageInput = z.input<typeof hashtagPageInput>

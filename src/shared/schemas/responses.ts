@@ -182,6 +182,15 @@ export const post = z
 
 export const postPage = z.strictObject({ posts: z.array(post), ...paging }).meta({ id: 'PostPage', description: 'A page of posts, newest or most popular first' })
 
+export const hashtagPage = z
+  .strictObject({
+    tag: z.string().describe('Lower-case, without #'),
+    posts_count: count.describe('Public posts of public accounts using it'),
+    posts: z.array(post).describe('Its public posts the caller may see, newest first'),
+    ...paging,
+  })
+  .meta({ id: 'HashtagPage', description: "A hashtag's page of posts" })
+
 export const comment = z
   .strictObject({
     id: rowId,
@@ -271,6 +280,18 @@ export const storyFeed = z.array(storyFeedGroup).describe("The caller's own stor
 const hashtag = z
   .strictObject({ tag: z.string().describe('Lower-case, without #'), posts_count: count })
   .meta({ id: 'Hashtag', description: 'A hashtag and how many posts use it' })
+
+const trendingHashtag = z
+  .strictObject({
+    tag: z.string().describe('Lower-case, without #'),
+    posts_count: count,
+    recent_authors: count.describe('Distinct accounts that used it in public posts of the last week (of the newest 5,000 such posts)'),
+  })
+  .meta({ id: 'TrendingHashtag', description: 'A hashtag used lately by many accounts' })
+
+export const trending = z
+  .strictObject({ hashtags: z.array(trendingHashtag).describe('Most trending first: recent distinct authors, the newer the more each counts') })
+  .meta({ id: 'Trending', description: 'Hashtags trending now' })
 
 export const userSearch = z.strictObject({ users: z.array(userSummary) }).meta({ id: 'UserSearch', description: 'Users matching the query' })
 export const postSearch = z.strictObject({ posts: z.array(post) }).meta({ id: 'PostSearch', description: 'Public posts matching the query' })
