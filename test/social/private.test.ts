@@ -16,8 +16,9 @@ type Role = 'stranger' | 'requester' | 'follower' | 'blocked' | 'owner'
 
 /**
  * Olive's account is private. She has a public post and a followers-only one (both tagged and with
- * a word only they use), a public story, and a comment under carol's public post; fred follows her
- * (approved), rita has asked to, sam is a stranger, and olive blocked bert.
+ * a word only they use), a public story, a comment under carol's public post, and a comment with a
+ * reply under her public post; fred follows her (approved), rita has asked to, sam is a stranger,
+ * and olive blocked bert. Everyone but olive saved her public post while she was public.
  */
 async function network() {
   const server = await startTestServer()
@@ -30,19 +31,22 @@ async function network() {
   // Everyone follows carol (so her post is in their feeds); fred follows olive while she is public.
   for (const who of [olive, fred, rita, sam, bert]) await followUser(server, who.token, carol.id)
   await followUser(server, fred.token, olive.id)
-  const made = await call(olive, 'PUT', '/user/update', { is_private: true })
-  assert.is(made.is_private, true)
   const publicPost = await post(server, olive.token, { content: 'zqolive public #zqolivetag' })
   const followersPost = await post(server, olive.token, { content: 'zqolive followers only #zqolivetag', is_public: false })
   const story = await call(olive, 'POST', '/stories/create', { content_type: 'text', text_content: 'olive story', privacy_type: 'public' })
   const carolPost = await post(server, carol.token, { content: 'carol says hi' })
   const comment = await call(olive, 'POST', `/interactions/comment/${carolPost.id}`, { content: 'olive was here' })
+  const thread = await call(fred, 'POST', `/interactions/comment/${publicPost.id}`, { content: 'nice' })
+  await call(olive, 'POST', `/interactions/comment/${publicPost.id}`, { content: 'thanks', parent_id: thread.id })
+  for (const who of [fred, rita, sam, bert]) await call(who, 'POST', `/posts/${publicPost.id}/bookmark`)
+  const made = await call(olive, 'PUT', '/user/update', { is_private: true })
+  assert.is(made.is_private, true)
   const requested = await server.request('POST', `${API}/user/follow/${olive.id}`, { token: rita.token })
   assert.equal([requested.status, requested.body.message, requested.body.data.is_following, requested.body.data.follow_requested], [200, 'Follow requested', false, true])
   await call(olive, 'POST', `/user/block/${bert.id}`)
   await server.services.fanout.drain()
   const roles: Record<Role, RegisteredUser> = { stranger: sam, requester: rita, follower: fred, blocked: bert, owner: olive }
-  return { server, olive, carol, roles, publicPost: publicPost.id, followersPost: followersPost.id, story: story.id, carolPost: carolPost.id, comment: comment.id }
+  return { server, olive, carol, roles, publicPost: publicPost.id, followersPost: followersPost.id, story: story.id, carolPost: carolPost.id, comment: comment.id, thread: thread.id }
 }
 
 type Network = Awaited<ReturnType<typeof network>>
@@ -77,6 +81,10 @@ async function sees(net: Network, viewer: RegisteredUser) {
     'story view': await status(`/stories/view/${net.story}`),
     'story feed': storyFeed.some((group) => group.user_id === olive.id),
     'her comment under a public post': ids(detail.comments).includes(net.comment),
+    'hashtag page': ids((await get('/posts/hashtag/zqolivetag')).body.data.posts).includes(net.publicPost),
+    'saved before she went private': ids((await get('/posts/bookmarks')).body.data.posts).includes(net.publicPost),
+    'save the public post': (await server.request('POST', `${API}/posts/${net.publicPost}/bookmark`, { token: viewer.token })).status,
+    'replies under her post': await status(`/comments/${net.thread}/replies`),
   }
 }
 
@@ -98,6 +106,10 @@ const hidden = {
   'story view': 404,
   'story feed': false,
   'her comment under a public post': true,
+  'hashtag page': false,
+  'saved before she went private': false,
+  'save the public post': 404,
+  'replies under her post': 404,
 }
 const shown = {
   ...hidden,
@@ -113,13 +125,18 @@ const shown = {
   'search posts': true,
   'story view': 200,
   'story feed': true,
+  'hashtag page': true,
+  'saved before she went private': true,
+  'save the public post': 200,
+  'replies under her post': 200,
 }
 
 const expected: Record<Role, Record<string, unknown>> = {
   stranger: hidden,
   requester: { ...hidden, 'follow requested': true },
   follower: shown,
-  owner: shown,
+  // She never saved it: her list is empty either way.
+  owner: { ...shown, 'saved before she went private': false },
   // A block hides the account as if it did not exist (safety.md), private or not.
   blocked: {
     ...hidden,

@@ -80,12 +80,18 @@ function profileLines(p: UserProfile): string[] {
   ]
 }
 
+/** Each image or video of a post with its alt text (a post of the spec's, with `image` only, as one). */
+function mediaLines(p: Post): string[] {
+  const items = p.media?.length ? p.media : p.image ? [{ path: p.image, alt: '', type: 'image' as const }] : []
+  return items.map((item) => `  [${item.type ?? 'file'}] ${item.path}${item.alt ? ` (alt: ${item.alt})` : ''}`)
+}
+
 function postLines(p: Post, now: Date): string[] {
   return [
     `#${p.id} ${displayName(p)} · ${timeAgo(p.created_at, now)}${p.is_public === false ? ' · private' : ''}`,
     ...(p.content ? p.content.split('\n').map((line) => `  ${line}`) : []),
-    ...(p.image ? [`  [image] ${p.image}`] : []),
-    `  ${plural(p.likes_count, 'like')}${p.user_liked ? ' (you liked)' : ''} · ${plural(p.comments_count, 'comment')}`,
+    ...mediaLines(p),
+    `  ${plural(p.likes_count, 'like')}${p.user_liked ? ' (you liked)' : ''} · ${plural(p.comments_count, 'comment')}${p.bookmarked ? ' · saved' : ''}`,
   ]
 }
 

@@ -91,9 +91,15 @@ function PostCard({ post, now, comments }: { post: Post; now: Date; comments?: A
         {post.is_public === false ? <Text color="yellow"> · private</Text> : null}
       </Text>
       {post.content ? <RichText text={post.content} /> : null}
-      {post.image ? <Text color="blue">▣ {post.image}</Text> : null}
+      {(post.media?.length ? post.media : post.image ? [{ path: post.image, alt: '', type: 'image' as const }] : []).map((item) => (
+        <Text key={item.path} color="blue">
+          {item.type === 'video' ? '▶' : '▣'} {item.path}
+          {item.alt ? <Text dimColor> — {item.alt}</Text> : null}
+        </Text>
+      ))}
       <Text>
         <Text color={post.user_liked ? 'red' : undefined}>{post.user_liked ? '♥' : '♡'}</Text> {post.likes_count} · 💬 {post.comments_count}
+        {post.bookmarked ? <Text color="yellow"> · saved</Text> : null}
       </Text>
       {comments ? (
         <Box flexDirection="column" marginTop={1}>
