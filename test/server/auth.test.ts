@@ -39,6 +39,7 @@ auth('register answers 201 with a Session and logs in at once', async ({ server 
     bio: '',
     avatar: '',
     ...noAvatar,
+    avatar_alt: '',
     is_verified: false,
     followers_count: 0,
     following_count: 0,

@@ -127,8 +127,10 @@ test('operation ids are unique and read like the procedure or path', () => {
 test('posts.create takes the fields of its zod schema as a JSON body, answers 201 with the envelope', () => {
   const create = operation('POST', '/api/mobile/posts/create')
   const body = create.requestBody.content['application/json'].schema
-  assert.equal(Object.keys(body.properties).sort(), ['content', 'image', 'is_public'])
+  assert.equal(Object.keys(body.properties).sort(), ['content', 'image', 'is_public', 'media'])
   assert.is(body.properties.content.maxLength, 2200)
+  assert.is(body.properties.media.maxItems, 10)
+  assert.is(body.properties.media.items.properties.alt.maxLength, 1500)
   assert.is(body.properties.is_public.type, 'boolean')
   assert.ok(create.responses['201'], 'created')
   assert.not.ok(create.responses['200'])
@@ -151,7 +153,7 @@ test('path fields become path parameters; the rest are query parameters on GET, 
   const edit = operation('PUT', '/api/mobile/posts/{post_id}')
   assert.equal(edit.parameters.map((p: any) => p.name), ['post_id'])
   const editBody = edit.requestBody.content['application/json'].schema
-  assert.equal(Object.keys(editBody.properties).sort(), ['content', 'image', 'is_public'])
+  assert.equal(Object.keys(editBody.properties).sort(), ['content', 'image', 'is_public', 'media'])
   // A field the route cannot apply admits no value (and says why); the ones it does not know are ignored.
   assert.equal(editBody.properties.image.not, {})
   assert.match(editBody.properties.image.description, /^Refused: image cannot be changed/)

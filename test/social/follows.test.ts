@@ -104,6 +104,7 @@ test('followers and following lists: UserSummary, newest first, paged, is_follow
     avatar_width: null,
     avatar_height: null,
     avatar_blurhash: null,
+    avatar_alt: '',
     is_verified: false,
     is_following: true,
     is_private: false,

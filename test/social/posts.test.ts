@@ -24,7 +24,7 @@ test('create answers 201 with the Post, public by default, and counts the post o
   assert.is(res.body.status, 'success')
   const created = res.body.data
   assert.equal(Object.keys(created).sort(), [
-    'avatar', 'avatar_blurhash', 'avatar_height', 'avatar_width', 'comments_count', 'content', 'created_at', 'edited_at', 'full_name', 'id', 'image',
+    'avatar', 'avatar_blurhash', 'avatar_height', 'avatar_width', 'bookmarked', 'comments_count', 'content', 'created_at', 'edited_at', 'full_name', 'id', 'image',
     'image_blurhash', 'image_height', 'image_width', 'is_public', 'is_verified', 'likes_count', 'media', 'mentions', 'user_id', 'user_liked', 'username',
   ])
   // A file recorded without its metadata (as before issue 13) answers nulls.

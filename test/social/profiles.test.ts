@@ -31,6 +31,7 @@ test('profile has live counts and is_following for the caller', async () => {
       avatar_width: null,
       avatar_height: null,
       avatar_blurhash: null,
+      avatar_alt: '',
       is_verified: false,
       followers_count: 1,
       following_count: 0,
