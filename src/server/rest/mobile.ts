@@ -67,10 +67,10 @@ export const mobileRoutes: Route[] = [
   { method: 'GET', path: '/posts/user/:user_id', procedure: 'posts.byUser', summary: "A page of a user's posts", output: data.postPage },
   { method: 'GET', path: '/posts/hashtag/:tag', procedure: 'posts.hashtag', summary: "A hashtag's public posts, newest first", output: data.hashtagPage },
   { method: 'GET', path: '/posts/bookmarks', procedure: 'posts.bookmarks', input: ({ query }) => query, summary: "The caller's saved posts, newest saved first", output: data.postPage },
+  { method: 'DELETE', path: '/posts/:post_id', procedure: 'posts.delete', input: ({ params }) => params, message: 'Post deleted', summary: "Delete one of the caller's posts", output: data.nothing },
+  { method: 'PUT', path: '/posts/:post_id', procedure: 'posts.edit', input: ({ body, params }) => ({ ...body, ...params }), message: 'Post updated', summary: "Edit the text, visibility or alt text of one of the caller's posts", output: data.post },
   { method: 'POST', path: '/posts/:post_id/bookmark', procedure: 'posts.bookmark', input: ({ params }) => params, message: 'Post saved', summary: 'Save a post to look at later', output: data.bookmarkState },
   { method: 'DELETE', path: '/posts/:post_id/bookmark', procedure: 'posts.unbookmark', input: ({ params }) => params, message: 'Post unsaved', summary: 'Take a post out of the saved ones', output: data.bookmarkState },
-  { method: 'DELETE', path: '/posts/:post_id', procedure: 'posts.delete', input: ({ params }) => params, message: 'Post deleted', summary: "Delete one of the caller's posts", output: data.nothing },
-  { method: 'PUT', path: '/posts/:post_id', procedure: 'posts.edit', input: ({ body, params }) => ({ ...body, ...params }), message: 'Post updated', summary: "Edit the text or visibility of one of the caller's posts", output: data.post },
 
   // interactions
   { method: 'POST', path: '/interactions/like/:post_id', procedure: 'interactions.like', input: ({ params }) => params, message: 'Post liked', summary: 'Like a post', output: data.likeState },
