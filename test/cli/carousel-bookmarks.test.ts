@@ -1,5 +1,5 @@
 /**
- * `plaza social post create --image A --image B --alt ...`, `post edit --alt`, `comment --reply-to`,
+ * `plaza social post create --image A --image B --alt ...`, `post edit --alt`, `story create --alt`, `comment --reply-to`,
  * `replies`, `bookmark`, `unbookmark`, `bookmarks`, `hashtag TAG` and `trending`: embedded, two
  * accounts on one data directory.
  */
@@ -41,6 +41,11 @@ test('a carousel with alt text, its alt edited; a reply and the replies; saving;
   assert.equal(edited.media.map((m: { alt: string }) => m.alt), ['Fishing boats at dawn', 'A gull'])
   assert.is((await ida.run(['social', 'post', 'edit', '1', '--alt', 'x', '--alt', 'y', '--alt', 'z'])).code, 2, 'more alt texts than images')
   assert.is((await ida.run(['social', 'post', 'create', 'x', '--alt', 'no image'])).code, 2)
+  // A story's picture takes alt text too.
+  const story = await ida.run(['social', 'story', 'create', '--image', a, '--alt', 'A harbour at dawn'])
+  assert.is(story.code, 0, story.stderr)
+  assert.match(story.stdout, /\[image\] uploads\/stories\/\S+\.png \(alt: A harbour at dawn\)/)
+  assert.is((await ida.run(['social', 'story', 'create', '--text', 'hi', '--alt', 'no image'])).code, 2)
 
   // A comment and a reply to it.
   const comment = await jon.json(['social', 'comment', '1', 'Lovely'])

@@ -47,6 +47,7 @@ async function everyList(id: number, word: string) {
     search: find((await get(`/search/posts?q=${word}`)).posts),
     'search all': find((await get(`/search/all?q=${word}`)).posts),
     bookmarks: find((await get('/posts/bookmarks')).posts),
+    hashtag: find((await get(`/posts/hashtag/${word}`)).posts),
   } as Record<string, { image: string; media: unknown[]; edited_at: string | null } | undefined>
 }
 
@@ -58,7 +59,7 @@ test('a carousel of nine images and a video, with alt text, round-trips through 
   const alt = (i: number) => `item ${i}: ${'é'.repeat(i)} described`
   const res = await server.request('POST', `${API}/posts/create`, {
     token: ann.token,
-    body: { content: 'zqcarousel ten things', media: uploads.map((u, i) => ({ path: u.path, alt: alt(i) })) },
+    body: { content: 'zqcarousel ten things #zqcarousel', media: uploads.map((u, i) => ({ path: u.path, alt: alt(i) })) },
   })
   assert.is(res.status, 201, JSON.stringify(res.body))
   const expected = uploads.map((u, i) => ({
@@ -159,6 +160,25 @@ test('alt text on avatars: set with the avatar or after it, shown on the profile
   assert.equal([both.body.data.avatar, both.body.data.avatar_alt], [avatar.body.data.path, 'Back to the first'])
   const removed = await server.request('PUT', `${API}/user/update`, { token: bob.token, body: { avatar: null } })
   assert.equal([removed.body.data.avatar, removed.body.data.avatar_alt], ['', ''])
+})
+
+test("alt text on a story's image or video: kept and shown with it; refused on a text story and past 1,500 characters", async () => {
+  const picture = await upload(server, 'story', ann.token, await solidImage(90, 160, 'png'), 'story.png', 'image/png')
+  assert.is(picture.status, 201, JSON.stringify(picture.body))
+  const create = (body: Record<string, unknown>) => server.request('POST', `${API}/stories/create`, { token: ann.token, body })
+  const made = await create({ content_type: 'image', media_url: picture.body.data.path, media_alt: '  A pier at low tide  ' })
+  assert.is(made.status, 201, JSON.stringify(made.body))
+  assert.is(made.body.data.media_alt, 'A pier at low tide')
+  const viewed = await server.request('GET', `${API}/stories/view/${made.body.data.id}`, { token: bob.token })
+  assert.is(viewed.body.data.media_alt, 'A pier at low tide')
+  // None given: "" (a spec client's story), as for a text story.
+  const plain = await create({ content_type: 'image', media_url: picture.body.data.path })
+  assert.is(plain.body.data.media_alt, '')
+  assert.is((await create({ content_type: 'text', text_content: 'hi' })).body.data.media_alt, '')
+  const onText = await create({ content_type: 'text', text_content: 'hi', media_alt: 'words' })
+  assert.equal([onText.status, onText.body.message], [400, 'media_alt describes the image or video of a story: a text story has none'])
+  const tooLong = await create({ content_type: 'image', media_url: picture.body.data.path, media_alt: 'x'.repeat(1501) })
+  assert.equal([tooLong.status, tooLong.body.message], [400, 'media_alt must be at most 1500 characters'])
 })
 
 test.run()

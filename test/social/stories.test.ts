@@ -38,6 +38,7 @@ test('a text story is created with the spec fields, documented defaults and a 24
     id: story.id,
     content_type: 'text',
     media_url: '',
+    media_alt: '',
     media_width: null,
     media_height: null,
     media_blurhash: null,

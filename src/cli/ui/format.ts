@@ -115,7 +115,7 @@ function notificationLine(n: Notification, now: Date): string {
 }
 
 function storyLines(s: Story, now: Date): string[] {
-  const body = s.content_type === 'text' ? s.text_content ?? '' : `[${s.content_type}] ${s.media_url}`
+  const body = s.content_type === 'text' ? s.text_content ?? '' : `[${s.content_type}] ${s.media_url}${s.media_alt ? ` (alt: ${s.media_alt})` : ''}`
   return [
     `story ${s.id} ${displayName(s)} · ${timeAgo(s.created_at, now)} · ${plural(s.views_count, 'view')} · ${s.privacy_type}`,
     `  ${body}`,

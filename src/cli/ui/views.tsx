@@ -160,6 +160,7 @@ function StoryCard({ story, now }: { story: Story; now: Date }) {
       ) : (
         <Text color="blue">
           ▣ {story.content_type} {story.media_url}
+          {story.media_alt ? ` (alt: ${story.media_alt})` : ''}
         </Text>
       )}
     </Box>

@@ -266,6 +266,8 @@ export const stories = sqliteTable(
       .references(() => users.id, { onDelete: 'cascade' }),
     contentType: text('content_type', { enum: ['text', 'image', 'video'] }).notNull(),
     mediaUrl: text('media_url').notNull().default(''),
+    /** media_url described for screen readers ('' for none, and for a text story). */
+    mediaAlt: text('media_alt').notNull().default(''),
     textContent: text('text_content'),
     backgroundColor: text('background_color').notNull().default('#000000'),
     textColor: text('text_color').notNull().default('#FFFFFF'),

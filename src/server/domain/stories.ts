@@ -42,6 +42,7 @@ export async function createStory(db: Db, reads: ReadDb, author: Pick<UserRow, '
         userId: author.id,
         contentType: input.content_type,
         mediaUrl: input.media_url ?? '',
+        mediaAlt: input.content_type === 'text' ? '' : (input.media_alt ?? ''),
         textContent: input.text_content ?? null,
         backgroundColor: input.background_color,
         textColor: input.text_color,

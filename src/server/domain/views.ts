@@ -45,6 +45,7 @@ export function toStory(story: StoryRow, author: Author): Bare<Story> {
     id: story.id,
     content_type: story.contentType,
     media_url: story.mediaUrl,
+    media_alt: story.mediaAlt,
     text_content: story.textContent,
     mentions: toMentions(story.mentions),
     background_color: story.backgroundColor,

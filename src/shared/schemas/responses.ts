@@ -237,6 +237,7 @@ export const story = z
     id: rowId,
     content_type: z.enum(STORY_CONTENT_TYPES),
     media_url: mediaPath('The image or video'),
+    media_alt: z.string().describe('`media_url` described for screen readers; "" for none (and for a text story)'),
     text_content: z.string().nullable(),
     mentions: z.array(mention).describe('The accounts `text_content` names (`@username`), in order; [] when none'),
     background_color: color,

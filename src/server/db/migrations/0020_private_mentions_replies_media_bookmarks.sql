@@ -3,8 +3,9 @@
 -- names, resolved when it is written, as a small JSON array, null for none); replies (a comment's
 -- parent_id and a top-level comment's replies_count; the post's comments index gains parent_id, so
 -- its top-level comments and each comment's replies are ranges of one index); carousels with alt
--- text (posts.media, null when `image` says it all) and alt text on avatars; bookmarks (a link
--- table WITHOUT ROWID like likes, keyed by post then user, listed by user and time).
+-- text (posts.media, null when `image` says it all), alt text on avatars and on a story's media
+-- (stories.media_alt); bookmarks (a link table WITHOUT ROWID like likes, keyed by post then user,
+-- listed by user and time).
 CREATE TABLE `bookmarks` (
 	`post_id` integer NOT NULL,
 	`user_id` integer NOT NULL,
@@ -33,6 +34,7 @@ ALTER TABLE `comments` ADD `replies_count` integer DEFAULT 0 NOT NULL;--> statem
 CREATE INDEX `comments_post_parent_created_idx` ON `comments` (`post_id`,`parent_id`,`created_at`);--> statement-breakpoint
 ALTER TABLE `posts` ADD `mentions` text;--> statement-breakpoint
 ALTER TABLE `posts` ADD `media` text;--> statement-breakpoint
+ALTER TABLE `stories` ADD `media_alt` text DEFAULT '' NOT NULL;--> statement-breakpoint
 ALTER TABLE `stories` ADD `mentions` text;--> statement-breakpoint
 ALTER TABLE `users` ADD `avatar_alt` text DEFAULT '' NOT NULL;--> statement-breakpoint
 ALTER TABLE `users` ADD `is_private` integer DEFAULT false NOT NULL;
