@@ -111,7 +111,7 @@ export const mobileRoutes: Route[] = [
 
   // uploads: multipart with the file in field `file` (POST /upload/comment is an extra path)
   { method: 'POST', path: '/upload/avatar', handle: handleUpload('avatars'), auth: 'bearer', multipart: 'file', errors: POOL_ERRORS, status: 201, summary: "Upload an image and make it the caller's avatar", output: data.uploadResult },
-  { method: 'POST', path: '/upload/post', handle: handleUpload('posts'), auth: 'bearer', multipart: 'file', errors: POOL_ERRORS, status: 201, summary: 'Upload an image for a post', output: data.uploadResult },
+  { method: 'POST', path: '/upload/post', handle: handleUpload('posts'), auth: 'bearer', multipart: 'file', errors: POOL_ERRORS, status: 201, summary: 'Upload an image or video for a post (a carousel takes up to 10)', output: data.uploadResult },
   { method: 'POST', path: '/upload/story', handle: handleUpload('stories'), auth: 'bearer', multipart: 'file', errors: POOL_ERRORS, status: 201, summary: 'Upload an image or video for a story', output: data.uploadResult },
   { method: 'POST', path: '/upload/comment', handle: handleUpload('comments'), auth: 'bearer', multipart: 'file', errors: POOL_ERRORS, status: 201, summary: 'Upload an image for a comment', output: data.uploadResult },
 ]
