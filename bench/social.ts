@@ -170,7 +170,9 @@ function loadFixtures(network: SeededNetwork, rng: () => number): Fixtures {
   const users = network.manifest.options.users
   const posts = network.manifest.options.posts
   const sample = Array.from({ length: Math.min(20_000, posts) }, () => 1 + Math.floor(rng() * posts))
-  const publicPosts = ids(`SELECT id FROM posts WHERE is_public = 1 AND id IN (${sample.join(',')})`)
+  // Posts anyone may see: public, and (since issue 49 seeds private accounts) not a private account's.
+  const privateAuthors = db.prepare("SELECT 1 FROM pragma_table_info('users') WHERE name = 'is_private'").get() ? 'AND user_id NOT IN (SELECT id FROM users WHERE is_private = 1)' : ''
+  const publicPosts = ids(`SELECT id FROM posts WHERE is_public = 1 ${privateAuthors} AND id IN (${sample.join(',')})`)
   const writesSeed = (db.prepare('SELECT coalesce(max(id), 0) AS id FROM notifications').get() as { id: number }).id
   const userSample = Array.from({ length: Math.min(2000, users) }, () => 1 + Math.floor(rng() * users))
   const usernames = (db.prepare(`SELECT username FROM users WHERE id IN (${userSample.join(',')})`).all() as Array<{ username: string }>).map((row) => row.username)

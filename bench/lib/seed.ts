@@ -42,6 +42,12 @@ export interface SeedOptions {
 
 export interface NetworkCounts {
   users: number
+  /** Issue 49's features: private accounts (and their pending follow requests), replies among the comments, posts with mentions, carousels. */
+  privateUsers?: number
+  followRequests?: number
+  replies?: number
+  mentionPosts?: number
+  carousels?: number
   follows: number
   posts: number
   publicPosts: number
@@ -156,7 +162,7 @@ export async function seedNetwork(dir: string, options: SeedOptions): Promise<Se
     db.exec('PRAGMA threads = 2')
   } catch {}
 
-  const BULK_TABLES = ['users', 'sessions', 'follows', 'posts', 'likes', 'comments', 'hashtags', 'post_hashtags', 'notifications']
+  const BULK_TABLES = ['users', 'sessions', 'follows', 'posts', 'likes', 'comments', 'hashtags', 'post_hashtags', 'notifications', 'uploads', 'follow_requests']
   const inList = BULK_TABLES.map((t) => `'${t}'`).join(',')
   const indexes = db.prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN (${inList})`).all() as Array<{ name: string; sql: string }>
   // Only the FTS triggers are dropped (the load fills the FTS tables in one pass); any other trigger keeps firing.
@@ -166,7 +172,25 @@ export async function seedNetwork(dir: string, options: SeedOptions): Promise<Se
 
   const rng = mulberry32(resolved.seed)
   const { users: N, now } = resolved
-  const counts: NetworkCounts = { users: N, follows: 0, posts: 0, publicPosts: 0, likes: 0, comments: 0, notifications: 0, hashtags: 0, coffeePosts: 0 }
+  const counts: NetworkCounts = {
+    users: N,
+    follows: 0,
+    posts: 0,
+    publicPosts: 0,
+    likes: 0,
+    comments: 0,
+    notifications: 0,
+    hashtags: 0,
+    coffeePosts: 0,
+    privateUsers: 0,
+    followRequests: 0,
+    replies: 0,
+    mentionPosts: 0,
+    carousels: 0,
+  }
+  // Issue 49's features draw from a generator of their own, so the rest of the network is what the
+  // same seed always made (the same follows, posts, likes and comments as before them).
+  const rng49 = mulberry32(resolved.seed ^ 0x49)
   const notes = new NotificationBuffer()
 
   // Users: joined over the two years before `now`, in id order. Popularity ranks are a random permutation.
@@ -178,6 +202,7 @@ export async function seedNetwork(dir: string, options: SeedOptions): Promise<Se
     'INSERT INTO users (id, username, email, password_hash, full_name, bio, avatar, is_verified, followers_count, following_count, posts_count, created_at) VALUES (?, ?, ?, ?, ?, ?, \'\', ?, 0, 0, 0, ?)',
   )
   const insertSession = db.prepare('INSERT INTO sessions (user_id, token_hash, created_at, expires_at) VALUES (?, ?, ?, ?)')
+  const handles: string[] = ['']
   transaction(db, () => {
     for (let id = 1; id <= N; id++) {
       const created = now - 2 * 365 * DAY + Math.floor(((id - 1) / N) * (2 * 365 - 1) * DAY)
@@ -187,11 +212,24 @@ export async function seedNetwork(dir: string, options: SeedOptions): Promise<Se
       // A few handles start with a hobby word, so user search has something to find.
       const handle = rng() < 0.01 ? `${pick(HOBBIES, rng)}_${first.toLowerCase()}${id}` : `${first.toLowerCase()}_${last.toLowerCase()}${id}`
       const bio = rng() < 0.5 ? `${pick(HOBBIES, rng)} and ${pick(HOBBIES, rng)}` : ''
+      handles.push(handle)
       insertUser.run(id, handle, `${handle}@example.com`, passwordHash, `${first} ${last}`, bio, rankOf[id] < N / 100 ? 1 : 0, created)
       insertSession.run(id, hashToken(benchToken(resolved.seed, id)), now, now + SESSION_LIFETIME_MS)
     }
   })
-  phase(`users and sessions (${N})`)
+  // About 3% of the accounts are private (none of the most followed: those are public figures).
+  const isPrivate = new Uint8Array(N + 1)
+  const makePrivate = db.prepare('UPDATE users SET is_private = 1 WHERE id = ?')
+  transaction(db, () => {
+    for (let id = 1; id <= N; id++) {
+      if (rankOf[id] >= N / 100 && rng49() < 0.03) {
+        isPrivate[id] = 1
+        makePrivate.run(id)
+        counts.privateUsers!++
+      }
+    }
+  })
+  phase(`users and sessions (${N}, ${counts.privateUsers} private)`)
 
   // Follows: most users follow 100-200 accounts, some few, some many; targets are drawn 70% from
   // a steep power law over popularity (a handful of accounts end up followed by most users), 30% uniformly.
@@ -244,6 +282,36 @@ export async function seedNetwork(dir: string, options: SeedOptions): Promise<Se
   db.exec('COMMIT')
   phase(`follows (${counts.follows})`)
 
+  /** Whether `a` follows `b`: a binary search of a's targets (kept ascending). */
+  const followsUser = (a: number, b: number): boolean => {
+    let lo = followStart[a]
+    let hi = followStart[a + 1] - 1
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1
+      if (followTargets[mid] === b) return true
+      if (followTargets[mid] < b) lo = mid + 1
+      else hi = mid - 1
+    }
+    return false
+  }
+  // Two pending requests to follow each private account, from accounts that do not follow it, each
+  // with the owner's follow_request notification (its id set on the request once notifications are in).
+  const insertRequest = db.prepare('INSERT INTO follow_requests (requester_id, target_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING')
+  transaction(db, () => {
+    for (let id = 1; id <= N; id++) {
+      if (!isPrivate[id]) continue
+      for (let k = 0; k < 2; k++) {
+        const requester = 1 + Math.floor(rng49() * N)
+        if (requester === id || followsUser(requester, id)) continue
+        const at = now - Math.floor(rng49() * 20 * DAY)
+        if (insertRequest.run(requester, id, at).changes === 0) continue
+        notes.push(id, requester, NOTE_FOLLOW_REQUEST, 0, at)
+        counts.followRequests!++
+      }
+    }
+  })
+  phase(`follow requests (${counts.followRequests})`)
+
   // Posts: one every (year / posts), authors half uniform, half weighted to the popular.
   const P = resolved.posts
   const author = new Int32Array(P + 1)
@@ -269,20 +337,58 @@ export async function seedNetwork(dir: string, options: SeedOptions): Promise<Se
 
   const tagIds = new Map<string, number>()
   const tagPublicPosts: number[] = []
-  const insertPost = db.prepare('INSERT INTO posts (id, user_id, content, image, is_public, likes_count, comments_count, created_at) VALUES (?, ?, ?, \'\', ?, ?, ?, ?)')
+  const insertPost = db.prepare('INSERT INTO posts (id, user_id, content, image, media, mentions, is_public, likes_count, comments_count, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
+  const insertUpload = db.prepare("INSERT INTO uploads (user_id, kind, path, mime, size, width, height, blurhash, created_at) VALUES (?, 'posts', ?, 'image/jpeg', ?, ?, ?, ?, ?)")
+  const setRepliesCount = db.prepare('UPDATE comments SET replies_count = ? WHERE id = ?')
+  let commentId = 0
   const insertPostTag = db.prepare('INSERT INTO post_hashtags (post_id, hashtag_id) VALUES (?, ?)')
   const insertLike = db.prepare('INSERT INTO likes (post_id, user_id, created_at) VALUES (?, ?, ?)')
-  const insertComment = db.prepare('INSERT INTO comments (post_id, user_id, content, image, created_at) VALUES (?, ?, ?, \'\', ?)')
+  const insertComment = db.prepare('INSERT INTO comments (id, post_id, user_id, content, image, created_at, parent_id) VALUES (?, ?, ?, ?, \'\', ?, ?)')
   const picked = new Set<number>()
   const uniform = () => 1 + Math.floor(rng() * N)
   batch = 0
   db.exec('BEGIN')
   for (let p = 1; p <= P; p++) {
-    const { text, tags, coffee } = postText(rng)
+    const written = postText(rng)
+    const { tags } = written
+    let { text, coffee } = written
     const a = author[p]
     const created = postCreated[p]
     const likers = likesOf[p] > (N - 1) / 3 ? distinctByShuffle(N, likesOf[p], 0, rng) : distinctBySampling(N, likesOf[p], 0, picked, rng, uniform)
-    insertPost.run(p, a, text, postPublic[p], likers.length, commentsOf[p], created)
+    // About 5% of posts name one or two accounts (@handle at the end), told when they may see the post.
+    let mentions: string | null = null
+    if (rng49() < 0.05) {
+      const named: Array<[number, string, number, number]> = []
+      for (let k = rng49() < 0.7 ? 1 : 2; k > 0; k--) {
+        const m = 1 + Math.floor(rng49() * N)
+        if (m === a || named.some((n) => n[0] === m)) continue
+        const start = text.length + 1
+        text += ` @${handles[m]}`
+        named.push([m, handles[m], start, text.length])
+        // A handle that starts with a hobby word adds that word to the text's search terms.
+        if (handles[m].startsWith('coffee_')) coffee = true
+        if ((postPublic[p] && !isPrivate[a]) || followsUser(m, a)) notes.push(m, a, NOTE_MENTION, p, created)
+      }
+      if (named.length > 0) {
+        mentions = JSON.stringify(named)
+        counts.mentionPosts!++
+      }
+    }
+    // About 2% of posts are carousels of 2 to 10 images, each with alt text, uploaded by the author.
+    let image = ''
+    let media: string | null = null
+    if (rng49() < 0.02) {
+      const items: Array<[string, string]> = []
+      for (let k = 0, n = 2 + Math.floor(rng49() * 9); k < n; k++) {
+        const path = `uploads/posts/s${resolved.seed}p${String(p).padStart(8, '0')}m${k}.jpg`
+        insertUpload.run(a, path, 150_000 + Math.floor(rng49() * 300_000), 1080, 810 + Math.floor(rng49() * 540), 'LEHV6nWB2yk8pyo0adR*.7kCMdnj', created)
+        items.push([path, `${pick(WORDS, rng49)} ${pick(WORDS, rng49)}, photo ${k + 1}`])
+      }
+      image = items[0][0]
+      media = JSON.stringify(items)
+      counts.carousels!++
+    }
+    insertPost.run(p, a, text, image, media, mentions, postPublic[p], likers.length, commentsOf[p], created)
     counts.posts++
     if (postPublic[p]) {
       counts.publicPosts++
@@ -295,7 +401,8 @@ export async function seedNetwork(dir: string, options: SeedOptions): Promise<Se
         tagIds.set(tag, id)
         tagPublicPosts.push(0)
       }
-      if (postPublic[p]) tagPublicPosts[id - 1]++
+      // Counted when anyone may see the post: public, by an account that is not private.
+      if (postPublic[p] && !isPrivate[a]) tagPublicPosts[id - 1]++
       insertPostTag.run(p, id)
     }
     for (const u of likers) {
@@ -307,11 +414,25 @@ export async function seedNetwork(dir: string, options: SeedOptions): Promise<Se
     const times: number[] = []
     for (let c = 0; c < commentsOf[p]; c++) times.push(created + Math.floor(rng() * (now - created)))
     times.sort((x, y) => x - y)
+    // About 30% of a post's later comments reply to one of its earlier top-level comments (one level,
+    // as the API makes them): the parent's author is told (reply), the post's author as for any comment.
+    const heads: Array<[id: number, author: number]> = []
+    const replies = new Map<number, number>()
     for (const at of times) {
       const u = uniform()
-      insertComment.run(p, u, commentText(rng), at)
-      notes.push(a, u, NOTE_COMMENT, p, at)
+      const head = heads.length > 0 && rng49() < 0.3 ? heads[Math.floor(rng49() * heads.length)] : null
+      insertComment.run(++commentId, p, u, commentText(rng), at, head ? head[0] : null)
+      if (head) {
+        replies.set(head[0], (replies.get(head[0]) ?? 0) + 1)
+        notes.push(head[1], u, NOTE_REPLY, p, at)
+        counts.replies!++
+        if (head[1] !== a) notes.push(a, u, NOTE_COMMENT, p, at)
+      } else {
+        heads.push([commentId, u])
+        notes.push(a, u, NOTE_COMMENT, p, at)
+      }
     }
+    for (const [id, n] of replies) setRepliesCount.run(n, id)
     counts.comments += times.length
     if ((batch += 1 + likers.length + times.length) > 500_000) {
       db.exec('COMMIT; BEGIN')
@@ -333,7 +454,7 @@ export async function seedNetwork(dir: string, options: SeedOptions): Promise<Se
   })
   const insertNote = db.prepare('INSERT INTO notifications (user_id, actor_id, type, post_id, is_read, created_at) VALUES (?, ?, ?, ?, ?, ?)')
   const order = notes.order()
-  const types = ['follow', 'like', 'comment']
+  const types = ['follow', 'like', 'comment', 'mention', 'reply', 'follow_request']
   db.exec('BEGIN')
   for (let i = 0; i < order.length; i++) {
     const n = order[i]
@@ -348,6 +469,9 @@ export async function seedNetwork(dir: string, options: SeedOptions): Promise<Se
 
   for (const index of indexes) db.exec(index.sql)
   phase(`indexes (${indexes.length})`)
+  // Each follow request keeps its notification's id (its approval or denial deletes it by key).
+  db.exec(`UPDATE follow_requests SET notification_id = (SELECT n.id FROM notifications n
+    WHERE n.user_id = follow_requests.target_id AND n.actor_id = follow_requests.requester_id AND n.type = 'follow_request')`)
   db.exec('INSERT INTO posts_fts(rowid, content) SELECT id, content FROM posts WHERE is_public = 1')
   db.exec('INSERT INTO users_fts(rowid, username, full_name) SELECT id, username, full_name FROM users')
   for (const trigger of triggers) db.exec(trigger.sql)
@@ -428,11 +552,21 @@ export function verifyNetwork(dbFile: string, expected?: NetworkCounts): VerifyR
            OR comments_count != (SELECT count(*) FROM comments WHERE post_id = p.id)`),
     0,
   )
+  // Since issue 49 a tag counts the posts anyone may see: public, by an account that is not private.
+  const listed = hasColumn(db, 'users', 'is_private') ? 'AND p.user_id NOT IN (SELECT id FROM users WHERE is_private = 1)' : ''
   check(
     'hashtags whose posts_count differs from their public posts',
-    one(`SELECT count(*) FROM hashtags h WHERE posts_count != (SELECT count(*) FROM post_hashtags ph JOIN posts p ON p.id = ph.post_id WHERE ph.hashtag_id = h.id AND p.is_public = 1)`),
+    one(`SELECT count(*) FROM hashtags h WHERE posts_count != (SELECT count(*) FROM post_hashtags ph JOIN posts p ON p.id = ph.post_id WHERE ph.hashtag_id = h.id AND p.is_public = 1 ${listed})`),
     0,
   )
+  if (hasColumn(db, 'comments', 'replies_count')) {
+    check(
+      'comments whose replies_count differs from their replies, or replies under a reply',
+      one(`SELECT count(*) FROM comments c WHERE replies_count != (SELECT count(*) FROM comments r WHERE r.post_id = c.post_id AND r.parent_id = c.id)
+             OR (c.parent_id IS NOT NULL AND c.replies_count != 0)`),
+      0,
+    )
+  }
   if (hasColumn(db, 'users', 'notifications_unread')) {
     check('sum(users.notifications_unread) = unread notification rows', one('SELECT sum(notifications_unread) FROM users'), one('SELECT count(*) FROM notifications WHERE is_read = 0'))
     check(
@@ -692,6 +826,9 @@ function allocate(total: number, weight: Float64Array, weightTotal: number, cap:
 const NOTE_FOLLOW = 0
 const NOTE_LIKE = 1
 const NOTE_COMMENT = 2
+const NOTE_MENTION = 3
+const NOTE_REPLY = 4
+const NOTE_FOLLOW_REQUEST = 5
 
 /** Notification events in growable typed arrays, sorted by time before insertion. */
 class NotificationBuffer {

@@ -23,6 +23,11 @@ export type UserProfile = z.infer<typeof schemas.userProfile>
 export type UserSummary = z.infer<typeof schemas.userSummary>
 export type Post = z.infer<typeof schemas.post>
 export type Comment = z.infer<typeof schemas.comment>
+export type Mention = Post['mentions'][number]
+/** One image or video of a post (its `media`). */
+export type PostMedia = Post['media'][number]
+/** A top-level comment with its first replies (post detail). */
+export type CommentThread = z.infer<typeof schemas.commentThread>
 export type Story = z.infer<typeof schemas.story>
 export type StoryFeedGroup = z.infer<typeof schemas.storyFeedGroup>
 export type NotificationType = z.infer<typeof schemas.notificationType>

@@ -17,12 +17,15 @@ const post: Post = {
   image_width: 640,
   image_height: 480,
   image_blurhash: 'LEHV6nWB2yk8pyo0adR*.7kCMdnj',
+  media: [{ path: 'uploads/posts/abcdefgh1234.png', alt: 'A tea party', type: 'image', width: 640, height: 480, blurhash: 'LEHV6nWB2yk8pyo0adR*.7kCMdnj', poster_url: null }],
   is_public: true,
   likes_count: 3,
   comments_count: 1,
   user_liked: true,
+  bookmarked: false,
   created_at: '2026-03-01 11:55:00',
   edited_at: null,
+  mentions: [],
   user_id: 1,
   username: 'alice',
   full_name: 'Alice Liddell',
@@ -77,12 +80,24 @@ test('splitHashtags finds #tags (letters, digits, _) and keeps the rest', () => 
 test('plain text: post, list with a next-page hint, notifications', () => {
   assert.is(
     viewText({ kind: 'post', post }, NOW),
-    '#7 @alice ✓ (Alice Liddell) · 5m ago\n  Tea at four #wonderland #tea_party\n  [image] uploads/posts/abcdefgh1234.png\n  3 likes (you liked) · 1 comment',
+    '#7 @alice ✓ (Alice Liddell) · 5m ago\n  Tea at four #wonderland #tea_party\n  [image] uploads/posts/abcdefgh1234.png (alt: A tea party)\n  3 likes (you liked) · 1 comment',
   )
   const list = viewText({ kind: 'posts', posts: [post], page: 1, has_more: true, empty: 'none' }, NOW)
   assert.match(list, /\n\nmore on page 2 \(--page 2\)$/)
   assert.is(viewText({ kind: 'posts', posts: [], page: 1, has_more: false, empty: 'nothing here' }, NOW), 'nothing here')
   assert.is(viewText({ kind: 'notifications', notifications: [notification] }, NOW), '• 31  @bob liked your post: "Tea at four" · 3h ago')
+})
+
+test('plain text: a thread shows its first replies indented and how many more there are', () => {
+  const author = { user_id: 2, username: 'bob', full_name: '', avatar: '', avatar_width: null, avatar_height: null, avatar_blurhash: null, is_verified: false }
+  const comment = (id: number, content: string, parent_id: number | null, replies_count = 0) => ({
+    id, content, image: '', image_width: null, image_height: null, image_blurhash: null, created_at: '2026-03-01 11:55:00', mentions: [], parent_id, replies_count, ...author,
+  })
+  const thread = { ...comment(40, 'first!', null, 3), replies: [comment(41, 'agreed', 40)] }
+  assert.is(
+    viewText({ kind: 'post', post, comments: [thread] }, NOW).split('\n').slice(-3).join('\n'),
+    '  @bob · 5m ago · #40: first!\n    ↳ @bob · 5m ago · #41: agreed\n    ↳ 2 more replies: plaza social replies 40',
+  )
 })
 
 /** Renders a view with ink in a fresh process, so colour support is detected from that environment. */
@@ -104,6 +119,7 @@ test('ink: author, time ago, counts, and hashtags highlighted in colour', () => 
   assert.ok(out.includes('\x1b[36m@alice'), 'author in cyan')
   assert.match(out, /5m ago/)
   assert.match(out, /♥.* 3 · 💬 1/)
+  assert.match(out, /▣ uploads\/posts\/abcdefgh1234\.png.* — A tea party/, 'each image with its alt text')
   assert.match(out, /╭─+╮/, 'a card with a border')
 })
 

@@ -39,12 +39,15 @@ auth('register answers 201 with a Session and logs in at once', async ({ server 
     bio: '',
     avatar: '',
     ...noAvatar,
+    avatar_alt: '',
     is_verified: false,
     followers_count: 0,
     following_count: 0,
     posts_count: 0,
     active_stories_count: 0,
     is_following: false,
+    is_private: false,
+    follow_requested: false,
   })
 })
 

@@ -67,6 +67,9 @@ const publishedOutputs = {
   'users.mute': data.muteState,
   'users.unmute': data.muteState,
   'users.muted': data.userPage,
+  'users.followRequests': data.userPage,
+  'users.approveFollowRequest': data.followRequestResult,
+  'users.denyFollowRequest': data.followRequestResult,
   'users.changePassword': data.passwordChanged,
   'users.deleteAccount': data.nothing,
   'posts.feed': data.postPage,
@@ -76,10 +79,14 @@ const publishedOutputs = {
   'posts.byUser': data.postPage,
   'posts.delete': data.nothing,
   'posts.edit': data.post,
+  'posts.bookmark': data.bookmarkState,
+  'posts.unbookmark': data.bookmarkState,
+  'posts.bookmarks': data.postPage,
   'interactions.like': data.likeState,
   'interactions.unlike': data.likeState,
   'interactions.comment': data.comment,
   'interactions.deleteComment': data.nothing,
+  'interactions.replies': data.replyPage,
   'stories.feed': data.storyFeed,
   'stories.view': data.story,
   'stories.create': data.story,
@@ -88,6 +95,8 @@ const publishedOutputs = {
   'search.users': data.userSearch,
   'search.hashtags': data.hashtagSearch,
   'search.posts': data.postSearch,
+  'search.trending': data.trending,
+  'posts.hashtag': data.hashtagPage,
   'notifications.list': data.notificationPage,
   'notifications.count': data.unreadCount,
   'notifications.markRead': data.markedRead,
@@ -247,6 +256,15 @@ test('every route answers the shape its row publishes', async () => {
     await api('DELETE', `/user/unfollow/${carol.id}`, { token: alice.token })
     assert.is((await api('GET', `/user/followers/${bob.id}`)).users.length, 1)
     assert.is((await api('GET', `/user/following/${bob.id}`, { token: alice.token })).users.length, 1)
+    // A private account: carol asks to follow bob twice (approved, then after an unfollow, denied)
+    await api('PUT', '/user/update', { token: bob.token, body: { is_private: true } })
+    assert.is((await api('POST', `/user/follow/${bob.id}`, { token: carol.token })).follow_requested, true)
+    assert.is((await api('GET', '/user/follow-requests', { token: bob.token })).users.length, 1)
+    assert.is((await api('POST', `/user/follow-requests/${carol.id}/approve`, { token: bob.token })).state, 'approved')
+    await api('DELETE', `/user/unfollow/${bob.id}`, { token: carol.token })
+    await api('POST', `/user/follow/${bob.id}`, { token: carol.token })
+    assert.is((await api('POST', `/user/follow-requests/${carol.id}/deny`, { token: bob.token })).state, 'denied')
+    await api('PUT', '/user/update', { token: bob.token, body: { is_private: false } })
 
     // Posts: one with an image, one without, an edit
     const alicePost = await api('POST', '/posts/create', { token: alice.token, body: { content: 'Sunny day #contract', image: postImage.path } })
@@ -257,14 +275,21 @@ test('every route answers the shape its row publishes', async () => {
     assert.ok((await api('GET', '/posts/feed', { token: alice.token })).posts.length >= 2)
     await api('GET', '/posts/explore')
     await api('GET', `/posts/user/${alice.id}`)
+    assert.is((await api('POST', `/posts/${bobPost.id}/bookmark`, { token: alice.token })).bookmarked, true)
+    assert.is((await api('GET', '/posts/bookmarks', { token: alice.token })).posts[0].bookmarked, true)
+    assert.is((await api('DELETE', `/posts/${bobPost.id}/bookmark`, { token: alice.token })).bookmarked, false)
+    await api('POST', `/posts/${bobPost.id}/bookmark`, { token: alice.token })
 
     // Likes and comments
     await api('POST', `/interactions/like/${alicePost.id}`, { token: bob.token })
     await api('POST', `/interactions/like/${bobPost.id}`, { token: alice.token })
     assert.is((await api('DELETE', `/interactions/unlike/${bobPost.id}`, { token: alice.token })).user_liked, false)
     const comment = await api('POST', `/interactions/comment/${alicePost.id}`, { token: bob.token, body: { content: 'Nice', image: commentImage.path } })
-    await api('POST', `/interactions/comment/${alicePost.id}`, { token: alice.token, body: { content: 'Thanks' } })
-    assert.is((await api('GET', `/posts/detail/${alicePost.id}`, { token: alice.token })).comments.length, 2)
+    const reply = await api('POST', `/interactions/comment/${alicePost.id}`, { token: alice.token, body: { content: 'Thanks', parent_id: comment.id } })
+    assert.is(reply.parent_id, comment.id)
+    const threads = (await api('GET', `/posts/detail/${alicePost.id}`, { token: alice.token })).comments
+    assert.equal([threads.length, threads[0].replies_count, threads[0].replies.length], [1, 1, 1])
+    assert.is((await api('GET', `/comments/${comment.id}/replies`, { token: bob.token })).replies[0].id, reply.id)
 
     // Stories: text, image and video
     const bobStory = await api('POST', '/stories/create', { token: bob.token, body: { content_type: 'text', text_content: 'Hi', background_color: '#112233' } })
@@ -280,10 +305,12 @@ test('every route answers the shape its row publishes', async () => {
     await api('GET', '/search/users?q=alice')
     await api('GET', '/search/hashtags?q=contract')
     await api('GET', '/search/posts?q=sunny', { token: bob.token })
+    assert.is((await api('GET', '/posts/hashtag/%23Contract', { token: bob.token })).posts.length, 2)
+    assert.equal((await api('GET', '/search/trending')).hashtags.map((h: { tag: string }) => h.tag), ['contract'])
 
-    // Notifications: bob has a follow, a like and a story view; alice a follow, a like and a comment on a post with an image
+    // Notifications: bob has follows, a like, a story view and a reply; alice a follow, a like and a comment on a post with an image
     const bobs = await api('GET', '/notifications/list', { token: bob.token })
-    assert.equal(new Set(bobs.notifications.map((n: { type: string }) => n.type)), new Set(['follow', 'like', 'story_view']))
+    assert.equal(new Set(bobs.notifications.map((n: { type: string }) => n.type)), new Set(['follow', 'like', 'story_view', 'reply']))
     const alices = await api('GET', '/notifications/list?limit=50', { token: alice.token })
     assert.ok(alices.notifications.some((n: { post_image: string | null }) => n.post_image === postImage.path))
     assert.ok((await api('GET', '/notifications/count', { token: alice.token })).count > 0)

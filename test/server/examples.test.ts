@@ -4,7 +4,8 @@
  * (helpers/stand-ins.ts): each must succeed, and its answer must be one the document declares.
  * The examples tell one story (catalog/system/examples.ts): alice registers (user 1) and logs in,
  * follows user 2, blocks and mutes user 3; her post, comment and story are number 1. The test only
- * adds what an example cannot carry: users 2 and 3, a notification for alice, a file for the
+ * adds what an example cannot carry: users 2 and 3, a notification for alice, her account made
+ * private and the requests of users 4 and 5 (erin and frank) to follow it, a file for the
  * uploads, a token, and the secrets a person gets elsewhere: a reset or verification link's token
  * from the mail a real SMTP server on loopback received (smtp-server), and two-factor codes from
  * the secret that setting it up answered (for dave, so that alice's logins stay one step). The
@@ -177,6 +178,13 @@ test("every operation's example succeeds as it stands, and its answer is one the
       const bob = await server.request('POST', '/api/mobile/auth/register', { body: { username: 'bob', email: 'bob@example.com', password: 'bob password 1' } })
       await server.request('POST', '/api/mobile/auth/register', { body: { username: 'mallory', email: 'mallory@example.com', password: 'mallory password 1' } })
       await server.request('POST', '/api/mobile/user/follow/1', { token: bob.body.data.token })
+      // Alice turns private (bob stays her follower); users 4 and 5 (erin, frank) ask to follow her, for approve and deny.
+      await server.request('PUT', '/api/mobile/user/update', { token: await login(register.email, password), body: { is_private: true } })
+      for (const name of ['erin', 'frank']) {
+        const asker = await server.request('POST', '/api/mobile/auth/register', { body: { username: name, email: `${name}@example.com`, password: `${name} password 1` } })
+        assert.ok(asker.body.data, JSON.stringify(asker.body))
+        await server.request('POST', '/api/mobile/user/follow/1', { token: asker.body.data.token })
+      }
       othersReady = true
     }
     // A stored response's id is random: the one the Responses example made stands in for the example's.

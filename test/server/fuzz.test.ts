@@ -49,6 +49,8 @@ const FIELD_NAMES = [
   'background_color', 'privacy_type', 'avatar', 'code', 'language', 'theme', 'padding', 'scale', 'format', 'messages', 'model',
   'stream', 'temperature', 'max_tokens', 'page', 'limit', 'q', 'unread', 'user_id', 'post_id', 'lineNumbers', 'darkMode', 'title',
   'current_password', 'new_password', 'comment_id', 'story_id', 'id', 'is_verified', 'notification_id',
+  // Issue 49: private accounts, replies, carousels and stories with alt text, hashtag pages.
+  'is_private', 'parent_id', 'media', 'alt', 'path', 'avatar_alt', 'media_alt', 'tag',
   'target_type', 'target_id', 'reason', 'note', 'prompt', 'n', 'size', 'response_format', 'negative_prompt',
   // POST /api/carbon: carbon.now.sh's option names.
   'backgroundColor', 'windowTheme', 'paddingVertical', 'paddingHorizontal', 'dropShadow', 'exportSize', 'fontFamily', 'fontSize', 'lineHeight', 'widthAdjustment', 'width',

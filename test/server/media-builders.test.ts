@@ -7,28 +7,33 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { attachMedia, type MediaMap } from '../../src/server/domain/media.js'
+import { toPostMedia } from '../../src/server/domain/post-media.js'
 import { toPostWithMedia, type PostRow } from '../../src/server/domain/posts.js'
 import { toNotificationWithMedia, type NotificationRow } from '../../src/server/domain/views.js'
 import { formatDateTime } from '../../src/shared/dates.js'
 
 const media: MediaMap = new Map([
-  ['/uploads/a.webp', { width: 640, height: 480, blurhash: 'LEHV6nWB2yk8', poster: null }],
-  ['/uploads/b.webp', { width: 96, height: 96, blurhash: null, poster: null }],
-  ['/uploads/c.webp', { width: null, height: null, blurhash: null, poster: null }],
+  ['/uploads/a.webp', { width: 640, height: 480, blurhash: 'LEHV6nWB2yk8', poster: null, mime: 'image/webp' }],
+  ['/uploads/b.webp', { width: 96, height: 96, blurhash: null, poster: null, mime: 'image/webp' }],
+  ['/uploads/c.webp', { width: null, height: null, blurhash: null, poster: null, mime: null }],
+  ['/uploads/v.mp4', { width: 1280, height: 720, blurhash: 'LKO2?U%2Tw=w', poster: '/uploads/v.jpg', mime: 'video/mp4' }],
 ])
 const paths = ['', '/uploads/a.webp', '/uploads/b.webp', '/uploads/c.webp', '/uploads/unrecorded.webp']
 
 /** A post's fields in the order the API answers them, before its image metadata. */
-const barePost = (row: PostRow) => ({
+const barePost = (row: PostRow, map: MediaMap) => ({
   id: row.id,
   content: row.content,
   image: row.image,
+  media: toPostMedia(row, map),
   is_public: row.isPublic,
   likes_count: row.likesCount,
   comments_count: row.commentsCount,
   user_liked: row.userLiked,
+  bookmarked: row.bookmarked,
   created_at: formatDateTime(row.createdAt),
   edited_at: row.editedAt === null ? null : formatDateTime(row.editedAt),
+  mentions: row.mentions === null ? [] : [{ user_id: 7, username: 'ann', start: 0, end: 4 }],
   user_id: row.userId,
   username: row.username,
   full_name: row.fullName,
@@ -57,17 +62,20 @@ const post = (image: string, avatar: string, n: number): PostRow => ({
   id: n,
   content: `post ${n} "quoted" \u2028 ✓`,
   image,
+  media: n % 3 === 1 ? JSON.stringify([[image, 'first'], ['/uploads/v.mp4', 'a video']]) : null,
   isPublic: n % 2 === 0,
   likesCount: n * 3,
   commentsCount: n,
   createdAt: 1_700_000_000_000 + n * 1_234_567,
   editedAt: n % 3 === 0 ? null : 1_700_000_100_000 + n,
+  mentions: n % 2 === 0 ? null : '[[7,"ann",0,4]]',
   userId: 10 + n,
   username: `user${n}`,
   fullName: `User ${n}`,
   avatar,
   isVerified: n % 4 === 0,
   userLiked: n % 5 === 0,
+  bookmarked: n % 6 === 0,
 })
 
 const notification = (avatar: string, postImage: string | null, postId: number | null, n: number): NotificationRow => ({
@@ -92,7 +100,7 @@ test('toPostWithMedia answers what attachMedia makes of the bare post, byte for 
     for (const avatar of paths)
       for (const map of [media, new Map()] as MediaMap[]) {
         const row = post(image, avatar, ++n)
-        assert.is(JSON.stringify(toPostWithMedia(row, map)), JSON.stringify(attachMedia(map, barePost(row))))
+        assert.is(JSON.stringify(toPostWithMedia(row, map)), JSON.stringify(attachMedia(map, barePost(row, map))))
       }
 })
 

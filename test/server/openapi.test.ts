@@ -107,9 +107,46 @@ test('no two paths are one template: where parameter names differ, the document 
   assert.match(comment.post.parameters[0].description, '`post_id`')
   assert.match(comment.delete.parameters[0].description, '`comment_id`')
   assert.not.ok(document.paths['/api/mobile/interactions/comment/{post_id}'])
-  assert.equal(Object.keys(comment.post.requestBody.content['application/json'].schema.properties).sort(), ['content', 'image'])
+  assert.equal(Object.keys(comment.post.requestBody.content['application/json'].schema.properties).sort(), ['content', 'image', 'parent_id'])
   // Other paths keep their parameters' own names.
   assert.ok(document.paths['/api/mobile/posts/{post_id}'])
+})
+
+/**
+ * redocly's no-ambiguous-paths is off (redocly.yaml): it calls `/posts/detail/{post_id}` and
+ * `/posts/{post_id}/bookmark` ambiguous because it does not read the parameters' schemas. This is
+ * the rule it stands for, with them: two paths of as many segments must differ somewhere by two
+ * fixed texts, or by a fixed text the other's parameter cannot take there (`detail` is no integer).
+ */
+test('no URL fits two paths: where one path has a parameter, the other path\'s fixed text there is not a value of it', () => {
+  const segmentsOf = (path: string) => {
+    const parameters = Object.values(document.paths[path] as Record<string, any>).flatMap((op) => op.parameters ?? [])
+    return path.split('/').filter(Boolean).map((segment) => {
+      const name = /^\{(\w+)\}$/.exec(segment)?.[1]
+      return name ? { schema: parameters.find((p: any) => p.in === 'path' && p.name === name)?.schema ?? {} } : { text: segment }
+    })
+  }
+  const takes = (schema: any, text: string) => (schema.type === 'integer' ? /^\d+$/.test(text) : schema.enum ? schema.enum.includes(text) : schema.pattern ? new RegExp(schema.pattern, 'u').test(text) : true)
+  const paths = Object.keys(document.paths)
+  const ambiguous: string[] = []
+  for (const [i, a] of paths.entries()) {
+    for (const b of paths.slice(i + 1)) {
+      const sa = segmentsOf(a)
+      const sb = segmentsOf(b)
+      if (sa.length !== sb.length) continue
+      const apart = sa.some((x, k) => {
+        const y = sb[k]
+        if ('text' in x && 'text' in y) return x.text !== y.text
+        if ('text' in x) return !takes(y.schema, x.text!)
+        if ('text' in y) return !takes(x.schema, y.text!)
+        return false
+      })
+      if (!apart) ambiguous.push(`${a} and ${b}`)
+    }
+  }
+  assert.equal(ambiguous, [])
+  // The pair redocly names: /posts/detail/bookmark is a URL of neither (detail and bookmark are no post ids).
+  assert.ok(document.paths['/api/mobile/posts/detail/{post_id}'] && document.paths['/api/mobile/posts/{post_id}/bookmark'])
 })
 
 test('operation ids are unique and read like the procedure or path', () => {
@@ -127,8 +164,10 @@ test('operation ids are unique and read like the procedure or path', () => {
 test('posts.create takes the fields of its zod schema as a JSON body, answers 201 with the envelope', () => {
   const create = operation('POST', '/api/mobile/posts/create')
   const body = create.requestBody.content['application/json'].schema
-  assert.equal(Object.keys(body.properties).sort(), ['content', 'image', 'is_public'])
+  assert.equal(Object.keys(body.properties).sort(), ['content', 'image', 'is_public', 'media'])
   assert.is(body.properties.content.maxLength, 2200)
+  assert.is(body.properties.media.maxItems, 10)
+  assert.is(body.properties.media.items.properties.alt.maxLength, 1500)
   assert.is(body.properties.is_public.type, 'boolean')
   assert.ok(create.responses['201'], 'created')
   assert.not.ok(create.responses['200'])
@@ -151,7 +190,7 @@ test('path fields become path parameters; the rest are query parameters on GET, 
   const edit = operation('PUT', '/api/mobile/posts/{post_id}')
   assert.equal(edit.parameters.map((p: any) => p.name), ['post_id'])
   const editBody = edit.requestBody.content['application/json'].schema
-  assert.equal(Object.keys(editBody.properties).sort(), ['content', 'image', 'is_public'])
+  assert.equal(Object.keys(editBody.properties).sort(), ['content', 'image', 'is_public', 'media'])
   // A field the route cannot apply admits no value (and says why); the ones it does not know are ignored.
   assert.equal(editBody.properties.image.not, {})
   assert.match(editBody.properties.image.description, /^Refused: image cannot be changed/)

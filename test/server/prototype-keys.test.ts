@@ -69,6 +69,7 @@ function baseValues(world: World): Record<string, unknown> {
     username: 'plaza', email: 'someone@example.com', password: 'correct horse', full_name: 'Plaza', content: 'hello #plaza',
     current_password: 'correct horse', new_password: 'battery staple', user_id: world.bob.id, post_id: world.postId,
     comment_id: world.commentId, story_id: world.storyId, notification_id: 1, q: 'plaza', content_type: 'text', text_content: 'hi',
+    tag: 'keys',
     target_type: 'post', target_id: world.postId, reason: 'spam', note: 'looks automated',
     // The catalog's.
     text: 'hello', prompt: 'a fox in the snow', code: 'console.log(1)', codeSnippet: 'const x = 1', language: 'javascript',
@@ -95,6 +96,8 @@ function operationsTable(world: World): Record<string, Override> {
     'DELETE /api/mobile/interactions/comment/{id}': { noBase: 'it would delete the comment the other operations use', values: { id: world.commentId } },
     'DELETE /api/mobile/stories/{story_id}': { noBase: 'it would delete the story the other operations use' },
     'POST /api/mobile/user/follow/{user_id}': { noBase: 'alice already follows bob (a repeat is a 409)' },
+    'POST /api/mobile/user/follow-requests/{user_id}/approve': { noBase: 'alice is public: nobody asked to follow her' },
+    'POST /api/mobile/user/follow-requests/{user_id}/deny': { noBase: 'alice is public: nobody asked to follow her' },
     'DELETE /api/mobile/interactions/unlike/{post_id}': { noBase: 'alice has not liked the post' },
     'PUT /api/mobile/notifications/mark_read/{notification_id}': { noBase: 'alice has no notification 1' },
     'GET /api/mobile/stories/view/{story_id}': {},

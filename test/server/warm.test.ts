@@ -77,7 +77,8 @@ test('an unfollow and an unlike warm the entries they delete', async () => {
 
 test('a like and a comment warm their own b-trees and the post author notification indexes', async () => {
   await assertWarmsAll('like', likePages({ user: 1, post: 2 }), ['likes', 'notifications'], noStory)
-  await assertWarmsAll('comment', commentPages({ user: 1, post: 2 }), ['comments', 'notifications'], noStory)
+  await assertWarmsAll('comment', commentPages({ user: 1, post: 2, parent: null }), ['comments', 'notifications'], noStory)
+  await assertWarmsAll('reply', commentPages({ user: 1, post: 2, parent: 3 }), ['comments', 'notifications'], noStory)
 })
 
 test('a warming read is a read: it answers on the same database and changes nothing', async () => {
@@ -85,7 +86,7 @@ test('a warming read is a read: it answers on the same database and changes noth
   const bob = await registerUser(server)
   const count = async () => Number((await rawClient(server).execute('select (select count(*) from follows) + (select count(*) from notifications) + (select count(*) from timelines) as n')).rows[0].n)
   const before = await count()
-  for (const query of [followPages({ follower: alice.id, followee: bob.id }), unfollowPages({ follower: alice.id, followee: bob.id }), likePages({ user: alice.id, post: 1 }), unlikePages({ user: alice.id, post: 1 }), commentPages({ user: alice.id, post: 1 })]) {
+  for (const query of [followPages({ follower: alice.id, followee: bob.id }), unfollowPages({ follower: alice.id, followee: bob.id }), likePages({ user: alice.id, post: 1 }), unlikePages({ user: alice.id, post: 1 }), commentPages({ user: alice.id, post: 1, parent: null })]) {
     await server.services.warm(query)
     await rawClient(server).execute({ sql: query.sql, args: query.params as never })
   }

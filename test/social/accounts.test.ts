@@ -232,7 +232,14 @@ test('DELETE /user/account erases every row and file of the account, corrects ev
     await call(carol, 'POST', `/interactions/like/${bobPost.id}`)
     await call(alice, 'POST', `/interactions/comment/${bobPost.id}`, { content: 'hi bob', image: await send(alice, 'comment') })
     await call(alice, 'POST', `/interactions/comment/${bobPost.id}`, { content: 'again' })
-    await call(carol, 'POST', `/interactions/comment/${bobPost.id}`, { content: 'hi from carol' })
+    const carolComment = await call(carol, 'POST', `/interactions/comment/${bobPost.id}`, { content: 'hi from carol' })
+    // Replies both ways: carol answers alice's comment on bob's post (it goes with alice's comment),
+    // alice answers carol's (carol's replies_count comes back down).
+    const aliceComment = (await rawClient(server).execute({ sql: 'select id from comments where user_id = ? and post_id = ? order by id limit 1', args: [alice.id, bobPost.id] })).rows[0].id
+    const orphanImage = await send(carol, 'comment')
+    const orphan = await call(carol, 'POST', `/interactions/comment/${bobPost.id}`, { content: `@${alice.username} hi`, parent_id: Number(aliceComment), image: orphanImage })
+    await call(alice, 'POST', `/interactions/comment/${bobPost.id}`, { content: 'back at you', parent_id: carolComment.id })
+    const orphanAt = Number((await rawClient(server).execute({ sql: 'select created_at from comments where id = ?', args: [orphan.id] })).rows[0].created_at)
     const bobCommentImage = await send(bob, 'comment')
     await call(bob, 'POST', `/interactions/comment/${alicePost.id}`, { content: 'hi alice', image: bobCommentImage })
     await call(bob, 'POST', `/interactions/comment/${alicePrivate.id}`, { content: 'private hi' })
@@ -253,6 +260,8 @@ test('DELETE /user/account erases every row and file of the account, corrects ev
     const raw = rawClient(server)
     await raw.execute({ sql: 'insert into blocks (blocker_id, blocked_id, created_at) values (?, ?, 0), (?, ?, 0), (?, ?, 0)', args: [alice.id, carol.id, bob.id, alice.id, bob.id, carol.id] })
     await raw.execute({ sql: 'insert into mutes (muter_id, muted_id, created_at) values (?, ?, 0), (?, ?, 0), (?, ?, 0)', args: [alice.id, bob.id, carol.id, alice.id, carol.id, bob.id] })
+    await raw.execute({ sql: 'insert into follow_requests (requester_id, target_id, created_at) values (?, ?, 0), (?, ?, 0), (?, ?, 0)', args: [carol.id, alice.id, alice.id, bob.id, bob.id, carol.id] })
+    await raw.execute({ sql: 'insert into bookmarks (post_id, user_id, created_at) values (?, ?, 0), (?, ?, 0), (?, ?, 0)', args: [bobPost.id, alice.id, alicePost.id, bob.id, bobPost.id, carol.id] })
     await raw.execute({
       sql: `insert into reports (reporter_id, target_type, target_id, target_user_id, reason, created_at) values
         (?, 'post', ?, ?, 'spam', 0), (?, 'post', ?, ?, 'spam', 0), (?, 'user', ?, ?, 'spam', 0)`,
@@ -284,14 +293,14 @@ test('DELETE /user/account erases every row and file of the account, corrects ev
       follows: `follower_id = ${A} or following_id = ${A}`,
       posts: `user_id = ${A}`,
       likes: `user_id = ${A} or post_id in ${P}`,
-      comments: `user_id = ${A} or post_id in ${P}`,
+      comments: `user_id = ${A} or post_id in ${P} or id = ${orphan.id}`,
       hashtags: `id not in (select hashtag_id from post_hashtags where post_id not in ${P})`,
       post_hashtags: `post_id in ${P}`,
       stories: `user_id = ${A}`,
       story_views: `viewer_id = ${A} or story_id in ${S}`,
-      notifications: `user_id = ${A} or actor_id = ${A} or post_id in ${P} or story_id in ${S}`,
+      notifications: `user_id = ${A} or actor_id = ${A} or post_id in ${P} or story_id in ${S} or (actor_id = ${carol.id} and created_at = ${orphanAt})`,
       // Bob's comment on her post goes with the post, and so does its image, which nothing else uses.
-      uploads: `user_id = ${A} or path = '${bobCommentImage}'`,
+      uploads: `user_id = ${A} or path = '${bobCommentImage}' or path = '${orphanImage}'`,
       rate_limits: `key like '%:user:${A}'`,
       timelines: `user_id = ${A} or post_id in ${P}`,
       timeline_floors: `user_id = ${A}`,
@@ -299,6 +308,8 @@ test('DELETE /user/account erases every row and file of the account, corrects ev
       timeline_backfills: `follower_id = ${A} or followee_id = ${A}`,
       blocks: `blocker_id = ${A} or blocked_id = ${A}`,
       mutes: `muter_id = ${A} or muted_id = ${A}`,
+      follow_requests: `requester_id = ${A} or target_id = ${A}`,
+      bookmarks: `user_id = ${A} or post_id in ${P}`,
       reports: `reporter_id = ${A} or target_user_id = ${A} or (target_type = 'post' and target_id in ${P})`,
       // Neither holds anything of a user: the fan-out's cursor, and the operator's record (kept by design).
       push_subscriptions: `user_id = ${A}`,
@@ -338,7 +349,7 @@ test('DELETE /user/account erases every row and file of the account, corrects ev
     const filesBefore = filesOnDisk(server.dataDir)
     const aliceFiles = (await raw.execute({ sql: 'select path from uploads where user_id = ?', args: [A] })).rows.map((r) => String(r.path))
     assert.is(aliceFiles.length, 4)
-    const goneFiles = [...aliceFiles, bobCommentImage]
+    const goneFiles = [...aliceFiles, bobCommentImage, orphanImage]
     assert.ok(goneFiles.every((file) => filesBefore.includes(file)))
 
     const path = `${API}/user/account`

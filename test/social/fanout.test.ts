@@ -243,7 +243,7 @@ test('a process without the background loop (an embedded command) fans out its p
     const followerId = Number((await insertUser('cli_follower')).rows[0].id)
     await client.execute({ sql: 'insert into follows (follower_id, following_id, created_at) values (?, ?, 0)', args: [followerId, authorId] })
     await client.execute({ sql: 'update users set followers_count = 1 where id = ?', args: [authorId] })
-    const created = await createPost(services.db, authorId, { content: 'from the command line', is_public: true }, new Date(), services.fanout)
+    const created = await createPost(services.db, services.reads, authorId, { content: 'from the command line', is_public: true }, new Date(), services.fanout)
     await services.close()
 
     const db = new Database(path.join(dataDir, 'plaza.db'), { readonly: true })

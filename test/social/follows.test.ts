@@ -104,8 +104,10 @@ test('followers and following lists: UserSummary, newest first, paged, is_follow
     avatar_width: null,
     avatar_height: null,
     avatar_blurhash: null,
+    avatar_alt: '',
     is_verified: false,
     is_following: true,
+    is_private: false,
   })
   assert.is(first.body.data.users[1].is_following, false)
   const second = await server.request('GET', `/api/mobile/user/followers/${star.id}?limit=2&page=2`)

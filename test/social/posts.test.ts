@@ -24,8 +24,8 @@ test('create answers 201 with the Post, public by default, and counts the post o
   assert.is(res.body.status, 'success')
   const created = res.body.data
   assert.equal(Object.keys(created).sort(), [
-    'avatar', 'avatar_blurhash', 'avatar_height', 'avatar_width', 'comments_count', 'content', 'created_at', 'edited_at', 'full_name', 'id', 'image',
-    'image_blurhash', 'image_height', 'image_width', 'is_public', 'is_verified', 'likes_count', 'user_id', 'user_liked', 'username',
+    'avatar', 'avatar_blurhash', 'avatar_height', 'avatar_width', 'bookmarked', 'comments_count', 'content', 'created_at', 'edited_at', 'full_name', 'id', 'image',
+    'image_blurhash', 'image_height', 'image_width', 'is_public', 'is_verified', 'likes_count', 'media', 'mentions', 'user_id', 'user_liked', 'username',
   ])
   // A file recorded without its metadata (as before issue 13) answers nulls.
   assert.equal([created.image_width, created.image_height, created.image_blurhash], [null, null, null])
@@ -182,7 +182,7 @@ test('detail: the post and its comments oldest first; by user: newest first', as
   assert.equal(detail.body.data.comments.map((c: any) => c.content), ['first', 'second', 'third'])
   assert.equal(Object.keys(detail.body.data.comments[0]).sort(), [
     'avatar', 'avatar_blurhash', 'avatar_height', 'avatar_width', 'content', 'created_at', 'full_name', 'id', 'image',
-    'image_blurhash', 'image_height', 'image_width', 'is_verified', 'user_id', 'username',
+    'image_blurhash', 'image_height', 'image_width', 'is_verified', 'mentions', 'parent_id', 'replies', 'replies_count', 'user_id', 'username',
   ])
   assert.is(detail.body.data.comments[0].username, bob.username)
   const paged = await server.request('GET', `/api/mobile/posts/detail/${p.id}?limit=2&page=2`)

@@ -31,12 +31,15 @@ test('profile has live counts and is_following for the caller', async () => {
       avatar_width: null,
       avatar_height: null,
       avatar_blurhash: null,
+      avatar_alt: '',
       is_verified: false,
       followers_count: 1,
       following_count: 0,
       posts_count: 2,
       active_stories_count: 0,
       is_following: true,
+      is_private: false,
+      follow_requested: false,
     },
   )
   const own = await server.request('GET', '/api/mobile/user/profile', { token: bob.token })

@@ -7,9 +7,13 @@ import { SQLiteAsyncDialect } from 'drizzle-orm/sqlite-core'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { exploreRankingQuery } from '../../src/server/domain/explore.js'
+import { bookmarksQuery } from '../../src/server/domain/bookmarks.js'
+import { followRequestsQuery } from '../../src/server/domain/follow-requests.js'
+import { hashtagPostsQuery, trendingQuery } from '../../src/server/domain/hashtag-pages.js'
 import { followersQuery, followingQuery } from '../../src/server/domain/follows.js'
 import { hashtagSearchQuery } from '../../src/server/domain/hashtags.js'
-import { byUserQuery, commentsQuery, directFeedQuery, idInList, selectPosts, visiblePostQuery } from '../../src/server/domain/posts.js'
+import { commentsQuery, repliesPreviewQuery, repliesQuery } from '../../src/server/domain/comments.js'
+import { byUserQuery, directFeedQuery, idInList, selectPosts, visiblePostQuery } from '../../src/server/domain/posts.js'
 import { relationPageQuery } from '../../src/server/domain/relations.js'
 import { postCandidatesQuery, postSearchIdsQuery, toFtsQuery, userSearchQuery } from '../../src/server/domain/search.js'
 import { fanOutRecipients, pendingIdsQuery, pruneTimelineQuery, timelineIdsQuery } from '../../src/server/domain/timelines.js'
@@ -45,9 +49,9 @@ async function planOf(query: { toSQL(): { sql: string; params: unknown[] } }): P
 
 /**
  * A full scan of a real table; scans of a constant row, a bounded subquery (search's `matches`
- * is LIMITed) or an FTS MATCH are fine, and so is one of the pulled authors (`pa`): the accounts
+ * is LIMITed, and so is trends' window `r`) or an FTS MATCH are fine, and so is one of the pulled authors (`pa`): the accounts
  * over the fan-out threshold, a handful by construction, read whole by design; nor one of the
- * JSON array of a page's ids (`json_each`), nor one of the pending merge's authors (`a`: the
+ * JSON array of a page's ids (`json_each`, or `j` where a query names it), nor one of the pending merge's authors (`a`: the
  * viewer's follows, an index range, and the viewer), nor one of the partial index of suspended
  * accounts (users_suspended_idx holds those only, read once per statement), nor one of a page of
  * ids sorted first (`page`: at most a page's rows).
@@ -56,7 +60,7 @@ function fullScans(plan: string[]): string[] {
   return plan.filter(
     (line) =>
       /^SCAN /.test(line) &&
-      !/^SCAN (CONSTANT ROW|\(subquery-\d+\)|matches$|pa$|a$|page$|json_each VIRTUAL TABLE|users USING (COVERING )?INDEX users_suspended_idx$)/.test(line) &&
+      !/^SCAN (CONSTANT ROW|\(subquery-\d+\)|matches$|r$|pa$|a$|page$|json_each VIRTUAL TABLE|j VIRTUAL TABLE|users USING (COVERING )?INDEX users_suspended_idx$)/.test(line) &&
       !/VIRTUAL TABLE INDEX \d+:M/.test(line),
   )
 }
@@ -73,11 +77,19 @@ const cases: Array<[string, () => { toSQL(): { sql: string; params: unknown[] } 
   ['fan-out recipients (post create)', () => raw(fanOutRecipients(2, false)), ['SEARCH follows USING COVERING INDEX follows_following_created_idx (following_id=?)']],
   ['timeline prune (unfollow)', () => raw(pruneTimelineQuery(1, 2)), ['SEARCH timelines USING PRIMARY KEY', 'posts_user_created_idx']],
   ['posts by user', () => byUserQuery(server.services.db, 2, 1, paging), ['posts_user_created_idx']],
-  ['post detail comments', () => commentsQuery(server.services.db, 1, 2, paging.limit + 1, (paging.page - 1) * paging.limit), ['comments_post_created_idx']],
+  ['post detail comments (top-level)', () => commentsQuery(server.services.db, 1, 2, paging.limit + 1, (paging.page - 1) * paging.limit), ['SEARCH comments USING INDEX comments_post_parent_created_idx (post_id=? AND parent_id=?)']],
+  // Per top-level comment of the page, its range (post_id, parent_id) down to the preview's limit.
+  ['post detail first replies', () => repliesPreviewQuery(server.services.db, 1, '[1,2,3]', 2), ['SEARCH r USING INDEX comments_post_parent_created_idx (post_id=? AND parent_id=?)', 'SEARCH comments USING INTEGER PRIMARY KEY (rowid=?)']],
+  ['replies of a comment', () => repliesQuery(server.services.db, 1, 1, 2, 21, 0), ['SEARCH comments USING INDEX comments_post_parent_created_idx (post_id=? AND parent_id=?)']],
   ['followers', () => followersQuery(server.services.db, 1, 2, paging), ['follows_following_created_idx']],
   ['following', () => followingQuery(server.services.db, 1, 2, paging), ['SEARCH follows USING PRIMARY KEY (follower_id=?)']],
   ['blocked list', () => relationPageQuery(server.services.db, 'blocked', 1, 21, 0), ['blocks_blocker_created_idx']],
   ['muted list', () => relationPageQuery(server.services.db, 'muted', 1, 21, 0), ['mutes_muter_created_idx']],
+  ['follow requests', () => followRequestsQuery(server.services.db, 1, 21, 0), ['follow_requests_target_created_idx']],
+  ['hashtag page', () => hashtagPostsQuery(server.services.db, 1, 2, 21, 0), ['SEARCH post_hashtags USING COVERING INDEX post_hashtags_hashtag_idx (hashtag_id=?)', 'SEARCH posts USING INTEGER PRIMARY KEY (rowid=?)']],
+  // Once a minute per process: a range of the newest public posts, then each one's tags by the key.
+  ['trending ranking', () => trendingQuery(server.services.db, new Date()), ['SEARCH p USING INDEX posts_public_created_idx (is_public=? AND created_at>?)', 'SEARCH ph USING COVERING INDEX sqlite_autoindex_post_hashtags_1 (post_id=?)']],
+  ['bookmarks', () => bookmarksQuery(server.services.db, 1, 21, 0), ['SEARCH bookmarks USING COVERING INDEX bookmarks_user_created_idx (user_id=?)', 'SEARCH posts USING INTEGER PRIMARY KEY (rowid=?)']],
   ['search users', () => userSearchQuery(server.services.db, 'user', 1, 10), ['users_username_lower_idx', 'users_fts VIRTUAL TABLE']],
   ['search posts', () => postSearchIdsQuery(server.services.db, toFtsQuery('hello')!, 10), ['posts_fts VIRTUAL TABLE', 'SEARCH p USING INTEGER PRIMARY KEY']],
   // What is ranked (postSearchIds): the window, each row's post and docsize by primary key.
@@ -93,11 +105,14 @@ for (const [name, build, expected] of cases) {
   })
 }
 
-test('the followers, blocked and muted lists need no extra sort (the index order is the answer order)', async () => {
+test('the followers, blocked, muted, follow-request, bookmark and hashtag lists need no extra sort (the index order is the answer order)', async () => {
   for (const query of [
     followersQuery(server.services.db, 1, 2, paging),
     relationPageQuery(server.services.db, 'blocked', 1, 21, 0),
     relationPageQuery(server.services.db, 'muted', 1, 21, 0),
+    followRequestsQuery(server.services.db, 1, 21, 0),
+    bookmarksQuery(server.services.db, 1, 21, 0),
+    hashtagPostsQuery(server.services.db, 1, 2, 21, 0),
   ]) {
     const plan = await planOf(query)
     assert.not.ok(plan.some((line) => line.includes('TEMP B-TREE')), plan.join('\n'))

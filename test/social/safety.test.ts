@@ -12,7 +12,10 @@ import { followUser, post, timelineIdsOf } from './helpers.js'
 
 const API = '/api/mobile'
 
-/** Alice and bob follow each other and have each posted, commented, liked and told a story; carol is a bystander both follow. */
+/**
+ * Alice and bob follow each other and have each posted, commented, replied, liked, saved the other's
+ * post and told a story; carol is a bystander both follow.
+ */
 async function network() {
   const server = await startTestServer()
   const alice = await registerUser(server, 'alice_s')
@@ -23,23 +26,28 @@ async function network() {
     post: 0,
     story: 0,
     comment: 0,
+    reply: 0,
     word: `zq${who.username.replace(/_s$/, '')}word`,
   })
   const made = { alice: content(alice), bob: content(bob) }
   const carolPost = await post(server, carol.token, { content: 'carol says hi' })
+  const carolComment = (await server.request('POST', `${API}/interactions/comment/${carolPost.id}`, { token: carol.token, body: { content: 'reply to me' } })).body.data.id
   for (const [who, mine] of [[alice, made.alice], [bob, made.bob]] as const) {
     mine.post = (await post(server, who.token, { content: `${mine.word} #${mine.word}` })).id
     const story = await server.request('POST', `${API}/stories/create`, { token: who.token, body: { content_type: 'text', text_content: mine.word } })
     mine.story = story.body.data.id
     const comment = await server.request('POST', `${API}/interactions/comment/${carolPost.id}`, { token: who.token, body: { content: mine.word } })
     mine.comment = comment.body.data.id
+    const reply = await server.request('POST', `${API}/interactions/comment/${carolPost.id}`, { token: who.token, body: { content: mine.word, parent_id: carolComment } })
+    mine.reply = reply.body.data.id
   }
-  // Each likes the other's post: a notification for the other.
+  // Each likes and saves the other's post: a notification for the other.
   for (const [who, other] of [[alice, made.bob], [bob, made.alice]] as const) {
     assert.is((await server.request('POST', `${API}/interactions/like/${other.post}`, { token: who.token })).status, 200)
+    assert.is((await server.request('POST', `${API}/posts/${other.post}/bookmark`, { token: who.token })).status, 200)
   }
   await server.services.fanout.drain()
-  return { server, alice, bob, carol, carolPost: carolPost.id, made }
+  return { server, alice, bob, carol, carolPost: carolPost.id, carolComment, made }
 }
 
 type Network = Awaited<ReturnType<typeof network>>
@@ -58,6 +66,7 @@ async function sees(net: Network, viewer: RegisteredUser, target: RegisteredUser
   const carolFollowers = (await get(`/user/followers/${net.carol.id}`)).body.data.users
   const storyFeed = (await get('/stories/feed')).body.data as Array<{ user_id: number }>
   const notifications = (await get('/notifications/list?limit=50')).body.data.notifications as Array<{ actor_id: number }>
+  const carolThread = (detail.comments as Array<{ id: number; replies: Array<{ id: number }> }>).find((c) => c.id === net.carolComment)!
   return {
     profile: await ok(`/user/profile/${target.id}`),
     'profile by name': await ok(`/user/profile/${target.username}`),
@@ -74,12 +83,17 @@ async function sees(net: Network, viewer: RegisteredUser, target: RegisteredUser
     'story feed': storyFeed.some((group) => group.user_id === target.id),
     'story view': await ok(`/stories/view/${of.story}`),
     notifications: notifications.some((n) => n.actor_id === target.id),
+    'hashtag page': ids((await get(`/posts/hashtag/${of.word}`)).body.data.posts).includes(of.post),
+    bookmarks: ids((await get('/posts/bookmarks?limit=50')).body.data.posts).includes(of.post),
+    'reply under a third comment': ids((await get(`/comments/${net.carolComment}/replies?limit=50`)).body.data.replies).includes(of.reply),
+    'in a third comment\'s first replies': ids(carolThread.replies).includes(of.reply),
   }
 }
 
 const EVERYTHING = [
   'profile', 'profile by name', 'posts by user', 'their followers', 'post detail', 'feed', 'explore', 'search posts', 'search users',
   'search all users', 'comment under a third post', 'in a third user\'s followers', 'story feed', 'story view', 'notifications',
+  'hashtag page', 'bookmarks', 'reply under a third comment', 'in a third comment\'s first replies',
 ] as const
 type Path = (typeof EVERYTHING)[number]
 
@@ -107,9 +121,9 @@ const cases: Array<{ name: string; apply: (net: Network) => Promise<void>; alice
     bobSeesAlice: {},
   },
   {
-    name: 'bob deletes his post, story and comment',
+    name: 'bob deletes his post, story, comment and reply',
     apply: async ({ server, bob, made }) => {
-      for (const path of [`/posts/${made.bob.post}`, `/stories/${made.bob.story}`, `/interactions/comment/${made.bob.comment}`]) {
+      for (const path of [`/posts/${made.bob.post}`, `/stories/${made.bob.story}`, `/interactions/comment/${made.bob.comment}`, `/interactions/comment/${made.bob.reply}`]) {
         assert.is((await server.request('DELETE', API + path, { token: bob.token })).status, 200, path)
       }
     },
@@ -120,7 +134,7 @@ const cases: Array<{ name: string; apply: (net: Network) => Promise<void>; alice
   {
     name: 'alice mutes bob',
     apply: async ({ server, alice, bob }) => void assert.is((await server.request('POST', `${API}/user/mute/${bob.id}`, { token: alice.token })).status, 200),
-    // Muting is quiet and narrow: only the home feed and the story feed lose bob.
+    // Muting is quiet and narrow: only the home feed and the story feed lose bob (hashtag pages, bookmarks and replies keep him).
     aliceSeesBob: expectAll(true, ['feed', 'story feed']),
     bobSeesAlice: expectAll(true),
   },

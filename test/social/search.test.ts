@@ -22,7 +22,7 @@ test('users: username prefix and full-name words, case-insensitive, exact and pr
   assert.is(res.status, 200)
   assert.equal(res.body.data.users.map((u: any) => u.username), ['Anna', 'annabel_lee', 'bobby_t'])
   assert.equal(Object.keys(res.body.data.users[0]).sort(), [
-    'avatar', 'avatar_blurhash', 'avatar_height', 'avatar_width', 'full_name', 'id', 'is_following', 'is_verified', 'username',
+    'avatar', 'avatar_alt', 'avatar_blurhash', 'avatar_height', 'avatar_width', 'full_name', 'id', 'is_following', 'is_private', 'is_verified', 'username',
   ])
   await followUser(server, ann.token, anna.id)
   const again = await get('/search/users?q=anna', ann.token)

@@ -175,7 +175,7 @@ test('a trimmed timeline keeps a floor; pages below it, and a timeline thinned b
   await followUser(server, reader.token, prolific.id)
   await followUser(server, reader.token, friend.id)
   const db = server.services.db
-  const write = (author: User, content: string) => createPost(db, author.id, { content, is_public: true }, clock.clock(), server.services.fanout)
+  const write = (author: User, content: string) => createPost(db, server.services.reads, author.id, { content, is_public: true }, clock.clock(), server.services.fanout)
   for (let i = 0; i < 10; i++) {
     await write(friend, `friend ${i}`)
     clock.advance(1)
@@ -223,7 +223,7 @@ test('a backfill of a few posts lets a full timeline overshoot its cap; one of T
   const db = server.services.db
   const write = async (author: User, count: number) => {
     for (let i = 0; i < count; i++) {
-      await createPost(db, author.id, { content: `${author.username} ${i}`, is_public: true }, clock.clock(), server.services.fanout)
+      await createPost(db, server.services.reads, author.id, { content: `${author.username} ${i}`, is_public: true }, clock.clock(), server.services.fanout)
       clock.advance(1)
     }
   }

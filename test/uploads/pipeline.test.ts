@@ -180,7 +180,7 @@ test('a real JPEG uploaded with a misleading name and type is still accepted as 
   assert.ok(res.body.data.path.endsWith('.jpg'))
 })
 
-test('MP4 and WebM are accepted for stories and refused for posts, comments and avatars', async () => {
+test('MP4 and WebM are accepted for stories and posts (a carousel item) and refused for comments and avatars', async () => {
   const mp4 = await recordedVideo('mp4')
   const story = await upload(server, 'story', alice.token, mp4, 'clip.mp4', 'video/mp4')
   assert.is(story.status, 201)
@@ -193,7 +193,12 @@ test('MP4 and WebM are accepted for stories and refused for posts, comments and 
   assert.ok(webm.body.data.path.endsWith('.webm'))
   assert.is((await server.request('GET', '/' + webm.body.data.path)).headers.get('content-type'), 'video/webm')
 
-  for (const route of ['post', 'comment', 'avatar']) {
+  const post = await upload(server, 'post', alice.token, mp4, 'clip.mp4', 'video/mp4')
+  assert.is(post.status, 201)
+  assert.ok(post.body.data.path.startsWith('uploads/posts/') && post.body.data.path.endsWith('.mp4'))
+  assert.ok(post.body.data.poster_path.startsWith('uploads/posts/'), 'its poster frame beside it')
+
+  for (const route of ['comment', 'avatar']) {
     const res = await upload(server, route, alice.token, mp4, 'clip.mp4', 'video/mp4')
     assert.is(res.status, 400, route)
     assert.match(res.body.message, /video\/mp4/)

@@ -3,7 +3,7 @@
  * `views.tsx` render the same views with colour on a terminal; both read the helpers here.
  */
 import { parseDateTime } from '../../shared/dates.js'
-import type { Comment, Notification, Post, Story, StoryFeedGroup, UserProfile, UserSummary } from '../../shared/types.js'
+import type { Comment, CommentThread, Notification, Post, Story, StoryFeedGroup, UserProfile, UserSummary } from '../../shared/types.js'
 
 export interface HashtagCount {
   tag: string
@@ -13,7 +13,8 @@ export interface HashtagCount {
 /** Everything the CLI renders for people; `--json` prints the data object instead. */
 export type View =
   | { kind: 'profile'; profile: UserProfile }
-  | { kind: 'post'; post: Post; comments?: Comment[] }
+  | { kind: 'post'; post: Post; comments?: Array<Comment | CommentThread> }
+  | { kind: 'comments'; comments: Comment[]; page?: number; has_more?: boolean; empty: string }
   | { kind: 'posts'; posts: Post[]; page?: number; has_more?: boolean; empty: string }
   | { kind: 'users'; users: UserSummary[]; page?: number; has_more?: boolean; empty: string }
   | { kind: 'notifications'; notifications: Notification[]; page?: number; has_more?: boolean }
@@ -61,6 +62,9 @@ export const NOTIFICATION_TEXT: Record<Notification['type'], string> = {
   comment: 'commented on your post',
   follow: 'started following you',
   story_view: 'viewed your story',
+  follow_request: 'asked to follow you',
+  mention: 'mentioned you',
+  reply: 'replied to your comment',
 }
 
 export function pageHint(list: { page?: number; has_more?: boolean }): string | null {
@@ -69,28 +73,40 @@ export function pageHint(list: { page?: number; has_more?: boolean }): string | 
 
 function profileLines(p: UserProfile): string[] {
   return [
-    `${displayName(p)} · id ${p.id}${p.is_following ? ' · following' : ''}`,
+    `${displayName(p)} · id ${p.id}${p.is_private ? ' · private' : ''}${p.is_following ? ' · following' : p.follow_requested ? ' · requested' : ''}`,
     ...(p.bio ? [p.bio] : []),
     `${plural(p.posts_count, 'post')} · ${plural(p.followers_count, 'follower')} · ${p.following_count} following · ${plural(p.active_stories_count, 'active story', 'active stories')}`,
     ...(p.avatar ? [`avatar: ${p.avatar}`] : []),
   ]
 }
 
+/** Each image or video of a post with its alt text (a post of the spec's, with `image` only, as one). */
+function mediaLines(p: Post): string[] {
+  const items = p.media?.length ? p.media : p.image ? [{ path: p.image, alt: '', type: 'image' as const }] : []
+  return items.map((item) => `  [${item.type ?? 'file'}] ${item.path}${item.alt ? ` (alt: ${item.alt})` : ''}`)
+}
+
 function postLines(p: Post, now: Date): string[] {
   return [
     `#${p.id} ${displayName(p)} · ${timeAgo(p.created_at, now)}${p.is_public === false ? ' · private' : ''}`,
     ...(p.content ? p.content.split('\n').map((line) => `  ${line}`) : []),
-    ...(p.image ? [`  [image] ${p.image}`] : []),
-    `  ${plural(p.likes_count, 'like')}${p.user_liked ? ' (you liked)' : ''} · ${plural(p.comments_count, 'comment')}`,
+    ...mediaLines(p),
+    `  ${plural(p.likes_count, 'like')}${p.user_liked ? ' (you liked)' : ''} · ${plural(p.comments_count, 'comment')}${p.bookmarked ? ' · saved' : ''}`,
   ]
 }
 
-function commentLines(c: Comment, now: Date): string[] {
-  return [`  ${displayName(c)} · ${timeAgo(c.created_at, now)}: ${c.content}${c.image ? ` [image] ${c.image}` : ''}`]
+/** A comment, and under a thread's head its first replies and how many more there are. */
+function commentLines(c: Comment | CommentThread, now: Date, indent = '  '): string[] {
+  const lines = [`${indent}${displayName(c)} · ${timeAgo(c.created_at, now)} · #${c.id}: ${c.content}${c.image ? ` [image] ${c.image}` : ''}`]
+  const replies = 'replies' in c ? c.replies : []
+  lines.push(...replies.flatMap((reply) => commentLines(reply, now, `${indent}  ↳ `)))
+  const more = c.replies_count - replies.length
+  if ('replies' in c && more > 0) lines.push(`${indent}  ↳ ${plural(more, 'more reply', 'more replies')}: plaza social replies ${c.id}`)
+  return lines
 }
 
 function userLine(u: UserSummary): string {
-  return `${displayName(u)} · id ${u.id}${u.is_following ? ' · following' : ''}`
+  return `${displayName(u)} · id ${u.id}${u.is_private ? ' · private' : ''}${u.is_following ? ' · following' : ''}`
 }
 
 function notificationLine(n: Notification, now: Date): string {
@@ -99,7 +115,7 @@ function notificationLine(n: Notification, now: Date): string {
 }
 
 function storyLines(s: Story, now: Date): string[] {
-  const body = s.content_type === 'text' ? s.text_content ?? '' : `[${s.content_type}] ${s.media_url}`
+  const body = s.content_type === 'text' ? s.text_content ?? '' : `[${s.content_type}] ${s.media_url}${s.media_alt ? ` (alt: ${s.media_alt})` : ''}`
   return [
     `story ${s.id} ${displayName(s)} · ${timeAgo(s.created_at, now)} · ${plural(s.views_count, 'view')} · ${s.privacy_type}`,
     `  ${body}`,
@@ -128,6 +144,9 @@ export function viewText(view: View, now: Date = new Date()): string {
     case 'posts':
       if (!view.posts.length) return view.empty
       return withHint(view.posts.flatMap((p, i) => [...(i ? [''] : []), ...postLines(p, now)]), view).join('\n')
+    case 'comments':
+      if (!view.comments.length) return view.empty
+      return withHint(view.comments.flatMap((c) => commentLines(c, now)), view).join('\n')
     case 'users':
       if (!view.users.length) return view.empty
       return withHint(view.users.map(userLine), view).join('\n')

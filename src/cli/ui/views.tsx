@@ -4,7 +4,7 @@
  */
 import { Box, Text } from 'ink'
 import type { ReactNode } from 'react'
-import type { Comment, Notification, Post, Story, StoryFeedGroup, UserProfile, UserSummary } from '../../shared/types.js'
+import type { Comment, CommentThread, Notification, Post, Story, StoryFeedGroup, UserProfile, UserSummary } from '../../shared/types.js'
 import { hashtag, NOTIFICATION_TEXT, pageHint, plural, splitHashtags, timeAgo, type HashtagCount, type View } from './format.js'
 
 function Author({ user }: { user: { username: string; full_name?: string | null; is_verified?: boolean } }) {
@@ -46,7 +46,8 @@ function ProfileCard({ profile }: { profile: UserProfile }) {
       <Text>
         <Author user={profile} />
         <Text dimColor> · id {profile.id}</Text>
-        {profile.is_following ? <Text color="green"> · following</Text> : null}
+        {profile.is_private ? <Text color="yellow"> · private</Text> : null}
+        {profile.is_following ? <Text color="green"> · following</Text> : profile.follow_requested ? <Text color="yellow"> · requested</Text> : null}
       </Text>
       {profile.bio ? <RichText text={profile.bio} /> : null}
       <Text>
@@ -58,7 +59,28 @@ function ProfileCard({ profile }: { profile: UserProfile }) {
   )
 }
 
-function PostCard({ post, now, comments }: { post: Post; now: Date; comments?: Comment[] }) {
+/** A comment; under a thread's head, its first replies and how many more there are. */
+function CommentLine({ comment, now, reply = false }: { comment: Comment | CommentThread; now: Date; reply?: boolean }) {
+  const replies = 'replies' in comment ? comment.replies : []
+  const more = comment.replies_count - replies.length
+  return (
+    <Box flexDirection="column" marginLeft={reply ? 2 : 0}>
+      <Text>
+        {reply ? <Text dimColor>↳ </Text> : null}
+        <Author user={comment} />
+        <Text dimColor> · {timeAgo(comment.created_at, now)} · #{comment.id}: </Text>
+        <RichText text={comment.content} />
+        {comment.image ? <Text color="blue"> ▣ {comment.image}</Text> : null}
+      </Text>
+      {replies.map((r) => (
+        <CommentLine key={r.id} comment={r} now={now} reply />
+      ))}
+      {'replies' in comment && more > 0 ? <Text dimColor>  ↳ {more} more {more === 1 ? 'reply' : 'replies'}: plaza social replies {comment.id}</Text> : null}
+    </Box>
+  )
+}
+
+function PostCard({ post, now, comments }: { post: Post; now: Date; comments?: Array<Comment | CommentThread> }) {
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="gray" paddingX={1}>
       <Text>
@@ -69,20 +91,21 @@ function PostCard({ post, now, comments }: { post: Post; now: Date; comments?: C
         {post.is_public === false ? <Text color="yellow"> · private</Text> : null}
       </Text>
       {post.content ? <RichText text={post.content} /> : null}
-      {post.image ? <Text color="blue">▣ {post.image}</Text> : null}
+      {(post.media?.length ? post.media : post.image ? [{ path: post.image, alt: '', type: 'image' as const }] : []).map((item) => (
+        <Text key={item.path} color="blue">
+          {item.type === 'video' ? '▶' : '▣'} {item.path}
+          {item.alt ? <Text dimColor> — {item.alt}</Text> : null}
+        </Text>
+      ))}
       <Text>
         <Text color={post.user_liked ? 'red' : undefined}>{post.user_liked ? '♥' : '♡'}</Text> {post.likes_count} · 💬 {post.comments_count}
+        {post.bookmarked ? <Text color="yellow"> · saved</Text> : null}
       </Text>
       {comments ? (
         <Box flexDirection="column" marginTop={1}>
           {comments.length ? null : <Text dimColor>no comments yet</Text>}
           {comments.map((c) => (
-            <Text key={c.id}>
-              <Author user={c} />
-              <Text dimColor> · {timeAgo(c.created_at, now)}: </Text>
-              <RichText text={c.content} />
-              {c.image ? <Text color="blue"> ▣ {c.image}</Text> : null}
-            </Text>
+            <CommentLine key={c.id} comment={c} now={now} />
           ))}
         </Box>
       ) : null}
@@ -100,6 +123,7 @@ function UserRow({ user }: { user: UserSummary }) {
     <Text>
       <Author user={user} />
       <Text dimColor> · id {user.id}</Text>
+      {user.is_private ? <Text color="yellow"> · private</Text> : null}
       {user.is_following ? <Text color="green"> · following</Text> : null}
     </Text>
   )
@@ -136,6 +160,7 @@ function StoryCard({ story, now }: { story: Story; now: Date }) {
       ) : (
         <Text color="blue">
           ▣ {story.content_type} {story.media_url}
+          {story.media_alt ? ` (alt: ${story.media_alt})` : ''}
         </Text>
       )}
     </Box>
@@ -191,6 +216,17 @@ export function ViewElement({ view, now = new Date() }: { view: View; now?: Date
         <Box flexDirection="column">
           {view.posts.map((p) => (
             <PostCard key={p.id} post={p} now={now} />
+          ))}
+          <More list={view} />
+        </Box>
+      ) : (
+        <Text dimColor>{view.empty}</Text>
+      )
+    case 'comments':
+      return view.comments.length ? (
+        <Box flexDirection="column">
+          {view.comments.map((c) => (
+            <CommentLine key={c.id} comment={c} now={now} />
           ))}
           <More list={view} />
         </Box>

@@ -15,6 +15,8 @@ export const users = sqliteTable(
     fullName: text('full_name').notNull().default(''),
     bio: text('bio').notNull().default(''),
     avatar: text('avatar').notNull().default(''),
+    /** The avatar's description for screen readers (migration 0020), up to 1,500 characters; '' for none. */
+    avatarAlt: text('avatar_alt').notNull().default(''),
     isVerified: integer('is_verified', { mode: 'boolean' }).notNull().default(false),
     followersCount: integer('followers_count').notNull().default(0),
     followingCount: integer('following_count').notNull().default(0),
@@ -38,6 +40,12 @@ export const users = sqliteTable(
     emailVerifiedAt: integer('email_verified_at'),
     /** An address the owner asked to change to, mailed a verification link; it replaces `email` once verified. */
     pendingEmail: text('pending_email'),
+    /**
+     * A private account (migration 0020): following it is a request the owner approves
+     * (`follow_requests`), and only the owner and approved followers see its posts, stories and
+     * follow lists; everyone sees the profile's header and counts.
+     */
+    isPrivate: integer('is_private', { mode: 'boolean' }).notNull().default(false),
   },
   (t) => [
     uniqueIndex('users_username_lower_idx').on(sql`lower(${t.username})`),
@@ -121,10 +129,41 @@ export const posts = sqliteTable(
     createdAt: integer('created_at').notNull(),
     /** When the author last edited the content or visibility (PUT /posts/{id}); null when never. */
     editedAt: integer('edited_at'),
+    /** The accounts `@named` in the content, as resolved when it was written: `[[user_id, username, start, end], ...]`, null for none (mentions.ts). */
+    mentions: text('mentions'),
+    /**
+     * A carousel (migration 0020): `[[path, alt], ...]`, up to 10 uploads in order, the first being
+     * `image`; null when the post has at most its one `image` and no alt text (post-media.ts).
+     */
+    media: text('media'),
   },
   (t) => [
     index('posts_user_created_idx').on(t.userId, t.createdAt),
     index('posts_public_created_idx').on(t.isPublic, t.createdAt),
+  ],
+)
+
+/**
+ * Pending requests to follow a private account (migration 0020, WITHOUT ROWID like `follows`): the
+ * owner approves (the row becomes a follow) or denies (it goes). `notification_id` is the owner's
+ * `follow_request` notification, deleted with the request.
+ */
+export const followRequests = sqliteTable(
+  'follow_requests',
+  {
+    requesterId: integer('requester_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    targetId: integer('target_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: integer('created_at').notNull(),
+    notificationId: integer('notification_id'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.requesterId, t.targetId] }),
+    // The owner's list, newest first (WITHOUT ROWID: the index carries requester_id for ties).
+    index('follow_requests_target_created_idx').on(t.targetId, t.createdAt),
   ],
 )
 
@@ -143,6 +182,25 @@ export const likes = sqliteTable(
   (t) => [primaryKey({ columns: [t.postId, t.userId] }), index('likes_user_idx').on(t.userId)],
 )
 
+/**
+ * Posts a user saved to look at later (migration 0020, WITHOUT ROWID like likes): private to that
+ * user. The key leads with the post, as likes' does, so a post's page probes it for `bookmarked`
+ * and a deleted post finds its rows; the user's list is `bookmarks_user_created_idx`.
+ */
+export const bookmarks = sqliteTable(
+  'bookmarks',
+  {
+    postId: integer('post_id')
+      .notNull()
+      .references(() => posts.id, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.postId, t.userId] }), index('bookmarks_user_created_idx').on(t.userId, t.createdAt)],
+)
+
 export const comments = sqliteTable(
   'comments',
   {
@@ -156,8 +214,23 @@ export const comments = sqliteTable(
     content: text('content').notNull(),
     image: text('image').notNull().default(''),
     createdAt: integer('created_at').notNull(),
+    /** As posts.mentions. */
+    mentions: text('mentions'),
+    /**
+     * The top-level comment this one replies to (migration 0020); null for a top-level comment.
+     * One level, as Instagram: a reply to a reply attaches to the same top-level comment. No foreign
+     * key: deleting a comment deletes its replies itself (removal.ts), with every count.
+     */
+    parentId: integer('parent_id'),
+    /** How many replies a top-level comment has, kept in the same transaction as the rows. */
+    repliesCount: integer('replies_count').notNull().default(0),
   },
-  (t) => [index('comments_post_created_idx').on(t.postId, t.createdAt), index('comments_user_idx').on(t.userId)],
+  (t) => [
+    // A post's top-level comments are its range with parent_id null (SQLite's index takes `IS NULL`
+    // as an equality), a comment's replies the range (post_id, parent_id): oldest first, no sort.
+    index('comments_post_parent_created_idx').on(t.postId, t.parentId, t.createdAt),
+    index('comments_user_idx').on(t.userId),
+  ],
 )
 
 export const hashtags = sqliteTable(
@@ -193,6 +266,8 @@ export const stories = sqliteTable(
       .references(() => users.id, { onDelete: 'cascade' }),
     contentType: text('content_type', { enum: ['text', 'image', 'video'] }).notNull(),
     mediaUrl: text('media_url').notNull().default(''),
+    /** media_url described for screen readers ('' for none, and for a text story). */
+    mediaAlt: text('media_alt').notNull().default(''),
     textContent: text('text_content'),
     backgroundColor: text('background_color').notNull().default('#000000'),
     textColor: text('text_color').notNull().default('#FFFFFF'),
@@ -204,6 +279,8 @@ export const stories = sqliteTable(
     viewsCount: integer('views_count').notNull().default(0),
     createdAt: integer('created_at').notNull(),
     expiresAt: integer('expires_at').notNull(),
+    /** As posts.mentions, of text_content. */
+    mentions: text('mentions'),
   },
   (t) => [index('stories_user_expires_idx').on(t.userId, t.expiresAt), index('stories_expires_idx').on(t.expiresAt)],
 )
@@ -237,7 +314,7 @@ export const notifications = sqliteTable(
      * notificationsCausedBy), so nothing here refers to a user who is gone.
      */
     actorId: integer('actor_id').notNull(),
-    type: text('type', { enum: ['like', 'comment', 'follow', 'story_view'] }).notNull(),
+    type: text('type', { enum: ['like', 'comment', 'follow', 'story_view', 'follow_request', 'mention', 'reply'] }).notNull(),
     postId: integer('post_id').references(() => posts.id, { onDelete: 'cascade' }),
     storyId: integer('story_id').references(() => stories.id, { onDelete: 'cascade' }),
     isRead: integer('is_read', { mode: 'boolean' }).notNull().default(false),

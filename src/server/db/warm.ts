@@ -110,7 +110,7 @@ export function poolWarm(pool: ReaderPool, { maxQueued = WARM_QUEUE, coldness = 
  * rendering a like's with drizzle on every call took about 50 µs, more than the read itself when
  * its pages are cached.
  */
-export function pagesQuery<K extends string>(names: readonly K[], lookups: (values: Record<K, Placeholder>) => SQL[]): (values: Record<K, number>) => Pages {
+export function pagesQuery<K extends string>(names: readonly K[], lookups: (values: Record<K, Placeholder>) => SQL[]): (values: Record<K, number | null>) => Pages {
   return renderOnce(names, (placeholders) => sql`select ${sql.join(
     lookups(placeholders).map((lookup) => sql`(${lookup})`),
     sql`, `,

@@ -9,7 +9,7 @@ import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm'
 import type { ReadDb } from '../db/client.js'
 import { posts } from '../db/schema.js'
 import { prepared } from '../db/prepared.js'
-import { postPage, postsWithMedia, publicPostsByIds, type Paging, type Readers } from './posts.js'
+import { authorNotPrivate, postPage, postsWithMedia, publicPostsByIds, type Paging, type Readers } from './posts.js'
 
 /** How many of the newest public posts explore ranks: bounds the ranking's work whatever the table size. */
 export const EXPLORE_WINDOW = 1000
@@ -26,12 +26,17 @@ export function exploreScore(now: Date): SQL<number> {
   return sql<number>`((${posts.likesCount} + 2 * ${posts.commentsCount} + 1) / ((${ageHours} + 2) * (${ageHours} + 2)))`
 }
 
-/** The ids of the newest EXPLORE_WINDOW public posts (`posts_public_created_idx`), best score first, ties newest first. */
+/**
+ * The ids of the newest EXPLORE_WINDOW public posts of accounts that are not private
+ * (`posts_public_created_idx`, a users primary-key probe each), best score first, ties newest first.
+ * Explore is for finding accounts: a private account's posts are not in it, not even for its
+ * followers (they have them in their feed).
+ */
 export function exploreRankingQuery(db: ReadDb, now: Date) {
   const window = db
     .select({ id: posts.id })
     .from(posts)
-    .where(eq(posts.isPublic, true))
+    .where(and(eq(posts.isPublic, true), authorNotPrivate(false)))
     .orderBy(desc(posts.createdAt))
     .limit(EXPLORE_WINDOW)
   return db

@@ -1,14 +1,18 @@
 import { TRPCError } from '@trpc/server'
-import { sql, type Placeholder, type SQL } from 'drizzle-orm'
+import { eq, sql, type Placeholder, type SQL } from 'drizzle-orm'
+import { TEXT_LIMITS } from '../../shared/schemas/auth.js'
 import type { Comment } from '../../shared/types.js'
-import { writeTransaction, type Db, type Tx } from '../db/client.js'
-import { leanStatement } from '../db/prepared.js'
-import { comments, likes, posts } from '../db/schema.js'
+import { writeTransaction, type Db, type ReadDb, type Tx } from '../db/client.js'
+import { leanStatement, prepared } from '../db/prepared.js'
+import { comments, likes, posts, users } from '../db/schema.js'
 import { pagesQuery, type Warm } from '../db/warm.js'
 import { assertOwnUpload } from '../uploads/references.js'
 import { withMediaOne } from './media.js'
+import { extractMentions, mentionedIds, mentionsColumn, notifyMentions, resolveMentions } from './mentions.js'
 import { notificationPages, notify } from './notifications.js'
-import { toComment, visibleTo, visibleToKey } from './posts.js'
+import { toComment } from './comments.js'
+import { visibleTo, visibleToKey } from './posts.js'
+import { authorShownTo } from './relations.js'
 
 export interface LikeState {
   post_id: number
@@ -107,43 +111,96 @@ export async function unlikePost(db: Db, warm: Warm, userId: number, postId: num
 }
 
 /**
- * The leaves a new comment writes, for `warm` (db/warm.ts): the ends of the post's range in
- * comments_post_created_idx and of the commenter's in comments_user_idx (the row itself goes at
- * the table's end), the post's row and the author's notification.
+ * The leaves a new comment writes, for `warm` (db/warm.ts): the end of its range in
+ * comments_post_parent_created_idx (the post's top-level comments, or a parent's replies: `parent`
+ * null or a comment id) and of the commenter's in comments_user_idx (the row itself goes at the
+ * table's end), the parent's row (its replies_count), the post's row and the author's notification.
  */
-export const commentPages = pagesQuery(['user', 'post'], ({ user, post }) => [
-  sql`select max(created_at) from ${comments} indexed by comments_post_created_idx where post_id = ${post}`,
+export const commentPages = pagesQuery(['user', 'post', 'parent'], ({ user, post, parent }) => [
+  sql`select max(created_at) from ${comments} indexed by comments_post_parent_created_idx where post_id = ${post} and parent_id is ${parent}`,
   sql`select max(id) from ${comments} indexed by comments_user_idx where user_id = ${user}`,
+  sql`select replies_count from ${comments} where id = ${parent}`,
   ...notificationPages(authorOf(post), post),
 ])
 
+/** The comment a reply names, read before the transaction: where it is, and its author's name (for the reply's `@name`). */
+const repliedTo = prepared((db) =>
+  db
+    .select({ id: comments.id, postId: comments.postId, parentId: comments.parentId, userId: comments.userId, username: users.username })
+    .from(comments)
+    .innerJoin(users, eq(users.id, comments.userId))
+    .where(eq(comments.id, sql.placeholder('comment')))
+    .limit(1)
+    .prepare(),
+)
+
+const commentNotFound = () => new TRPCError({ code: 'NOT_FOUND', message: 'Comment not found' })
+
 /**
- * Comments on a post the caller can see (else 404); counter and notification in the same
- * transaction, its pages read (`warm`) before it.
+ * Comments on a post the caller can see (else 404), or with `parent_id` replies to one of its
+ * comments (one level, as Instagram: a reply to a reply attaches to the same top-level comment and
+ * starts with `@` and the name of the author it answers, unless the text names them already or
+ * would then be too long). Counters (the post's comments_count, the parent's replies_count) and
+ * notifications in the same transaction, its pages read (`warm`) before it. Told, each once: the
+ * author of the comment replied to (`reply`), the post's author (`comment`), and the accounts the
+ * text mentions who may see the post (mentions.ts; resolved before, on `reads`).
  */
 export async function commentOnPost(
   db: Db,
+  reads: ReadDb,
   warm: Warm,
   userId: number,
-  input: { post_id: number; content: string; image?: string },
+  input: { post_id: number; content: string; image?: string; parent_id?: number },
   now: Date,
 ): Promise<Comment> {
-  await warm(commentPages({ user: userId, post: input.post_id }))
+  let content = input.content
+  let target: { id: number; postId: number; parentId: number | null; userId: number; username: string } | undefined
+  if (input.parent_id !== undefined) {
+    target = await repliedTo(reads).get({ comment: input.parent_id })
+    if (!target || target.postId !== input.post_id) throw commentNotFound()
+    const named = target.username.toLowerCase()
+    if (target.parentId !== null && target.userId !== userId && !extractMentions(content).some((m) => m.name.toLowerCase() === named)) {
+      const withName = `@${target.username} ${content}`
+      if (withName.length <= TEXT_LIMITS.comment) content = withName
+    }
+  }
+  const parentId = target ? (target.parentId ?? target.id) : null
+  const mentions = await resolveMentions(reads, content)
+  const mentionsJson = mentionsColumn(mentions)
+  await warm(commentPages({ user: userId, post: input.post_id, parent: parentId }))
   const created = await writeTransaction(db, async (tx) => {
     const post = await visiblePost(tx, input.post_id, userId)
+    if (target) {
+      // Still there, and still shown to the caller (a deletion, a block or a suspension since the read).
+      const [still] = await tx.values(sql`select 1 from comments where id = ${target.id} and ${authorShownTo(userId, sql`comments.user_id`)}`)
+      if (!still) throw commentNotFound()
+    }
     if (input.image) await assertOwnUpload(tx, userId, input.image)
     const image = input.image ?? ''
     const [comment] = await tx.values<[number]>(sql`
-      insert into comments (post_id, user_id, content, image, created_at)
-      values (${input.post_id}, ${userId}, ${input.content}, ${image}, ${now.getTime()}) returning id`)
+      insert into comments (post_id, user_id, content, image, created_at, mentions, parent_id)
+      values (${input.post_id}, ${userId}, ${content}, ${image}, ${now.getTime()}, ${mentionsJson}, ${parentId}) returning id`)
     await tx.run(sql`update posts set comments_count = comments_count + 1 where id = ${input.post_id}`)
-    await notify(tx, { userId: post.authorId, actorId: userId, type: 'comment', postId: input.post_id }, now)
+    if (parentId !== null) await tx.run(sql`update comments set replies_count = replies_count + 1 where id = ${parentId}`)
+    const told: number[] = []
+    if (target) {
+      await notify(tx, { userId: target.userId, actorId: userId, type: 'reply', postId: input.post_id }, now)
+      told.push(target.userId)
+    }
+    if (!told.includes(post.authorId)) {
+      await notify(tx, { userId: post.authorId, actorId: userId, type: 'comment', postId: input.post_id }, now)
+      told.push(post.authorId)
+    }
+    if (mentions.length > 0) await notifyMentions(tx, userId, mentionedIds(mentions), { post: input.post_id }, (viewer) => visibleToKey(viewer), now, told)
     const [author] = await tx.values<[string, string, string, number]>(sql`select username, full_name, avatar, is_verified from users where id = ${userId}`)
     return toComment({
       id: comment[0],
-      content: input.content,
+      content,
       image,
       createdAt: now.getTime(),
+      mentions: mentionsJson,
+      parentId,
+      repliesCount: 0,
       userId,
       username: author[0],
       fullName: author[1],

@@ -37,6 +37,8 @@ export interface MediaInfo {
   height: number | null
   blurhash: string | null
   poster: string | null
+  /** The upload's sniffed type (`image/jpeg`, `video/mp4`, ...): a post's media item says image or video. */
+  mime: string | null
 }
 
 export type MediaMap = ReadonlyMap<string, MediaInfo>
@@ -44,7 +46,7 @@ export type MediaMap = ReadonlyMap<string, MediaInfo>
 /** The paths as a JSON array: one prepared statement whatever the page's length. */
 const uploadsByPaths = prepared((db) =>
   db
-    .select({ path: uploads.path, width: uploads.width, height: uploads.height, blurhash: uploads.blurhash, poster: uploads.poster })
+    .select({ path: uploads.path, width: uploads.width, height: uploads.height, blurhash: uploads.blurhash, poster: uploads.poster, mime: uploads.mime })
     .from(uploads)
     .where(sql`${uploads.path} in (select value from json_each(${sql.placeholder('paths')}))`)
     .prepare(),

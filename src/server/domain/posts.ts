@@ -1,43 +1,54 @@
 import { TRPCError } from '@trpc/server'
-import { and, asc, desc, eq, or, sql, type Placeholder, type SQL } from 'drizzle-orm'
+import { and, desc, eq, or, sql, type Placeholder, type SQL } from 'drizzle-orm'
 import { formatDateTime } from '../../shared/dates.js'
-import type { CreatePost, PostDetail } from '../../shared/schemas/posts.js'
-import type { Comment, Post } from '../../shared/types.js'
+import type { CreatePost } from '../../shared/schemas/posts.js'
+import type { Post } from '../../shared/types.js'
 import { writeTransaction, type Db, type ReadDb } from '../db/client.js'
 import { prepared, type AnyDb } from '../db/prepared.js'
-import { comments, follows, likes, posts, users } from '../db/schema.js'
-import { assertOwnUpload } from '../uploads/references.js'
+import { bookmarks, follows, likes, posts, users } from '../db/schema.js'
+import { assertOwnUpload, assertOwnUploads } from '../uploads/references.js'
 import { attachHashtags, extractHashtags } from './hashtags.js'
+import { mentionedIds, mentionsColumn, notifyMentions, resolveMentions, toMentions } from './mentions.js'
 import type { Fanout } from './fanout.js'
-import { attachMedia, mediaInfo, mediaOf, mediaPaths, type Bare, type MediaMap } from './media.js'
+import { mediaInfo, mediaOf, type MediaMap } from './media.js'
+import { mediaColumn, postMediaPaths, toPostMedia } from './post-media.js'
 import { timelineFeedIds } from './timelines.js'
 import { readerForPage } from './page-depth.js'
-import { authorShownTo, authorVisibleTo, unmuted } from './relations.js'
-import { findVisibleUser } from './users.js'
+import { authorShownTo, unmuted } from './relations.js'
+import { assertSeesAccount, findVisibleUser } from './users.js'
 
 /** Ids start at 1, so 0 matches nobody: an anonymous caller has liked nothing and follows no one. */
-const viewerKey = (viewerId: number | null) => viewerId ?? 0
+export const viewerKey = (viewerId: number | null) => viewerId ?? 0
+
+/** Whether `viewer` saved the post: one probe of the bookmarks primary key (post_id, user_id). */
+function bookmarkedBy(viewer: number | Placeholder): SQL<boolean> {
+  return sql<boolean>`exists (select 1 from ${bookmarks} vb where vb.post_id = ${posts.id} and vb.user_id = ${viewer})`
+}
 
 /**
- * The columns of one Post row: the post, its author (join on the primary key) and whether the
- * caller liked it (a left join on the likes primary key), so a list is one query, never one per row.
+ * The columns of one Post row for `viewer`: the post, its author (join on the primary key), whether
+ * the viewer liked it (a left join on the likes primary key) and saved it (a probe of the bookmarks
+ * primary key), so a list is one query, never one per row.
  */
-export function postColumns() {
+export function postColumns(viewer: number | Placeholder) {
   return {
     id: posts.id,
     content: posts.content,
     image: posts.image,
+    media: posts.media,
     isPublic: posts.isPublic,
     likesCount: posts.likesCount,
     commentsCount: posts.commentsCount,
     createdAt: posts.createdAt,
     editedAt: posts.editedAt,
+    mentions: posts.mentions,
     userId: posts.userId,
     username: users.username,
     fullName: users.fullName,
     avatar: users.avatar,
     isVerified: users.isVerified,
     userLiked: sql<boolean>`${likes.userId} is not null`.mapWith(Boolean),
+    bookmarked: bookmarkedBy(viewer).mapWith(Boolean),
   }
 }
 
@@ -45,21 +56,26 @@ export interface PostRow {
   id: number
   content: string
   image: string
+  /** The media column as stored (post-media.ts): JSON text, or null when `image` says it all. */
+  media: string | null
   isPublic: boolean
   likesCount: number
   commentsCount: number
   createdAt: number
   editedAt: number | null
+  /** The mentions column as stored (mentions.ts): JSON text, or null for none. */
+  mentions: string | null
   userId: number
   username: string
   fullName: string
   avatar: string
   isVerified: boolean
   userLiked: boolean
+  bookmarked: boolean
 }
 
 /** A PostRow as the page query's JSON has it: postColumns' values in order, booleans as 0/1. */
-type PostRowValues = [number, string, string, number, number, number, number, number | null, number, string, string, string, number, number]
+type PostRowValues = [number, string, string, string | null, number, number, number, number, number | null, string | null, number, string, string, string, number, number, number]
 
 /**
  * postColumns' values as one JSON array per row, all the rows as one JSON text (one row, one
@@ -68,8 +84,8 @@ type PostRowValues = [number, string, string, number, number, number, number, nu
  * string and `JSON.parse`d takes about 60% of the time (38 against 60 µs for 21 posts on the
  * 1M-post network). No order: postPage puts the rows in the order of the ids asked for.
  */
-function postRowsAsJson(): SQL<string> {
-  return sql<string>`json_group_array(json_array(${posts.id}, ${posts.content}, ${posts.image}, ${posts.isPublic}, ${posts.likesCount}, ${posts.commentsCount}, ${posts.createdAt}, ${posts.editedAt}, ${posts.userId}, ${users.username}, ${users.fullName}, ${users.avatar}, ${users.isVerified}, ${likes.userId} is not null))`
+function postRowsAsJson(viewer: number | Placeholder): SQL<string> {
+  return sql<string>`json_group_array(json_array(${posts.id}, ${posts.content}, ${posts.image}, ${posts.media}, ${posts.isPublic}, ${posts.likesCount}, ${posts.commentsCount}, ${posts.createdAt}, ${posts.editedAt}, ${posts.mentions}, ${posts.userId}, ${users.username}, ${users.fullName}, ${users.avatar}, ${users.isVerified}, ${likes.userId} is not null, ${bookmarkedBy(viewer)}))`
 }
 
 /** The rows postRowsAsJson wrote, as drizzle maps postColumns (a boolean column is `value === 1`). */
@@ -78,24 +94,27 @@ function parsePostRows(json: string): PostRow[] {
     id: v[0],
     content: v[1],
     image: v[2],
-    isPublic: v[3] === 1,
-    likesCount: v[4],
-    commentsCount: v[5],
-    createdAt: v[6],
-    editedAt: v[7],
-    userId: v[8],
-    username: v[9],
-    fullName: v[10],
-    avatar: v[11],
-    isVerified: v[12] === 1,
-    userLiked: v[13] === 1,
+    media: v[3],
+    isPublic: v[4] === 1,
+    likesCount: v[5],
+    commentsCount: v[6],
+    createdAt: v[7],
+    editedAt: v[8],
+    mentions: v[9],
+    userId: v[10],
+    username: v[11],
+    fullName: v[12],
+    avatar: v[13],
+    isVerified: v[14] === 1,
+    userLiked: v[15] === 1,
+    bookmarked: v[16] === 1,
   }))
 }
 
 /** selectPostsFor's rows as one JSON text (postRowsAsJson); callers add where, never order or paging. */
 export function selectPostPageFor(db: AnyDb, viewer: number | Placeholder) {
   return db
-    .select({ rows: postRowsAsJson() })
+    .select({ rows: postRowsAsJson(viewer) })
     .from(posts)
     .innerJoin(users, eq(users.id, posts.userId))
     .leftJoin(likes, and(eq(likes.postId, posts.id), eq(likes.userId, viewer)))
@@ -129,12 +148,15 @@ export function toPostWithMedia(row: PostRow, media: MediaMap): Post {
     image_width: image?.width ?? null,
     image_height: image?.height ?? null,
     image_blurhash: image?.blurhash ?? null,
+    media: toPostMedia(row, media),
     is_public: row.isPublic,
     likes_count: row.likesCount,
     comments_count: row.commentsCount,
     user_liked: Boolean(row.userLiked),
+    bookmarked: Boolean(row.bookmarked),
     created_at: formatDateTime(row.createdAt),
     edited_at: row.editedAt === null ? null : formatDateTime(row.editedAt),
+    mentions: toMentions(row.mentions),
     user_id: row.userId,
     username: row.username,
     full_name: row.fullName,
@@ -148,7 +170,7 @@ export function toPostWithMedia(row: PostRow, media: MediaMap): Post {
 
 /** Posts for an answer: one media lookup for the page (media.ts), then toPostWithMedia. */
 export async function postsWithMedia(db: AnyDb, rows: readonly PostRow[]): Promise<Post[]> {
-  const media = await mediaInfo(db, rows.flatMap((row) => [row.image, row.avatar]))
+  const media = await mediaInfo(db, rows.flatMap((row) => [row.image, row.avatar, ...(row.media === null ? [] : postMediaPaths(row))]))
   return rows.map((row) => toPostWithMedia(row, media))
 }
 
@@ -160,28 +182,56 @@ export function selectPosts(db: ReadDb, viewerId: number | null) {
 /** selectPosts for a viewer given as a key (0: anonymous) or a placeholder, for prepared queries. */
 export function selectPostsFor(db: AnyDb, viewer: number | Placeholder) {
   return db
-    .select(postColumns())
+    .select(postColumns(viewer))
     .from(posts)
     .innerJoin(users, eq(users.id, posts.userId))
     .leftJoin(likes, and(eq(likes.postId, posts.id), eq(likes.userId, viewer)))
 }
 
 /**
- * The visibility rule (decisions §3): public, or the caller is the author or one of the author's
- * followers; and no block between them nor a suspension hides the author (relations.ts).
+ * The visibility rule (decisions §3, and private accounts): public and by an account that is not
+ * private, or the caller is the author or one of the author's followers; and no block between them
+ * nor a suspension hides the author (relations.ts).
  */
 export function visibleTo(viewerId: number | null): SQL {
   return visibleToKey(viewerKey(viewerId))
 }
 
-/** visibleTo for a viewer given as a key (0: anonymous) or a placeholder. */
-export function visibleToKey(viewer: number | Placeholder): SQL {
-  const allowed = or(
-    eq(posts.isPublic, true),
-    eq(posts.userId, viewer),
-    sql`exists (select 1 from ${follows} where ${follows.followerId} = ${viewer} and ${follows.followingId} = ${posts.userId})`,
-  )!
+/**
+ * The post's author (`posts.user_id`) is not a private account. Joined as `users` (the Post
+ * queries join the author), it is the joined row's column; otherwise one probe of the users
+ * primary key, evaluated only for a public post (SQLite stops at the first false of an AND).
+ */
+export function authorNotPrivate(joined: boolean): SQL {
+  return joined ? sql`${users.isPrivate} = 0` : sql`not exists (select 1 from ${users} pu where pu.id = ${posts.userId} and pu.is_private = 1)`
+}
+
+/** `viewer` follows the post's author: one probe of the follows primary key. */
+function viewerFollowsAuthor(viewer: number | Placeholder | SQL): SQL {
+  return sql`exists (select 1 from ${follows} where ${follows.followerId} = ${viewer} and ${follows.followingId} = ${posts.userId})`
+}
+
+/**
+ * visibleTo for a viewer given as a key (0: anonymous) or a placeholder; `joined` when the query
+ * joins the author as `users` (authorNotPrivate).
+ */
+export function visibleToKey(viewer: number | Placeholder | SQL, joined = false): SQL {
+  const allowed = or(and(eq(posts.isPublic, true), authorNotPrivate(joined)), eq(posts.userId, viewer), viewerFollowsAuthor(viewer))!
   return and(allowed, authorShownTo(viewer, posts.userId))!
+}
+
+/**
+ * What a list of public posts (explore, search, a hashtag's page) may show `viewer`, the author
+ * joined as `users`: a public post whose author the viewer may see (relations.ts), and whose author
+ * is not private unless the viewer is the author or follows them. So a private account's posts
+ * never reach those lists for anyone else, and a follower sees them as in the feed.
+ */
+export function listedTo(viewer: number | Placeholder): SQL {
+  return and(
+    eq(posts.isPublic, true),
+    or(eq(users.isPrivate, false), eq(posts.userId, viewer), viewerFollowsAuthor(viewer)),
+    authorShownTo(viewer, posts.userId),
+  )!
 }
 
 /**
@@ -204,14 +254,10 @@ const postsByIds = prepared((db) =>
 )
 
 /**
- * The public ones among a page of post ids whose author the viewer may see (relations.ts), for
+ * The ones among a page of post ids that a list of public posts may show the viewer (listedTo), for
  * postPage; placeholders `ids` and `viewer`. Explore's pages and post search's answer.
  */
-export const publicPostsByIds = prepared((db) =>
-  selectPostPageFor(db, sql.placeholder('viewer'))
-    .where(and(idInList(), eq(posts.isPublic, true), authorShownTo(sql.placeholder('viewer'), posts.userId)))
-    .prepare(),
-)
+export const publicPostsByIds = prepared((db) => selectPostPageFor(db, sql.placeholder('viewer')).where(and(idInList(), listedTo(sql.placeholder('viewer')))).prepare())
 
 /** The two readers: `reads` for lookups of a page or less, `scans` for what scans (services.ts). */
 export interface Readers {
@@ -249,7 +295,7 @@ export function directFeedQuery(db: ReadDb, viewerId: number, { page, limit }: P
   const depth = page * limit + 1
   const newestOfAuthor = sql`${posts.id} in (select p2.id from ${posts} as p2 where p2.user_id = ${authors.uid} order by p2.created_at desc, p2.id desc limit ${depth})`
   return db
-    .select(postColumns())
+    .select(postColumns(viewerId))
     .from(authors)
     .innerJoin(posts, newestOfAuthor)
     .innerJoin(users, eq(users.id, posts.userId))
@@ -262,70 +308,15 @@ export function directFeedQuery(db: ReadDb, viewerId: number, { page, limit }: P
 /** One author's posts, newest first; non-public ones only for the author and followers. */
 export function byUserQuery(db: ReadDb, authorId: number, viewerId: number | null, { page, limit }: Paging) {
   return selectPosts(db, viewerId)
-    .where(and(eq(posts.userId, authorId), visibleTo(viewerId)))
+    .where(and(eq(posts.userId, authorId), visibleToKey(viewerKey(viewerId), true)))
     .orderBy(...newestFirst)
     .limit(limit + 1)
     .offset((page - 1) * limit)
 }
 
-function commentColumns() {
-  return {
-    id: comments.id,
-    content: comments.content,
-    image: comments.image,
-    createdAt: comments.createdAt,
-    userId: comments.userId,
-    username: users.username,
-    fullName: users.fullName,
-    avatar: users.avatar,
-    isVerified: users.isVerified,
-  }
-}
-
-export interface CommentRow {
-  id: number
-  content: string
-  image: string
-  createdAt: number
-  userId: number
-  username: string
-  fullName: string
-  avatar: string
-  isVerified: boolean
-}
-
-export function toComment(row: CommentRow): Bare<Comment> {
-  return {
-    id: row.id,
-    content: row.content,
-    image: row.image,
-    created_at: formatDateTime(row.createdAt),
-    user_id: row.userId,
-    username: row.username,
-    full_name: row.fullName,
-    avatar: row.avatar,
-    is_verified: row.isVerified,
-  }
-}
-
-export function selectComments(db: ReadDb) {
-  return db.select(commentColumns()).from(comments).innerJoin(users, eq(users.id, comments.userId))
-}
-
-/** A post's comments as `viewer` sees them (none by an author a block or a suspension hides), oldest first (`comments_post_created_idx`). */
-export function commentsQuery(db: ReadDb, postId: number | Placeholder, viewer: number | Placeholder, limit: number | Placeholder, offset: number | Placeholder) {
-  return selectComments(db)
-    .where(and(eq(comments.postId, postId), authorVisibleTo(viewer)))
-    .orderBy(asc(comments.createdAt), asc(comments.id))
-    .limit(limit)
-    .offset(offset)
-}
-
-const commentsPage = prepared((db) => commentsQuery(db, sql.placeholder('post'), sql.placeholder('viewer'), sql.placeholder('limit'), sql.placeholder('offset')).prepare())
-
 export function visiblePostQuery(db: ReadDb, postId: number | Placeholder, viewer: number | Placeholder) {
   return selectPostsFor(db, viewer)
-    .where(and(eq(posts.id, postId), visibleToKey(viewer)))
+    .where(and(eq(posts.id, postId), visibleToKey(viewer, true)))
     .limit(1)
 }
 
@@ -344,6 +335,7 @@ interface NewPostAuthor {
   full_name: string
   avatar: string
   is_verified: number
+  is_private: number
 }
 
 /**
@@ -351,34 +343,44 @@ interface NewPostAuthor {
  * timelines after this transaction; until then the feed reads it as pending. Raw statements, as
  * few as possible (the write lock is held meanwhile): the posts counter's update returns what the
  * answer needs of the author, and the answer is built from what was written rather than read back.
+ * Mentions are resolved before the transaction, on `reads` (none for a text without `@`), and
+ * their notifications written in it (mentions.ts).
  */
-export async function createPost(db: Db, authorId: number, input: CreatePost, now: Date, fanout: Pick<Fanout, 'notify'>): Promise<Post> {
+export async function createPost(db: Db, reads: ReadDb, authorId: number, input: CreatePost, now: Date, fanout: Pick<Fanout, 'notify'>): Promise<Post> {
   const createdAt = now.getTime()
-  const image = input.image ?? ''
+  const image = input.image ?? input.media?.[0].path ?? ''
+  const media = input.media ? mediaColumn(input.media) : null
+  const mentions = await resolveMentions(reads, input.content)
+  const mentionsJson = mentionsColumn(mentions)
   const created = await writeTransaction(db, async (tx) => {
-    if (input.image) await assertOwnUpload(tx, authorId, input.image)
+    if (input.media) await assertOwnUploads(tx, authorId, input.media.map((item) => item.path))
+    else if (input.image) await assertOwnUpload(tx, authorId, input.image)
     const post = (await tx.get<{ id: number }>(sql`
-      insert into ${posts} (user_id, content, image, is_public, created_at)
-      values (${authorId}, ${input.content}, ${image}, ${input.is_public ? 1 : 0}, ${createdAt}) returning id`))!
+      insert into ${posts} (user_id, content, image, media, is_public, created_at, mentions)
+      values (${authorId}, ${input.content}, ${image}, ${media}, ${input.is_public ? 1 : 0}, ${createdAt}, ${mentionsJson}) returning id`))!
     const author = (await tx.get<NewPostAuthor>(sql`
       update ${users} set posts_count = posts_count + 1 where id = ${authorId}
-      returning username, full_name, avatar, is_verified`))!
-    await attachHashtags(tx, post.id, extractHashtags(input.content), input.is_public)
+      returning username, full_name, avatar, is_verified, is_private`))!
+    await attachHashtags(tx, post.id, extractHashtags(input.content), input.is_public && !author.is_private)
+    if (mentions.length > 0) await notifyMentions(tx, authorId, mentionedIds(mentions), { post: post.id }, (viewer) => visibleToKey(viewer), now)
     return {
       id: post.id,
       content: input.content,
       image,
+      media,
       isPublic: input.is_public,
       likesCount: 0,
       commentsCount: 0,
       createdAt,
       editedAt: null,
+      mentions: mentionsJson,
       userId: authorId,
       username: author.username,
       fullName: author.full_name,
       avatar: author.avatar,
       isVerified: Boolean(author.is_verified),
       userLiked: false,
+      bookmarked: false,
     } satisfies PostRow
   })
   fanout.notify()
@@ -407,20 +409,7 @@ export async function getFeed(dbs: Readers, viewerId: number, paging: Paging) {
 
 export async function getPostsByUser(db: ReadDb, ref: number | string, viewerId: number | null, paging: Paging) {
   const author = await findVisibleUser(db, ref, viewerId)
+  await assertSeesAccount(db, author, viewerId)
   const { items, page, has_more } = pageOf(await byUserQuery(db, author.id, viewerId, paging), paging, (row) => row)
   return { posts: await postsWithMedia(db, items), page, has_more }
-}
-
-/**
- * The post and a page of its comments, oldest first (`page`/`limit` page the comments): both
- * prepared, on `reads` (a deep page of comments on `scans`).
- */
-export async function getPostDetail(dbs: Readers, viewerId: number | null, input: PostDetail) {
-  const post = await loadVisiblePost(dbs.reads, input.post_id, viewerId)
-  const { page, limit } = input
-  const rows = await commentsPage(readerForPage(dbs, input)).all({ post: post.id, viewer: viewerKey(viewerId), limit: limit + 1, offset: (page - 1) * limit })
-  const { items, has_more } = pageOf(rows, input, toComment)
-  // The post and its comments share one media lookup.
-  const media = await mediaInfo(dbs.reads, [post.image, post.avatar, ...mediaPaths(items)])
-  return { post: toPostWithMedia(post, media), comments: items.map((comment) => attachMedia(media, comment)), page, has_more }
 }

@@ -19,7 +19,7 @@ import type { UserSummary } from '../../shared/types.js'
 import { writeTransaction, type Db, type ReadDb } from '../db/client.js'
 import { prepared } from '../db/prepared.js'
 import { blocks, mutes, users } from '../db/schema.js'
-import { removeFollow } from './follows.js'
+import { removeFollow, takeFollowRequest } from './follows.js'
 import { withMedia } from './media.js'
 import { readerForPage } from './page-depth.js'
 import type { Paging } from './posts.js'
@@ -85,8 +85,8 @@ export interface MuteState {
 
 /**
  * Blocks `ref` (idempotent). In the block's transaction, and only when the block is new: the
- * follows both ways go (counters and timelines as an unfollow does) and so do the notifications
- * each caused the other. One may block a user who has blocked them.
+ * follows and follow requests both ways go (counters and timelines as an unfollow does) and so do
+ * the notifications each caused the other. One may block a user who has blocked them.
  */
 export async function blockUser(db: Db, reads: ReadDb, blockerId: number, ref: number | string, now: Date): Promise<BlockState> {
   const other = await target(reads, blockerId, ref, 'block')
@@ -97,6 +97,8 @@ export async function blockUser(db: Db, reads: ReadDb, blockerId: number, ref: n
     if (inserted.rowsAffected === 0) return
     await removeFollow(tx, blockerId, other.id)
     await removeFollow(tx, other.id, blockerId)
+    await takeFollowRequest(tx, blockerId, other.id)
+    await takeFollowRequest(tx, other.id, blockerId)
     await tx.run(sql`
       delete from notifications where (user_id = ${blockerId} and actor_id = ${other.id}) or (user_id = ${other.id} and actor_id = ${blockerId})`)
   })

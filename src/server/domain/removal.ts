@@ -18,6 +18,7 @@ import { writeTransaction, type Tx } from '../db/client.js'
 import type { Services } from '../services.js'
 import { detachHashtags } from './hashtags.js'
 import { causedBy, notificationsCausedBy } from './notifications.js'
+import { postMediaPaths } from './post-media.js'
 import { visibleTo } from './posts.js'
 import { assertPassword } from './sessions.js'
 import { storyVisibleTo } from './stories.js'
@@ -28,7 +29,7 @@ export type Remover = { userId: number } | { moderator: string }
 /**
  * The caller's own writes, run in the deletion's transaction once the rows are gone and before
  * commit; a throw rolls the deletion back. `comments` are the ids of the comments that went with a
- * post (none for a comment or a story).
+ * post or with a comment (its replies; none for a story).
  */
 export type WithinRemoval = (tx: Tx, removed: { comments: number[] }) => Promise<void>
 
@@ -43,10 +44,14 @@ async function deleteFiles(services: Services, keys: string[]): Promise<void> {
   )
 }
 
-/** Whether a row of `owner` names `path`: index ranges of the owner's posts, comments, stories and uploads (exported for its query plan). */
+/**
+ * Whether a row of `owner` names `path`: index ranges of the owner's posts (their image, or an item
+ * of their carousel: the path quoted in the media column's JSON), comments, stories and uploads
+ * (exported for its query plan).
+ */
 export function uploadReferencedQuery(owner: number, path: string): SQL {
   return sql`
-    select exists (select 1 from posts where user_id = ${owner} and image = ${path})
+    select exists (select 1 from posts where user_id = ${owner} and (image = ${path} or instr(media, ${JSON.stringify(path)}) > 0))
         or exists (select 1 from comments where user_id = ${owner} and image = ${path})
         or exists (select 1 from stories where user_id = ${owner} and media_url = ${path})
         or exists (select 1 from users where id = ${owner} and avatar = ${path})
@@ -99,7 +104,7 @@ async function removePost(
 ): Promise<{ comments: number[]; paths: string[] }> {
   const { id, authorId, createdAt } = post
   const comments = await tx.values<[number, string]>(sql`select id, image from comments where post_id = ${id}`)
-  const [postRow] = await tx.values<[string]>(sql`select image from posts where id = ${id}`)
+  const [postRow] = await tx.values<[string, string | null]>(sql`select image, media from posts where id = ${id}`)
   if (dropReports) {
     const commentIds = JSON.stringify(comments.map((row) => row[0]))
     await tx.run(sql`
@@ -107,16 +112,17 @@ async function removePost(
         or (target_type = 'comment' and target_id in (select value from json_each(${commentIds}))))`)
   }
   await detachHashtags(tx, sql`select ${id}`)
-  // Like and comment notifications go to the post's author: a range of the recipient's index.
-  await tx.run(sql`delete from notifications where user_id = ${authorId} and post_id = ${id}`)
+  // Every notification about the post (likes, comments, mentions, replies), whoever it went to: notifications_post_idx.
+  await tx.run(sql`delete from notifications where post_id = ${id}`)
   await tx.run(sql`delete from likes where post_id = ${id}`)
+  await tx.run(sql`delete from bookmarks where post_id = ${id}`)
   await tx.run(sql`delete from comments where post_id = ${id}`)
   // A post still pending fan-out is in no timeline yet, and the fan-out reads pending posts from
   // `posts` in its own write transaction, so once this commits it can never write this one.
   await tx.run(postTimelineRowsQuery(post))
   await tx.run(sql`delete from posts where id = ${id}`)
   await tx.run(sql`update users set posts_count = posts_count - 1 where id = ${authorId}`)
-  return { comments: comments.map((row) => row[0]), paths: [postRow[0], ...comments.map((row) => row[1])] }
+  return { comments: comments.map((row) => row[0]), paths: [...postMediaPaths({ image: postRow[0], media: postRow[1] }), ...comments.map((row) => row[1])] }
 }
 
 /** Deletes a post (author only for a user: 403 when they can see it, 404 when they cannot or it does not exist). */
@@ -135,35 +141,60 @@ export async function deletePost(services: Services, postId: number, by: Remover
 }
 
 /**
- * Deletes a comment: its author or the post's author may (403 for anyone else who can see it; 404
- * when the comment does not exist or its post is not visible to the caller).
+ * Deletes a comment and, for a top-level comment, its replies: its author or the post's author may
+ * (403 for anyone else who can see it; 404 when the comment does not exist or its post is not
+ * visible to the caller). Every count moves in the same transaction: the post's comments_count by
+ * the comments that went, a reply's parent's replies_count by one; and the notifications they
+ * caused go (a comment, a reply, mentions), with the uploads only they used.
  */
 export async function deleteComment(services: Services, commentId: number, by: Remover, within?: WithinRemoval): Promise<void> {
   const released = await writeTransaction(services.db, async (tx) => {
     const visible = 'userId' in by ? visibleTo(by.userId) : sql`1`
-    const [row] = await tx.values<[number, number, number, string, number, number]>(sql`
-      select c.user_id, c.post_id, c.created_at, c.image, posts.user_id, (${visible})
+    const [row] = await tx.values<[number, number, number, string, number, number, number | null]>(sql`
+      select c.user_id, c.post_id, c.created_at, c.image, posts.user_id, (${visible}), c.parent_id
       from comments c join posts on posts.id = c.post_id where c.id = ${commentId}`)
     if (!row || !row[5]) throw notFound('Comment')
     // Rows of raw statements are indexable but not iterable on every driver.
-    const commenterId = row[0], postId = row[1], createdAt = row[2], image = row[3], postAuthorId = row[4]
+    const commenterId = row[0], postId = row[1], createdAt = row[2], image = row[3], postAuthorId = row[4], parentId = row[6]
     if ('userId' in by && by.userId !== commenterId && by.userId !== postAuthorId) {
       throw new TRPCError({ code: 'FORBIDDEN', message: 'You can only delete your own comments or comments on your posts' })
     }
-    if ('userId' in by) await tx.run(sql`delete from reports where status = 'open' and target_type = 'comment' and target_id = ${commentId}`)
-    await tx.run(sql`delete from comments where id = ${commentId}`)
-    await tx.run(sql`update posts set comments_count = comments_count - 1 where id = ${postId}`)
+    // A top-level comment's replies go with it: one range of comments_post_parent_created_idx.
+    const replies =
+      parentId === null ? await tx.values<[number, number, number, string]>(sql`select id, user_id, created_at, image from comments where post_id = ${postId} and parent_id = ${commentId}`) : []
+    const replyIds = replies.map((reply) => reply[0])
+    const gone = JSON.stringify([commentId, ...replyIds])
+    if ('userId' in by) await tx.run(sql`delete from reports where status = 'open' and target_type = 'comment' and target_id in (select value from json_each(${gone}))`)
+    await tx.run(sql`delete from comments where id in (select value from json_each(${gone}))`)
+    await tx.run(sql`update posts set comments_count = comments_count - ${1 + replies.length} where id = ${postId}`)
+    if (parentId !== null) await tx.run(sql`update comments set replies_count = replies_count - 1 where id = ${parentId}`)
     // Notifications name the post, not the comment: the one this comment caused is the post
-    // author's, by this actor, at this instant (one of them, should two share the millisecond).
+    // author's, by this actor, at this instant (one of them, should two share the millisecond);
+    // its reply's and mentions' are those of this actor about this post at this instant
+    // (notifications_post_idx), and so are each reply's.
     await tx.run(sql`
       delete from notifications where id = (
         select id from notifications where user_id = ${postAuthorId} and actor_id = ${commenterId}
           and type = 'comment' and post_id = ${postId} and created_at = ${createdAt} order by id limit 1)`)
-    const released = await releaseUploads(tx, [image])
-    await within?.(tx, { comments: [] })
+    await tx.run(sql`
+      delete from notifications where post_id = ${postId} and actor_id = ${commenterId} and type in ('mention', 'reply') and created_at = ${createdAt}`)
+    if (replies.length > 0) await deleteCommentNotifications(tx, postId, replies.map((reply) => [reply[1], reply[2]]))
+    const released = await releaseUploads(tx, [image, ...replies.map((reply) => reply[3])])
+    await within?.(tx, { comments: replyIds })
     return released
   })
   await deleteFiles(services, released)
+}
+
+/**
+ * Deletes the notifications that comments under `postId` caused (a comment, a reply, mentions),
+ * each comment given as its author and instant: one range of notifications_post_idx, whatever
+ * their number.
+ */
+async function deleteCommentNotifications(tx: Tx, postId: number, made: Array<[actorId: number, createdAt: number]>): Promise<void> {
+  await tx.run(sql`
+    delete from notifications where post_id = ${postId} and type in ('comment', 'mention', 'reply')
+      and (actor_id, created_at) in (select value ->> 0, value ->> 1 from json_each(${JSON.stringify(made)}))`)
 }
 
 /**
@@ -183,7 +214,7 @@ export async function deleteStory(services: Services, storyId: number, by: Remov
       throw new TRPCError({ code: 'FORBIDDEN', message: 'You can only delete your own stories' })
     }
     if ('userId' in by) await tx.run(sql`delete from reports where status = 'open' and target_type = 'story' and target_id = ${storyId}`)
-    await tx.run(sql`delete from notifications where user_id = ${authorId} and story_id = ${storyId}`)
+    await tx.run(sql`delete from notifications where story_id = ${storyId}`)
     await tx.run(sql`delete from story_views where story_id = ${storyId}`)
     await tx.run(sql`delete from stories where id = ${storyId}`)
     const released = await releaseUploads(tx, [mediaUrl])
@@ -197,7 +228,8 @@ export async function deleteStory(services: Services, storyId: number, by: Remov
  * Erases an account after checking its password (403 when wrong): its posts (with everything
  * that hangs off them), comments, likes, follows both ways, stories, story views, notifications
  * (its own and those it caused, with their queued pushes), sessions and their push subscriptions,
- * mail, reset and verification tokens, two-factor secrets and recovery codes, blocks and mutes both ways, reports by it or about it,
+ * mail, reset and verification tokens, two-factor secrets and recovery codes, bookmarks (its own
+ * and others' of its posts), follow requests, blocks and mutes both ways, reports by it or about it,
  * uploads, timelines (and their pending backfills both ways) and rate-limit counters, then the
  * user row, which frees the username and email. Every counter on other users' posts, profiles,
  * stories and hashtags is corrected first, in the same transaction; the files go after commit.
@@ -218,12 +250,27 @@ export async function deleteAccount(services: Services, userId: number, password
     // Others' comments on this account's posts go with the posts; their images may then be free.
     const othersImages = (await tx.values<[string]>(sql`
       select image from comments where post_id in (${ownPosts}) and user_id <> ${u} and image <> ''`)).map((row) => row[0])
+    // Others' replies to this account's comments on others' posts go with the comments (each found
+    // by its parent's range of comments_post_parent_created_idx), with their notifications and images.
+    const orphans = await tx.values<[number, number, number, number, string]>(sql`
+      select r.id, r.post_id, r.user_id, r.created_at, r.image from comments c
+      join comments r on r.post_id = c.post_id and r.parent_id = c.id
+      where c.user_id = ${u} and c.parent_id is null and r.user_id <> ${u} and c.post_id not in (${ownPosts})`)
+    // Every comment that goes and is counted on a post that stays: this account's, and the orphans.
+    const goneComments = sql`(select id from comments where user_id = ${u} union all select value from json_each(${JSON.stringify(orphans.map((row) => row[0]))}))`
 
     // Counters on what stays: each row of this account that counted toward them takes its one off.
     await tx.run(sql`update posts set likes_count = likes_count - 1 where id in (select post_id from likes where user_id = ${u}) and user_id <> ${u}`)
     await tx.run(sql`
-      update posts set comments_count = comments_count - (select count(*) from comments c where c.post_id = posts.id and c.user_id = ${u})
-      where id in (select post_id from comments where user_id = ${u}) and user_id <> ${u}`)
+      update posts set comments_count = comments_count - (select count(*) from comments c where c.post_id = posts.id and c.id in ${goneComments})
+      where id in (select post_id from comments where id in ${goneComments}) and user_id <> ${u}`)
+    await tx.run(sql`
+      update comments set replies_count = replies_count - (select count(*) from comments r where r.post_id = comments.post_id and r.parent_id = comments.id and r.user_id = ${u})
+      where id in (select parent_id from comments where user_id = ${u} and parent_id is not null) and user_id <> ${u}`)
+    const orphansByPost = new Map<number, Array<[number, number]>>()
+    for (const row of orphans) orphansByPost.set(row[1], [...(orphansByPost.get(row[1]) ?? []), [row[2], row[3]]])
+    for (const [postId, made] of orphansByPost) await deleteCommentNotifications(tx, postId, made)
+    await tx.run(sql`delete from comments where id in (select value from json_each(${JSON.stringify(orphans.map((row) => row[0]))}))`)
     await tx.run(sql`update users set followers_count = followers_count - 1 where id in (select following_id from follows where follower_id = ${u})`)
     await tx.run(sql`update users set following_count = following_count - 1 where id in (select follower_id from follows where following_id = ${u})`)
     await tx.run(sql`update stories set views_count = views_count - 1 where id in (select story_id from story_views where viewer_id = ${u}) and user_id <> ${u}`)
@@ -242,6 +289,8 @@ export async function deleteAccount(services: Services, userId: number, password
     await tx.run(sql`delete from notifications where ${causedBy(caused)}`)
     await tx.run(sql`delete from likes where user_id = ${u}`)
     await tx.run(sql`delete from likes where post_id in (${ownPosts})`)
+    await tx.run(sql`delete from bookmarks where user_id = ${u}`)
+    await tx.run(sql`delete from bookmarks where post_id in (${ownPosts})`)
     await tx.run(sql`delete from comments where user_id = ${u}`)
     await tx.run(sql`delete from comments where post_id in (${ownPosts})`)
     await tx.run(sql`delete from story_views where viewer_id = ${u}`)
@@ -250,6 +299,8 @@ export async function deleteAccount(services: Services, userId: number, password
     await tx.run(sql`delete from posts where user_id = ${u}`)
     await tx.run(sql`delete from follows where follower_id = ${u}`)
     await tx.run(sql`delete from follows where following_id = ${u}`)
+    await tx.run(sql`delete from follow_requests where requester_id = ${u}`)
+    await tx.run(sql`delete from follow_requests where target_id = ${u}`)
     await tx.run(sql`delete from blocks where blocker_id = ${u} or blocked_id = ${u}`)
     await tx.run(sql`delete from mutes where muter_id = ${u} or muted_id = ${u}`)
     await tx.run(sql`delete from reports where reporter_id = ${u} or target_user_id = ${u}`)
@@ -264,7 +315,7 @@ export async function deleteAccount(services: Services, userId: number, password
     await tx.run(sql`delete from uploads where user_id = ${u}`)
     await tx.run(sql`delete from rate_limits where key like ${`%:user:${u}`}`)
     await tx.run(sql`delete from users where id = ${u}`)
-    return [...files, ...(await releaseUploads(tx, othersImages))]
+    return [...files, ...(await releaseUploads(tx, [...othersImages, ...orphans.map((row) => row[4]).filter((image) => image !== '')]))]
   })
   await deleteFiles(services, released)
 }

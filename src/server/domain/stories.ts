@@ -11,6 +11,7 @@ import { prepared } from '../db/prepared.js'
 import { follows, stories, storyViews, uploads, users } from '../db/schema.js'
 import { assertOwnUpload } from '../uploads/references.js'
 import { withMedia, withMediaOne, type Bare } from './media.js'
+import { mentionedIds, mentionsColumn, notifyMentions, resolveMentions } from './mentions.js'
 import { notify } from './notifications.js'
 import { authorShownTo, authorVisibleTo, unmuted } from './relations.js'
 import { formatDateTime, toStory } from './views.js'
@@ -27,15 +28,21 @@ async function assertMediaMatches(db: Db | Tx, userId: number, path: string, con
   }
 }
 
-export async function createStory(db: Db, author: Pick<UserRow, 'id' | 'username' | 'fullName' | 'avatar'>, input: StoryCreate, now: Date): Promise<Story> {
+/**
+ * Publishes a story for STORY_TTL_MS. The accounts its text mentions are told (`mention`) when they
+ * may see it (mentions.ts; resolved before the transaction, on `reads`).
+ */
+export async function createStory(db: Db, reads: ReadDb, author: Pick<UserRow, 'id' | 'username' | 'fullName' | 'avatar'>, input: StoryCreate, now: Date): Promise<Story> {
   if (input.content_type !== 'text') await assertMediaMatches(db, author.id, input.media_url!, input.content_type)
-  const [story] = await writeTransaction(db, (tx) =>
-    tx
+  const mentions = await resolveMentions(reads, input.text_content ?? '')
+  const story = await writeTransaction(db, async (tx) => {
+    const [made] = await tx
       .insert(stories)
       .values({
         userId: author.id,
         contentType: input.content_type,
         mediaUrl: input.media_url ?? '',
+        mediaAlt: input.content_type === 'text' ? '' : (input.media_alt ?? ''),
         textContent: input.text_content ?? null,
         backgroundColor: input.background_color,
         textColor: input.text_color,
@@ -46,9 +53,14 @@ export async function createStory(db: Db, author: Pick<UserRow, 'id' | 'username
         privacyType: input.privacy_type,
         createdAt: now.getTime(),
         expiresAt: now.getTime() + STORY_TTL_MS,
+        mentions: mentionsColumn(mentions),
       })
-      .returning(),
-  )
+      .returning()
+    if (mentions.length > 0) {
+      await notifyMentions(tx, author.id, mentionedIds(mentions), { story: made.id, now: now.getTime() }, (viewer) => storyVisibleTo(viewer, now.getTime()), now)
+    }
+    return made
+  })
   return withMediaOne(db, toStory(story, author))
 }
 
@@ -123,13 +135,14 @@ export async function storyFeed(db: ReadDb, viewerId: number, now: Date): Promis
 }
 
 /**
- * The story visibility rule, as a condition on `stories`: unexpired at `now`, and public, the
- * viewer's own, or by an account the viewer follows; and no block or suspension hides its author
+ * The story visibility rule, as a condition on `stories`: unexpired at `now`, and public (by an
+ * account that is not private), the viewer's own, or by an account the viewer follows; and no block or suspension hides its author
  * (relations.ts). Opening, reporting and deleting a story all apply it.
  */
-export function storyVisibleTo(viewer: number, now: number): SQL {
+export function storyVisibleTo(viewer: number | SQL, now: number): SQL {
   return sql`(${stories.expiresAt} > ${now}
-    and (${stories.privacyType} = 'public' or ${stories.userId} = ${viewer}
+    and ((${stories.privacyType} = 'public' and not exists (select 1 from ${users} pu where pu.id = ${stories.userId} and pu.is_private = 1))
+      or ${stories.userId} = ${viewer}
       or exists (select 1 from ${follows} where ${follows.followerId} = ${viewer} and ${follows.followingId} = ${stories.userId}))
     and ${authorShownTo(viewer, stories.userId)})`
 }

@@ -1,11 +1,9 @@
 import { TRPCError } from '@trpc/server'
 import { and, eq, sql, type Placeholder } from 'drizzle-orm'
-import type { UpdateProfile } from '../../shared/schemas/users.js'
 import type { UserProfile, UserSummary } from '../../shared/types.js'
-import { writeTransaction, type Db, type ReadDb } from '../db/client.js'
+import type { Db, ReadDb } from '../db/client.js'
 import { prepared } from '../db/prepared.js'
-import { assertOwnUpload } from '../uploads/references.js'
-import { follows, stories, users } from '../db/schema.js'
+import { followRequests, follows, stories, users } from '../db/schema.js'
 import { authorVisibleTo } from './relations.js'
 import { withMediaOne, type Bare } from './media.js'
 import { toProfile } from './views.js'
@@ -44,6 +42,27 @@ export async function findVisibleUser(db: ReadDb, ref: number | string, viewerId
   return user
 }
 
+const followsProbe = prepared((db) =>
+  db
+    .select({ one: sql<number>`1` })
+    .from(follows)
+    .where(and(eq(follows.followerId, sql.placeholder('viewer')), eq(follows.followingId, sql.placeholder('user'))))
+    .limit(1)
+    .prepare(),
+)
+
+/**
+ * What a private account shows beyond its profile's header and counts (its posts, its followers
+ * and following lists) is for its owner and approved followers: anyone else gets 403 "This account
+ * is private" (its existence is no secret: the profile says it is private). One probe of the follows
+ * primary key, made only for a private account.
+ */
+export async function assertSeesAccount(db: ReadDb, user: Pick<UserRow, 'id' | 'isPrivate'>, viewerId: number | null): Promise<void> {
+  if (!user.isPrivate || user.id === viewerId) return
+  if (viewerId !== null && (await followsProbe(db).get({ viewer: viewerId, user: user.id }))) return
+  throw new TRPCError({ code: 'FORBIDDEN', message: 'This account is private' })
+}
+
 /**
  * A user row with what a profile adds to it, in the same query: the active stories (a range of
  * `stories_user_expires_idx`) and whether the `viewer` placeholder follows them (the follows
@@ -55,6 +74,8 @@ const profileColumns = () => ({
   // subquery would read a bare "id" as its own table's.
   activeStories: sql<number>`(select count(*) from ${stories} as s where s.user_id = "users"."id" and s.expires_at > ${sql.placeholder('now')})`.mapWith(Number),
   isFollowing: sql<boolean>`("users"."id" <> ${sql.placeholder('viewer')} and exists (select 1 from ${follows} as f where f.follower_id = ${sql.placeholder('viewer')} and f.following_id = "users"."id"))`.mapWith(Boolean),
+  // Probed only for a private account: nobody can have a pending request to a public one.
+  followRequested: sql<boolean>`("users"."is_private" = 1 and exists (select 1 from ${followRequests} as fr where fr.requester_id = ${sql.placeholder('viewer')} and fr.target_id = "users"."id"))`.mapWith(Boolean),
 })
 
 const profileById = prepared((db) => db.select(profileColumns()).from(users).where(and(idIs(), authorVisibleTo(sql.placeholder('viewer')))).limit(1).prepare())
@@ -77,8 +98,10 @@ export interface UserSummaryRow {
   username: string
   fullName: string
   avatar: string
+  avatarAlt: string
   isVerified: boolean
   isFollowing: boolean
+  isPrivate: boolean
 }
 
 export function toUserSummary(row: UserSummaryRow): Bare<UserSummary> {
@@ -87,8 +110,10 @@ export function toUserSummary(row: UserSummaryRow): Bare<UserSummary> {
     username: row.username,
     full_name: row.fullName,
     avatar: row.avatar,
+    avatar_alt: row.avatarAlt,
     is_verified: row.isVerified,
     is_following: Boolean(row.isFollowing),
+    is_private: Boolean(row.isPrivate),
   }
 }
 
@@ -102,24 +127,11 @@ export function userSummaryColumns(viewerId: number | Placeholder | null) {
     username: users.username,
     fullName: users.fullName,
     avatar: users.avatar,
+    avatarAlt: users.avatarAlt,
     isVerified: users.isVerified,
     isFollowing: sql<boolean>`exists (select 1 from ${follows} as vf where vf.follower_id = ${viewerId ?? 0} and vf.following_id = "users"."id")`.mapWith(Boolean),
+    isPrivate: users.isPrivate,
   }
-}
-
-/** Changes the fields given (an empty avatar removes it); an avatar must be the caller's own upload. */
-export async function updateProfile(db: Db, userId: number, input: UpdateProfile, now: Date): Promise<UserProfile> {
-  const changes: Partial<typeof users.$inferInsert> = {}
-  if (input.full_name !== undefined) changes.fullName = input.full_name
-  if (input.bio !== undefined) changes.bio = input.bio
-  if (input.avatar !== undefined) changes.avatar = input.avatar
-  if (Object.keys(changes).length > 0) {
-    await writeTransaction(db, async (tx) => {
-      if (input.avatar) await assertOwnUpload(tx, userId, input.avatar)
-      await tx.update(users).set(changes).where(eq(users.id, userId))
-    })
-  }
-  return loadProfile(db, userId, userId, now)
 }
 
 /** Sets or clears the verified badge (operator only: `plaza admin verify`). */

@@ -5,6 +5,7 @@ import type { users } from '../db/schema.js'
 import type { Notification, NotificationType, Story } from '../../shared/types.js'
 import type { stories } from '../db/schema.js'
 import { mediaOf, type Bare, type MediaMap } from './media.js'
+import { toMentions } from './mentions.js'
 
 type UserRow = typeof users.$inferSelect
 
@@ -13,21 +14,24 @@ export function toSessionUser(user: Pick<UserRow, 'id' | 'username' | 'email' | 
 }
 
 /** The user columns a profile shows. */
-export type ProfileUser = Pick<UserRow, 'id' | 'username' | 'fullName' | 'bio' | 'avatar' | 'isVerified' | 'followersCount' | 'followingCount' | 'postsCount'>
+export type ProfileUser = Pick<UserRow, 'id' | 'username' | 'fullName' | 'bio' | 'avatar' | 'avatarAlt' | 'isVerified' | 'followersCount' | 'followingCount' | 'postsCount' | 'isPrivate'>
 
-export function toProfile(user: ProfileUser, extra: { isFollowing: boolean; activeStories: number }): Bare<UserProfile> {
+export function toProfile(user: ProfileUser, extra: { isFollowing: boolean; activeStories: number; followRequested: boolean }): Bare<UserProfile> {
   return {
     id: user.id,
     username: user.username,
     full_name: user.fullName,
     bio: user.bio,
     avatar: user.avatar,
+    avatar_alt: user.avatarAlt,
     is_verified: user.isVerified,
     followers_count: user.followersCount,
     following_count: user.followingCount,
     posts_count: user.postsCount,
     active_stories_count: extra.activeStories,
     is_following: extra.isFollowing,
+    is_private: user.isPrivate,
+    follow_requested: extra.followRequested,
   }
 }
 
@@ -41,7 +45,9 @@ export function toStory(story: StoryRow, author: Author): Bare<Story> {
     id: story.id,
     content_type: story.contentType,
     media_url: story.mediaUrl,
+    media_alt: story.mediaAlt,
     text_content: story.textContent,
+    mentions: toMentions(story.mentions),
     background_color: story.backgroundColor,
     text_color: story.textColor,
     font_family: story.fontFamily,

@@ -55,8 +55,8 @@ export interface ProcedureRoute extends RouteBase {
   input?: (request: RestRequest) => unknown
   /** HTTP status on success (default 200). */
   status?: number
-  /** The envelope's `message` on success. */
-  message?: string
+  /** The envelope's `message` on success; a function of the answer's `data` when it depends on it. */
+  message?: string | ((data: any) => string)
   /** Largest JSON body accepted (default 1 MiB). */
   bodyLimit?: number
   /** A DELETE that reads its JSON body (DELETE /user/account takes the password); other DELETEs ignore theirs. */
@@ -296,7 +296,8 @@ export function createRestHandler(routes: Route[]): RestHandler {
       refuseIds(route, hit.c, mount, params, body as Record<string, unknown>)
       const input = (route.input ?? defaultInput)({ params, query, body: body as Record<string, unknown> })
       const data = await callProcedure(ctx, route.procedure, input)
-      sendSuccess(res, data ?? null, { status: route.status, message: route.message, now: ctx.services.clock() })
+      const message = typeof route.message === 'function' ? route.message(data) : route.message
+      sendSuccess(res, data ?? null, { status: route.status, message, now: ctx.services.clock() })
     } catch (error) {
       sendRouteError({ req, res, ctx }, error)
     }

@@ -40,11 +40,14 @@ export const mobileRoutes: Route[] = [
 
   // users
   { method: 'GET', path: '/user/profile/:user_id?', procedure: 'users.profile', input: ({ params }) => params, summary: "A user's profile (the caller's own without user_id)", output: data.userProfile },
-  { method: 'PUT', path: '/user/update', procedure: 'users.update', input: ({ body }) => body, message: 'Profile updated', summary: "Change the caller's full name, bio or avatar", output: data.userProfile },
-  { method: 'POST', path: '/user/follow/:user_id', procedure: 'users.follow', input: ({ params }) => params, message: 'Followed', summary: 'Follow a user', output: data.userProfile },
+  { method: 'PUT', path: '/user/update', procedure: 'users.update', input: ({ body }) => body, message: 'Profile updated', summary: "Change the caller's full name, bio, avatar or privacy", output: data.userProfile },
+  { method: 'POST', path: '/user/follow/:user_id', procedure: 'users.follow', input: ({ params }) => params, message: (profile: { follow_requested: boolean }) => (profile.follow_requested ? 'Follow requested' : 'Followed'), summary: 'Follow a user (a private account: ask to)', output: data.userProfile },
   { method: 'DELETE', path: '/user/unfollow/:user_id', procedure: 'users.unfollow', input: ({ params }) => params, message: 'Unfollowed', summary: 'Stop following a user', output: data.userProfile },
   { method: 'GET', path: '/user/followers/:user_id', procedure: 'users.followers', summary: "A page of a user's followers", output: data.userPage },
   { method: 'GET', path: '/user/following/:user_id', procedure: 'users.following', summary: 'A page of the users a user follows', output: data.userPage },
+  { method: 'GET', path: '/user/follow-requests', procedure: 'users.followRequests', input: ({ query }) => query, summary: "A page of the requests to follow the caller's private account, newest first", output: data.userPage },
+  { method: 'POST', path: '/user/follow-requests/:user_id/approve', procedure: 'users.approveFollowRequest', input: ({ params }) => params, message: 'Follow request approved', summary: 'Approve a request to follow the caller (the requester now follows them)', output: data.followRequestResult },
+  { method: 'POST', path: '/user/follow-requests/:user_id/deny', procedure: 'users.denyFollowRequest', input: ({ params }) => params, message: 'Follow request denied', summary: 'Deny a request to follow the caller', output: data.followRequestResult },
   { method: 'POST', path: '/user/block/:user_id', procedure: 'users.block', input: ({ params }) => params, message: 'Blocked', summary: 'Block a user', output: data.blockState },
   { method: 'DELETE', path: '/user/unblock/:user_id', procedure: 'users.unblock', input: ({ params }) => params, message: 'Unblocked', summary: 'Unblock a user', output: data.blockState },
   { method: 'GET', path: '/user/blocked', procedure: 'users.blocked', input: ({ query }) => query, summary: 'A page of the users the caller blocks', output: data.userPage },
@@ -59,17 +62,22 @@ export const mobileRoutes: Route[] = [
   // posts
   { method: 'GET', path: '/posts/feed', procedure: 'posts.feed', input: ({ query }) => query, summary: "Posts of followed users and the caller's own, newest first", output: data.postPage },
   { method: 'GET', path: '/posts/explore', procedure: 'posts.explore', input: ({ query }) => query, summary: 'Popular public posts', output: data.postPage },
-  { method: 'GET', path: '/posts/detail/:post_id', procedure: 'posts.detail', summary: 'A post and a page of its comments', output: data.postDetail },
+  { method: 'GET', path: '/posts/detail/:post_id', procedure: 'posts.detail', summary: 'A post and a page of its top-level comments, each with its first replies', output: data.postDetail },
   { method: 'POST', path: '/posts/create', procedure: 'posts.create', input: ({ body }) => body, status: 201, message: 'Post created', summary: 'Publish a post', output: data.post },
   { method: 'GET', path: '/posts/user/:user_id', procedure: 'posts.byUser', summary: "A page of a user's posts", output: data.postPage },
+  { method: 'GET', path: '/posts/hashtag/:tag', procedure: 'posts.hashtag', summary: "A hashtag's public posts, newest first", output: data.hashtagPage },
+  { method: 'GET', path: '/posts/bookmarks', procedure: 'posts.bookmarks', input: ({ query }) => query, summary: "The caller's saved posts, newest saved first", output: data.postPage },
   { method: 'DELETE', path: '/posts/:post_id', procedure: 'posts.delete', input: ({ params }) => params, message: 'Post deleted', summary: "Delete one of the caller's posts", output: data.nothing },
-  { method: 'PUT', path: '/posts/:post_id', procedure: 'posts.edit', input: ({ body, params }) => ({ ...body, ...params }), message: 'Post updated', summary: "Edit the text or visibility of one of the caller's posts", output: data.post },
+  { method: 'PUT', path: '/posts/:post_id', procedure: 'posts.edit', input: ({ body, params }) => ({ ...body, ...params }), message: 'Post updated', summary: "Edit the text, visibility or alt text of one of the caller's posts", output: data.post },
+  { method: 'POST', path: '/posts/:post_id/bookmark', procedure: 'posts.bookmark', input: ({ params }) => params, message: 'Post saved', summary: 'Save a post to look at later', output: data.bookmarkState },
+  { method: 'DELETE', path: '/posts/:post_id/bookmark', procedure: 'posts.unbookmark', input: ({ params }) => params, message: 'Post unsaved', summary: 'Take a post out of the saved ones', output: data.bookmarkState },
 
   // interactions
   { method: 'POST', path: '/interactions/like/:post_id', procedure: 'interactions.like', input: ({ params }) => params, message: 'Post liked', summary: 'Like a post', output: data.likeState },
   { method: 'DELETE', path: '/interactions/unlike/:post_id', procedure: 'interactions.unlike', input: ({ params }) => params, message: 'Post unliked', summary: 'Take back a like', output: data.likeState },
-  { method: 'POST', path: '/interactions/comment/:post_id', procedure: 'interactions.comment', input: ({ body, params }) => ({ ...body, ...params }), status: 201, message: 'Comment added', summary: 'Comment on a post', output: data.comment },
-  { method: 'DELETE', path: '/interactions/comment/:comment_id', procedure: 'interactions.deleteComment', input: ({ params }) => params, message: 'Comment deleted', summary: "Delete a comment (the caller's own, or on the caller's post)", output: data.nothing },
+  { method: 'POST', path: '/interactions/comment/:post_id', procedure: 'interactions.comment', input: ({ body, params }) => ({ ...body, ...params }), status: 201, message: (comment: { parent_id: number | null }) => (comment.parent_id === null ? 'Comment added' : 'Reply added'), summary: 'Comment on a post, or reply to one of its comments (parent_id)', output: data.comment },
+  { method: 'DELETE', path: '/interactions/comment/:comment_id', procedure: 'interactions.deleteComment', input: ({ params }) => params, message: 'Comment deleted', summary: "Delete a comment and its replies (the caller's own, or on the caller's post)", output: data.nothing },
+  { method: 'GET', path: '/comments/:comment_id/replies', procedure: 'interactions.replies', summary: "A page of a comment's replies, oldest first", output: data.replyPage },
 
   // stories
   { method: 'GET', path: '/stories/feed', procedure: 'stories.feed', input: () => undefined, summary: 'Active stories of the caller and followed users, grouped by user', output: data.storyFeed },
@@ -82,6 +90,7 @@ export const mobileRoutes: Route[] = [
   { method: 'GET', path: '/search/users', procedure: 'search.users', input: ({ query }) => query, summary: 'Search users', output: data.userSearch },
   { method: 'GET', path: '/search/hashtags', procedure: 'search.hashtags', input: ({ query }) => query, summary: 'Search hashtags', output: data.hashtagSearch },
   { method: 'GET', path: '/search/posts', procedure: 'search.posts', input: ({ query }) => query, summary: 'Search public posts', output: data.postSearch },
+  { method: 'GET', path: '/search/trending', procedure: 'search.trending', input: ({ query }) => query, summary: 'Hashtags trending now: recent distinct authors, the newer the more each counts', output: data.trending },
 
   // notifications
   { method: 'GET', path: '/notifications/list', procedure: 'notifications.list', input: ({ query }) => query, summary: "A page of the caller's notifications, newest first", output: data.notificationPage },
@@ -102,7 +111,7 @@ export const mobileRoutes: Route[] = [
 
   // uploads: multipart with the file in field `file` (POST /upload/comment is an extra path)
   { method: 'POST', path: '/upload/avatar', handle: handleUpload('avatars'), auth: 'bearer', multipart: 'file', errors: POOL_ERRORS, status: 201, summary: "Upload an image and make it the caller's avatar", output: data.uploadResult },
-  { method: 'POST', path: '/upload/post', handle: handleUpload('posts'), auth: 'bearer', multipart: 'file', errors: POOL_ERRORS, status: 201, summary: 'Upload an image for a post', output: data.uploadResult },
+  { method: 'POST', path: '/upload/post', handle: handleUpload('posts'), auth: 'bearer', multipart: 'file', errors: POOL_ERRORS, status: 201, summary: 'Upload an image or video for a post (a carousel takes up to 10)', output: data.uploadResult },
   { method: 'POST', path: '/upload/story', handle: handleUpload('stories'), auth: 'bearer', multipart: 'file', errors: POOL_ERRORS, status: 201, summary: 'Upload an image or video for a story', output: data.uploadResult },
   { method: 'POST', path: '/upload/comment', handle: handleUpload('comments'), auth: 'bearer', multipart: 'file', errors: POOL_ERRORS, status: 201, summary: 'Upload an image for a comment', output: data.uploadResult },
 ]

@@ -1,7 +1,8 @@
-import { commentIdInput, commentInput, likeInput } from '../../shared/schemas/interactions.js'
+import { commentIdInput, commentInput, likeInput, repliesInput } from '../../shared/schemas/interactions.js'
+import { listReplies } from '../domain/comments.js'
 import { commentOnPost, likePost, unlikePost } from '../domain/interactions.js'
 import { deleteComment } from '../domain/removal.js'
-import { authedProcedure, router } from '../trpc.js'
+import { authedProcedure, optionalAuthProcedure, router } from '../trpc.js'
 
 export const interactionsRouter = router({
   like: authedProcedure
@@ -12,7 +13,10 @@ export const interactionsRouter = router({
 
   comment: authedProcedure
     .input(commentInput)
-    .mutation(({ ctx, input }) => commentOnPost(ctx.services.db, ctx.services.warm, ctx.user.id, input, ctx.services.clock())),
+    .mutation(({ ctx, input }) => commentOnPost(ctx.services.db, ctx.services.reads, ctx.services.warm, ctx.user.id, input, ctx.services.clock())),
+
+  /** A page of a comment's replies, oldest first. */
+  replies: optionalAuthProcedure.input(repliesInput).query(({ ctx, input }) => listReplies(ctx.services, ctx.user?.id ?? null, input)),
 
   deleteComment: authedProcedure
     .input(commentIdInput)

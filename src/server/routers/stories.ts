@@ -6,7 +6,7 @@ import { authedProcedure, router } from '../trpc.js'
 export const storiesRouter = router({
   create: authedProcedure
     .input(storyCreateInput)
-    .mutation(({ ctx, input }) => createStory(ctx.services.db, ctx.user, input, ctx.services.clock())),
+    .mutation(({ ctx, input }) => createStory(ctx.services.db, ctx.services.reads, ctx.user, input, ctx.services.clock())),
 
   feed: authedProcedure.query(({ ctx }) => storyFeed(ctx.services.reads, ctx.user.id, ctx.services.clock())),
 

@@ -6,7 +6,9 @@ import { changeEmailInput, changePasswordInput, deleteAccountInput } from '../..
 import { changeEmail, emailState } from '../domain/recovery.js'
 import { deleteAccount } from '../domain/removal.js'
 import { changePassword } from '../domain/sessions.js'
-import { loadProfile, updateProfile } from '../domain/users.js'
+import { approveFollowRequest, denyFollowRequest, listFollowRequests } from '../domain/follow-requests.js'
+import { updateProfile } from '../domain/profile.js'
+import { loadProfile } from '../domain/users.js'
 import { authedProcedure, enforceRateLimit, guardPassword, optionalAuthProcedure, router } from '../trpc.js'
 
 export const usersRouter = router({
@@ -16,7 +18,7 @@ export const usersRouter = router({
 
   update: authedProcedure
     .input(updateProfileInput)
-    .mutation(({ ctx, input }) => updateProfile(ctx.services.db, ctx.user.id, input, ctx.services.clock())),
+    .mutation(({ ctx, input }) => updateProfile(ctx.services.db, ctx.services.fanout, ctx.user.id, input, ctx.services.clock())),
 
   follow: authedProcedure
     .input(followInput)
@@ -33,6 +35,17 @@ export const usersRouter = router({
   following: optionalAuthProcedure
     .input(followListInput)
     .query(({ ctx, input }) => listFollows(ctx.services, 'following', input.user_id, ctx.user?.id ?? null, input)),
+
+  /** Requests to follow the caller's private account, newest first (the owner's only). */
+  followRequests: authedProcedure.input(paginationInput).query(({ ctx, input }) => listFollowRequests(ctx.services, ctx.user.id, input)),
+
+  approveFollowRequest: authedProcedure
+    .input(followInput)
+    .mutation(({ ctx, input }) => approveFollowRequest(ctx.services.db, ctx.services.reads, ctx.services.fanout, ctx.user.id, input.user_id, ctx.services.clock())),
+
+  denyFollowRequest: authedProcedure
+    .input(followInput)
+    .mutation(({ ctx, input }) => denyFollowRequest(ctx.services.db, ctx.services.reads, ctx.user.id, input.user_id)),
 
   block: authedProcedure
     .input(followInput)

@@ -27,9 +27,14 @@ export const VIDEO_MAX_BYTES = 50 * MiB
 export const IMAGE_MAX_SIDE = 2048
 export const AVATAR_SIDE = 512
 
-/** The largest upload of a kind: video (stories only) may be bigger than images. */
+/** Which uploads may be videos: stories, and posts (a carousel's items, issue 49). */
+export function acceptsVideo(kind: UploadKind): boolean {
+  return kind === 'stories' || kind === 'posts'
+}
+
+/** The largest upload of a kind: a video may be bigger than an image. */
 export function maxUploadBytes(kind: UploadKind): number {
-  return kind === 'stories' ? VIDEO_MAX_BYTES : IMAGE_MAX_BYTES
+  return acceptsVideo(kind) ? VIDEO_MAX_BYTES : IMAGE_MAX_BYTES
 }
 
 /** 144 random bits, base64url: unguessable, and safe in a path and a URL as it is. */
@@ -55,9 +60,9 @@ const tooLarge = (kind: UploadKind, what: 'image' | 'file') =>
   new TRPCError({
     code: 'PAYLOAD_TOO_LARGE',
     message:
-      what === 'image' || kind !== 'stories'
+      what === 'image' || !acceptsVideo(kind)
         ? `File is too large: images may be at most ${IMAGE_MAX_BYTES / MiB} MiB`
-        : `File is too large: story videos may be at most ${VIDEO_MAX_BYTES / MiB} MiB`,
+        : `File is too large: videos may be at most ${VIDEO_MAX_BYTES / MiB} MiB`,
   })
 
 /** Yields the source's bytes, failing as soon as more than `limit` have arrived. */
@@ -71,7 +76,7 @@ async function* limitBytes(source: UploadSource, limit: number, onExceeded: () =
 }
 
 function unsupported(kind: UploadKind, mime: string | null): TRPCError {
-  const accepted = kind === 'stories' ? 'JPEG, PNG, WebP or GIF images and MP4, MOV or WebM video' : 'JPEG, PNG, WebP or GIF images'
+  const accepted = acceptsVideo(kind) ? 'JPEG, PNG, WebP or GIF images and MP4, MOV or WebM video' : 'JPEG, PNG, WebP or GIF images'
   const seen = mime ? `this file is ${mime}` : 'its type was not recognised'
   return new TRPCError({ code: 'BAD_REQUEST', message: `Unsupported file type: ${kind} uploads accept ${accepted} (${seen})` })
 }
@@ -120,7 +125,7 @@ export async function saveUpload(services: Services, input: SaveUploadInput): Pr
       })
       return { ...stored, width: image.width, height: image.height, blurhash: image.blurhash }
     }
-    if (media.kind === 'video' && kind === 'stories') {
+    if (media.kind === 'video' && acceptsVideo(kind)) {
       // The size limit is enforced while the video streams to its temporary file.
       return await normaliseVideo(everything(), media.ext, { queue }, async ({ videoPath, width, height, poster }) => {
         const still = await storeFile(services, {
@@ -205,7 +210,8 @@ export async function storeFile(services: Services, input: StoreFileInput): Prom
         createdAt: services.clock().getTime(),
       })
       if (input.kind === 'avatars' && input.userId !== null) {
-        await tx.update(users).set({ avatar: path }).where(eq(users.id, input.userId))
+        // A new picture: the old one's description no longer fits it.
+        await tx.update(users).set({ avatar: path, avatarAlt: '' }).where(eq(users.id, input.userId))
       }
     })
   } catch (error) {

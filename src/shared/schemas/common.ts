@@ -1,5 +1,8 @@
 import { z } from 'zod'
 
+/** Alt text's longest (a media item's, an avatar's), as Mastodon's 1,500. */
+export const ALT_MAX = 1500
+
 /** Pagination of every list (decisions §3): page default 1, limit default 20, clamped to 50. */
 export const PAGE_LIMIT_DEFAULT = 20
 export const PAGE_LIMIT_MAX = 50
@@ -47,3 +50,7 @@ export const username = z
 
 /** A user named by numeric id or by username (the CLI and profile paths take either). */
 export const userRef = z.union([id('user_id'), username])
+
+/** Alt text: what a screen reader says for an image or a video; trimmed, `null` is none. */
+export const altText = (name: string) =>
+  z.preprocess((v) => (v === null ? '' : v), z.string({ error: `${name} must be a string` }).trim().max(ALT_MAX, `${name} must be at most ${ALT_MAX} characters`))

@@ -92,12 +92,15 @@ export const userProfile = z
     full_name: z.string(),
     bio: z.string(),
     avatar: mediaPath('The avatar'),
+    avatar_alt: z.string().describe('The avatar described for screen readers; "" when none'),
     is_verified: z.boolean(),
     followers_count: count,
     following_count: count,
     posts_count: count,
     active_stories_count: count.describe('Unexpired stories'),
     is_following: z.boolean().describe('Whether the caller follows this user'),
+    is_private: z.boolean().describe('A private account: following it is a request its owner approves, and only approved followers see its posts, stories and follow lists'),
+    follow_requested: z.boolean().describe('Whether the caller has asked to follow this private account and awaits approval'),
     ...imageMeta('avatar'),
   })
   .meta({ id: 'UserProfile', description: "A user's profile with live counts" })
@@ -108,8 +111,10 @@ export const userSummary = z
     username: z.string(),
     full_name: z.string(),
     avatar: mediaPath('The avatar'),
+    avatar_alt: z.string().describe('The avatar described for screen readers; "" when none'),
     is_verified: z.boolean(),
     is_following: z.boolean().describe('Whether the caller follows this user'),
+    is_private: z.boolean().describe('A private account (its posts are for approved followers)'),
     ...imageMeta('avatar'),
   })
   .meta({ id: 'UserSummary', description: 'A user in a list (followers, following, blocked, muted, search)' })
@@ -122,19 +127,49 @@ export const blockState = z
 
 export const muteState = z.strictObject({ user_id: rowId, is_muted: z.boolean() }).meta({ id: 'MuteState', description: 'Whether the caller now mutes the user' })
 
+export const followRequestResult = z
+  .strictObject({ user_id: rowId.describe('Who asked'), state: z.enum(['approved', 'denied']) })
+  .meta({ id: 'FollowRequestResult', description: 'A follow request the caller approved (the requester now follows them) or denied' })
+
 // Posts, likes and comments
+
+const mention = z
+  .strictObject({
+    user_id: rowId,
+    username: z.string(),
+    start: count.describe('Index of the `@` in the text, in UTF-16 code units (as JavaScript, Java and NSString count)'),
+    end: count.describe('Index just past the name'),
+  })
+  .meta({ id: 'Mention', description: 'An account the text names with `@username`, resolved when the text was written' })
+
+const mentions = z.array(mention).describe('The accounts the text names (`@username`), in order; [] when none')
+
+const postMediaItem = z
+  .strictObject({
+    path: z.string().describe('The upload, under `uploads/posts/`'),
+    alt: z.string().describe('Its description for screen readers; "" when none'),
+    type: z.enum(['image', 'video']).nullable().describe('What the upload is; null when unrecorded'),
+    width: z.number().int().positive().nullable().describe('In pixels (a video as shown); null when unrecorded'),
+    height: z.number().int().positive().nullable(),
+    blurhash: z.string().nullable().describe("A BlurHash of the image (a video's poster frame)"),
+    poster_url: z.string().nullable().describe("A video's poster frame (a path under `uploads/`); null for an image"),
+  })
+  .meta({ id: 'PostMedia', description: 'One image or video of a post, with what an app needs to lay it out and describe it' })
 
 export const post = z
   .strictObject({
     id: rowId,
     content: z.string().describe('May hold #hashtags'),
-    image: mediaPath('The image'),
+    image: mediaPath("The image: the first media item's path"),
+    media: z.array(postMediaItem).describe('Its images and videos in order, up to 10 ([] for none; a post with only `image` has it as the one item)'),
     is_public: z.boolean(),
     likes_count: count,
     comments_count: count,
     user_liked: z.boolean().describe('Whether the caller liked it'),
+    bookmarked: z.boolean().describe('Whether the caller saved it (GET /posts/bookmarks)'),
     created_at: dateTime,
     edited_at: dateTime.nullable().describe('When the author last edited the post; null when never'),
+    mentions,
     user_id: rowId.describe("The author's id"),
     username: z.string(),
     full_name: z.string(),
@@ -147,12 +182,24 @@ export const post = z
 
 export const postPage = z.strictObject({ posts: z.array(post), ...paging }).meta({ id: 'PostPage', description: 'A page of posts, newest or most popular first' })
 
+export const hashtagPage = z
+  .strictObject({
+    tag: z.string().describe('Lower-case, without #'),
+    posts_count: count.describe('Public posts of public accounts using it'),
+    posts: z.array(post).describe('Its public posts the caller may see, newest first'),
+    ...paging,
+  })
+  .meta({ id: 'HashtagPage', description: "A hashtag's page of posts" })
+
 export const comment = z
   .strictObject({
     id: rowId,
     content: z.string(),
     image: mediaPath('The image'),
     created_at: dateTime,
+    mentions,
+    parent_id: rowId.nullable().describe('The top-level comment this one replies to; null for a top-level comment'),
+    replies_count: count.describe('How many replies a top-level comment has (0 for a reply)'),
     user_id: rowId.describe("The author's id"),
     username: z.string(),
     full_name: z.string(),
@@ -163,9 +210,21 @@ export const comment = z
   })
   .meta({ id: 'Comment', description: 'A comment with its author' })
 
+export const commentThread = comment
+  .extend({ replies: z.array(comment).describe('Its first replies, oldest first (GET /comments/{id}/replies pages them all)') })
+  .meta({ id: 'CommentThread', description: 'A top-level comment with its first replies' })
+
 export const postDetail = z
-  .strictObject({ post, comments: z.array(comment).describe('A page of its comments, oldest first'), ...paging })
+  .strictObject({ post, comments: z.array(commentThread).describe('A page of its top-level comments, oldest first, each with its first replies'), ...paging })
   .meta({ id: 'PostDetail', description: 'A post and a page of its comments' })
+
+export const replyPage = z
+  .strictObject({ replies: z.array(comment).describe('Replies to the comment, oldest first'), ...paging })
+  .meta({ id: 'ReplyPage', description: "A page of a comment's replies" })
+
+export const bookmarkState = z
+  .strictObject({ post_id: rowId, bookmarked: z.boolean() })
+  .meta({ id: 'BookmarkState', description: 'Whether the caller has the post saved, after saving or unsaving it' })
 
 export const likeState = z
   .strictObject({ post_id: rowId, likes_count: count, user_liked: z.boolean() })
@@ -178,7 +237,9 @@ export const story = z
     id: rowId,
     content_type: z.enum(STORY_CONTENT_TYPES),
     media_url: mediaPath('The image or video'),
+    media_alt: z.string().describe('`media_url` described for screen readers; "" for none (and for a text story)'),
     text_content: z.string().nullable(),
+    mentions: z.array(mention).describe('The accounts `text_content` names (`@username`), in order; [] when none'),
     background_color: color,
     text_color: color,
     font_family: z.string(),
@@ -221,6 +282,18 @@ const hashtag = z
   .strictObject({ tag: z.string().describe('Lower-case, without #'), posts_count: count })
   .meta({ id: 'Hashtag', description: 'A hashtag and how many posts use it' })
 
+const trendingHashtag = z
+  .strictObject({
+    tag: z.string().describe('Lower-case, without #'),
+    posts_count: count,
+    recent_authors: count.describe('Distinct accounts that used it in public posts of the last week (of the newest 5,000 such posts)'),
+  })
+  .meta({ id: 'TrendingHashtag', description: 'A hashtag used lately by many accounts' })
+
+export const trending = z
+  .strictObject({ hashtags: z.array(trendingHashtag).describe('Most trending first: recent distinct authors, the newer the more each counts') })
+  .meta({ id: 'Trending', description: 'Hashtags trending now' })
+
 export const userSearch = z.strictObject({ users: z.array(userSummary) }).meta({ id: 'UserSearch', description: 'Users matching the query' })
 export const postSearch = z.strictObject({ posts: z.array(post) }).meta({ id: 'PostSearch', description: 'Public posts matching the query' })
 export const hashtagSearch = z.strictObject({ hashtags: z.array(hashtag) }).meta({ id: 'HashtagSearch', description: 'Hashtags matching the query' })
@@ -230,7 +303,11 @@ export const searchResults = z
 
 // Notifications
 
-export const notificationType = z.enum(['like', 'comment', 'follow', 'story_view'])
+export const notificationType = z
+  .enum(['like', 'comment', 'follow', 'story_view', 'follow_request', 'mention', 'reply'])
+  .describe(
+    '`follow_request`: someone asks to follow the caller\'s private account; `mention`: someone named the caller (`@username`) in a post, comment or story; `reply`: someone replied to the caller\'s comment',
+  )
 
 export const notification = z
   .strictObject({
@@ -243,17 +320,17 @@ export const notification = z
     actor_full_name: z.string(),
     actor_avatar: mediaPath("The actor's avatar"),
     actor_is_verified: z.boolean(),
-    post_id: rowId.nullable().describe('The post liked or commented on; null for follows and story views'),
+    post_id: rowId.nullable().describe('The post liked, commented on, replied under or mentioned in; null for follows, follow requests and story events'),
     post_content: z.string().nullable().describe("The post's text (\"\" when it has none); null without a post"),
     post_image: z.string().nullable().describe("The post's image path (\"\" when it has none); null without a post"),
-    story_id: rowId.nullable().describe('The story viewed; null for likes, comments and follows'),
+    story_id: rowId.nullable().describe('The story viewed or mentioned in; null for likes, comments, replies, follows and mentions in posts'),
     ...imageMeta('actor_avatar'),
     ...imageMeta('post_image'),
   })
   .meta({
     id: 'Notification',
     description:
-      'Something that happened to the caller: a like, comment, follow or story view. Fields that do not apply are null (decisions §2): a follow has no post or story; an empty string is a post without text or image',
+      'Something that happened to the caller: a like, comment, reply, mention, follow, follow request or story view. Fields that do not apply are null (decisions §2): a follow has no post or story; an empty string is a post without text or image',
   })
 
 export const notificationPage = z

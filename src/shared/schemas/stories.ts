@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { TEXT_LIMITS } from './auth.js'
-import { id, optionalUploadPath } from './common.js'
+import { altText, id, optionalUploadPath } from './common.js'
 
 /** Stories live 24 hours (decisions §3). */
 export const STORY_TTL_MS = 24 * 60 * 60 * 1000
@@ -69,6 +69,8 @@ export const storyCreateInput = z
       z.enum(STORY_TEXT_ALIGNMENTS, { error: `text_alignment must be one of ${STORY_TEXT_ALIGNMENTS.join(', ')}` }).optional(),
     ),
     media_url: optionalUploadPath(['stories']),
+    /** media_url described for screen readers (up to 1,500 characters; `""` or `null` for none). */
+    media_alt: altText('media_alt').optional(),
     duration: intInRange('duration', STORY_DURATION),
     privacy_type: z.preprocess(
       absentIfEmpty,
@@ -79,6 +81,7 @@ export const storyCreateInput = z
     if (input.content_type === 'text') {
       if (input.text_content === undefined) ctx.addIssue({ code: 'custom', path: ['text_content'], message: 'text_content is required for a text story' })
       if (input.media_url !== undefined) ctx.addIssue({ code: 'custom', path: ['media_url'], message: 'media_url is only for image and video stories' })
+      if (input.media_alt) ctx.addIssue({ code: 'custom', path: ['media_alt'], message: 'media_alt describes the image or video of a story: a text story has none' })
     } else if (input.media_url === undefined) {
       ctx.addIssue({ code: 'custom', path: ['media_url'], message: `media_url is required for an ${input.content_type} story (upload the file with POST /upload/story first)` })
     }

@@ -5,7 +5,8 @@
  * operation that takes the field), else from its schema (`examples`, `default`, `const`, the first
  * of an `enum`); an optional field appears only where the operation names it. The examples tell
  * one story: alice registers (user 1), logs in with the same words, posts (post 1), follows user 2
- * and blocks and mutes user 3.
+ * and blocks and mutes user 3; her account is private, and she approves user 4's request to follow
+ * her and denies user 5's.
  * test/server/examples.test.ts sends every operation's example and expects success, so a value
  * that stops being valid, or a new required field without one, fails there.
  */
@@ -39,6 +40,7 @@ const FIELD_EXAMPLES: Record<string, unknown> = {
   content: 'Hello from Plaza! #plaza',
   content_type: 'text',
   q: 'plaza',
+  tag: 'sky',
   // the catalog
   url: PICTURE,
   language: 'javascript',
@@ -66,6 +68,9 @@ const OPERATION_EXAMPLES: Record<string, Record<string, unknown>> = {
   usersUnblock: { user_id: 3 },
   usersMute: { user_id: 3 },
   usersUnmute: { user_id: 3 },
+  // Two of the requests to follow her private account.
+  usersApproveFollowRequest: { user_id: 4 },
+  usersDenyFollowRequest: { user_id: 5 },
   postsCreate: { content: 'Sunset over the bay #sky', is_public: true },
   postsEdit: { content: 'Sunset over the bay, from the pier #sky' },
   storiesCreate: { text_content: 'Good morning from Plaza', background_color: '#FF7A2F' },

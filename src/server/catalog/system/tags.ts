@@ -5,11 +5,12 @@
 export const TAG_DESCRIPTIONS: Record<string, string> = {
   // /api/mobile
   auth: 'Accounts and sessions: register, log in (with a second factor when two-factor login is on) and out, refresh a token, list and revoke sessions; password reset and email verification by mail; two-factor login (TOTP)',
-  user: 'Profiles, and whom a user follows, blocks or mutes; the email address, the password and the account itself',
-  posts: 'Posts: the feed, explore, a post with its comments, a user\'s posts; publish, edit, delete',
-  interactions: 'Likes and comments',
+  user: 'Profiles, and whom a user follows, blocks or mutes; requests to follow a private account; the email address, the password and the account itself',
+  posts: 'Posts: the feed, explore, a post with its comments, a user\'s posts, a hashtag\'s posts, saved posts; publish, edit, delete, save',
+  interactions: 'Likes, comments and replies',
+  comments: "A comment's replies",
   stories: 'Stories that last 24 hours',
-  search: 'Search users, posts and hashtags',
+  search: 'Search users, posts and hashtags; trending hashtags',
   notifications: 'Notifications: list, count, mark read, and a live stream of them',
   reports: 'Reports to the moderators',
   upload: 'Image and video uploads (`multipart/form-data`, field `file`)',

@@ -7,7 +7,7 @@ export default class StoryCreate extends PlazaCommand<typeof StoryCreate> {
   static override description = 'Publish a story for 24 hours: styled text, or an image or video (--image uploads it first; --media is its old name).'
   static override examples = [
     '<%= config.bin %> social story create --text "Good morning" --background-color "#FF7A2F" --text-color "#FFFFFF"',
-    '<%= config.bin %> social story create --image ./beach.jpg --text "caption" --privacy followers',
+    '<%= config.bin %> social story create --image ./beach.jpg --text "caption" --alt "Waves on a sandy beach" --privacy followers',
     '<%= config.bin %> social story create --image ./clip.mp4 --duration 15 --json',
   ]
 
@@ -21,6 +21,7 @@ export default class StoryCreate extends PlazaCommand<typeof StoryCreate> {
       description: 'image (JPEG, PNG, WebP, GIF) or video (MP4, WebM) file to upload (also --media)',
       helpGroup: 'CONTENT',
     }),
+    alt: Flags.string({ description: 'alt text for --image: what a screen reader says for it (up to 1,500 characters)', helpGroup: 'CONTENT' }),
     'background-color': Flags.string({ description: 'text story background, #RRGGBB', helpGroup: 'STYLE' }),
     'text-color': Flags.string({ description: 'text colour, #RRGGBB', helpGroup: 'STYLE' }),
     'font-family': Flags.string({ description: 'font name', helpGroup: 'STYLE' }),
@@ -33,6 +34,7 @@ export default class StoryCreate extends PlazaCommand<typeof StoryCreate> {
   async run(): Promise<Story> {
     const { text, image } = this.flags
     if (text === undefined && image === undefined) throw new UsageError('give --text for a text story, or --image FILE for an image or video story')
+    if (this.flags.alt !== undefined && image === undefined) throw new UsageError('--alt describes the --image of a story: give one')
     this.requireLogin()
     const uploaded = image === undefined ? undefined : await this.upload('story', image)
     const { trpc } = await this.client()
@@ -40,6 +42,7 @@ export default class StoryCreate extends PlazaCommand<typeof StoryCreate> {
       content_type: uploaded ? (/\.(mp4|webm)$/.test(uploaded.path) ? 'video' : 'image') : 'text',
       text_content: text,
       media_url: uploaded?.path,
+      media_alt: this.flags.alt,
       background_color: this.flags['background-color'],
       text_color: this.flags['text-color'],
       font_family: this.flags['font-family'],

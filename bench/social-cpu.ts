@@ -1,0 +1,95 @@
+/**
+ * The CPU time `plaza serve` spends per request of the social API's reads, on a network
+ * bench/social.ts seeded: user + system time of the server's processes from /proc (Linux), over
+ * --requests requests (after --warmup unmeasured ones), --concurrency at a time, one process. On a
+ * machine shared with other work, throughput moves with the load while the CPU a request costs
+ * moves far less, so this compares two builds where bench/social.ts cannot: run it from each
+ * build's checkout (after `npm run build`) on each one's network, alternated.
+ *
+ *   npx tsx bench/social.ts --users 10000 --posts 100000 --data-dir /tmp/net --only profile --seconds 1
+ *   npx tsx bench/social-cpu.ts --data-dir /tmp/net
+ *
+ * Prints one line: milliseconds of CPU per request, by endpoint. Everything stays on loopback.
+ */
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
+import { parseArgs } from 'node:util'
+import Database from 'libsql'
+import { startPlaza } from './lib/load.js'
+import { benchToken, mulberry32 } from './lib/seed.js'
+
+const { values } = parseArgs({
+  options: {
+    'data-dir': { type: 'string' },
+    requests: { type: 'string', default: '1500' },
+    warmup: { type: 'string', default: '200' },
+    concurrency: { type: 'string', default: '4' },
+    seed: { type: 'string', default: '1' },
+    label: { type: 'string', default: '' },
+  },
+})
+if (!values['data-dir']) {
+  console.error('--data-dir DIR: a network bench/social.ts seeded')
+  process.exit(2)
+}
+const dir = values['data-dir']
+const REQUESTS = Number(values.requests)
+const WARMUP = Number(values.warmup)
+const CONCURRENCY = Number(values.concurrency)
+const SEED = Number(values.seed)
+
+const db = new Database(path.join(dir, 'plaza.db'), { readonly: true })
+const users = Number((db.prepare('SELECT count(*) AS n FROM users').get() as { n: number }).n)
+// Posts anyone may open (before issue 49 every account is public).
+const hasPrivate = Number((db.prepare("SELECT count(*) AS n FROM pragma_table_info('users') WHERE name = 'is_private'").get() as { n: number }).n) > 0
+const publicPosts = (db.prepare(`SELECT p.id FROM posts p JOIN users u ON u.id = p.user_id WHERE p.is_public = 1 ${hasPrivate ? 'AND u.is_private = 0' : ''} ORDER BY p.id DESC LIMIT 2000`).all() as Array<{ id: number }>).map((row) => row.id)
+db.close()
+
+const rng = mulberry32(SEED)
+const anyUser = () => 1 + Math.floor(rng() * users)
+const WORDS = ['coffee', 'the', 'morning', 'city', 'garden', 'music']
+const ENDPOINTS: Record<string, () => string> = {
+  feed: () => '/posts/feed',
+  explore: () => '/posts/explore',
+  notifications: () => '/notifications/list',
+  profile: () => `/user/profile/${anyUser()}`,
+  'post-detail': () => `/posts/detail/${publicPosts[Math.floor(rng() * publicPosts.length)]}`,
+  'search-posts': () => `/search/posts?q=${WORDS[Math.floor(rng() * WORDS.length)]}`,
+}
+
+const server = await startPlaza(dir, { workers: 1 })
+/** utime + stime of every serving process, in clock ticks (1/100 s). */
+const cpuTicks = () =>
+  server.pids().reduce((sum, pid) => {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+      return sum + Number(fields[11]) + Number(fields[12])
+    } catch {
+      return sum
+    }
+  }, 0)
+
+async function load(next: () => string, n: number): Promise<void> {
+  let sent = 0
+  const client = async () => {
+    while (sent++ < n) {
+      const res = await fetch(`${server.url}/api/mobile${next()}`, { headers: { authorization: `Bearer ${benchToken(SEED, anyUser())}` } })
+      if (res.status !== 200) throw new Error(`${res.url}: ${res.status}`)
+      await res.arrayBuffer()
+    }
+  }
+  await Promise.all(Array.from({ length: CONCURRENCY }, client))
+}
+
+const figures: string[] = []
+try {
+  for (const [name, next] of Object.entries(ENDPOINTS)) {
+    await load(next, WARMUP)
+    const before = cpuTicks()
+    await load(next, REQUESTS)
+    figures.push(`${name}=${(((cpuTicks() - before) * 10) / REQUESTS).toFixed(3)}`)
+  }
+} finally {
+  await server.stop()
+}
+console.log(`${values.label ? values.label + ' ' : ''}ms CPU/request ${figures.join(' ')}`)
