@@ -217,7 +217,9 @@ export async function postSearchIds(db: ReadDb, fts: string, limit: number, now:
     db.values<[string | null, string | null, number | null]>(postCandidatesQuery(fts, phrases.length)),
     phrases.length > 1 ? Promise.all(phrases.map((phrase) => phraseCount(db, phrase, now))) : Promise.resolve([0]),
   ])
-  const [json, averages, marked] = rows[0] ?? [null, null, null]
+  // By index: a libsql client's rows are array-like but not iterable (the readers' are arrays).
+  const first = rows[0]
+  const [json, averages, marked] = first ? [first[0], first[1], first[2]] : [null, null, null]
   if (marked) return (await postSearchIdsQuery(db, fts, limit)).map((row) => row.id)
   const candidates = JSON.parse(json ?? '[]') as Array<[number, number, number | string, string]>
   if (candidates.length === 0) return []
