@@ -160,8 +160,11 @@ test('bad subscriptions are 400s that store nothing; without a token 401; withou
   }
 })
 
-/** Bob does one of everything to Alice (a like, a comment, a follow, a story view), on `server`. */
-async function everyType(server: { request: TestServer['request'] }, alice: RegisteredUser, bob: { token: string }) {
+/**
+ * Bob does one of everything to Alice (a like, a comment, a reply to her comment, a mention, a
+ * follow, a story view), on `server`; then Alice goes private and Carol asks to follow her.
+ */
+async function everyType(server: { request: TestServer['request'] }, alice: RegisteredUser, bob: { token: string }, carol: { token: string }) {
   const call = async (method: string, path: string, body?: unknown, token = bob.token) => {
     const res = await server.request(method, API + path, { token, body })
     assert.ok(res.status < 300, `${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`)
@@ -169,10 +172,15 @@ async function everyType(server: { request: TestServer['request'] }, alice: Regi
   }
   const postId = (await call('POST', '/posts/create', { content: 'a post by alice' }, alice.token)).id
   const storyId = (await call('POST', '/stories/create', { content_type: 'text', text_content: 'a story by alice' }, alice.token)).id
+  const own = (await call('POST', `/interactions/comment/${postId}`, { content: 'my own words' }, alice.token)).id
   await call('POST', `/interactions/like/${postId}`)
   await call('POST', `/interactions/comment/${postId}`, { content: 'nice' })
+  await call('POST', `/interactions/comment/${postId}`, { content: 'agreed', parent_id: own })
+  await call('POST', '/posts/create', { content: `hello @${alice.username}` })
   await call('POST', `/user/follow/${alice.id}`)
   await call('GET', `/stories/view/${storyId}`)
+  await call('PUT', '/user/update', { is_private: true }, alice.token)
+  await call('POST', `/user/follow/${alice.id}`, undefined, carol.token)
   return { postId, storyId }
 }
 
@@ -185,12 +193,13 @@ test('every notification type made by another server process reaches the push se
   try {
     const alice = await registerUser(server)
     const bob = await registerUser(server)
+    const carol = await registerUser(server)
     const start = service.received.length
     const subscription = await subscribe(server, alice)
     const path = new URL(subscription.endpoint).pathname
-    const { postId, storyId } = await everyType({ request: (method, route, options) => requestTo(other.url, method, route, options) }, alice, bob)
+    const { postId, storyId } = await everyType({ request: (method, route, options) => requestTo(other.url, method, route, options) }, alice, bob, carol)
     const list = (await server.request('GET', `${API}/notifications/list`, { token: alice.token })).body.data.notifications.reverse()
-    assert.equal(list.map((n: { type: string }) => n.type), ['like', 'comment', 'follow', 'story_view'])
+    assert.equal(list.map((n: { type: string }) => n.type), ['like', 'comment', 'reply', 'mention', 'follow', 'story_view', 'follow_request'])
     assert.equal(new Set(list.map((n: { type: string }) => n.type)), new Set(notificationType.options), 'every type the list knows')
 
     const got = (await service.waitFor(start + list.length)).slice(start)
@@ -203,7 +212,8 @@ test('every notification type made by another server process reaches the push se
       assert.is(push.path, path)
       assert.equal(push.payload.notification, notification, 'the list item itself, as the list shows it')
       assert.is(push.payload.notification_type, notification.type)
-      assert.match(push.payload.title, new RegExp(`^Name ${bob.username} `))
+      const actor = notification.type === 'follow_request' ? carol : bob
+      assert.match(push.payload.title, new RegExp(`^Name ${actor.username} `))
       assert.is(push.headers.ttl, '3600')
       assert.is(push.headers.urgency, 'normal')
       assert.is(push.vapidKey, key)
@@ -212,7 +222,7 @@ test('every notification type made by another server process reaches the push se
       assert.ok(push.jwt.exp > now && push.jwt.exp <= now + 24 * 3600, 'expires within a day (RFC 8292 §2)')
     }
     assert.is(byId.get(list[0].id)!.payload.notification.post_id, postId)
-    assert.is(byId.get(list[3].id)!.payload.notification.story_id, storyId)
+    assert.is(byId.get(list[5].id)!.payload.notification.story_id, storyId)
     // The other processes record their sends as they close (a push can arrive before its sender has deleted the row).
     other.child.kill('SIGTERM')
     assert.is(await other.exited, 0)

@@ -96,6 +96,9 @@ const VERBS: Record<string, string> = {
   comment: 'commented on your post',
   follow: 'followed you',
   story_view: 'viewed your story',
+  follow_request: 'asked to follow you',
+  mention: 'mentioned you',
+  reply: 'replied to your comment',
 }
 
 /**
