@@ -154,7 +154,10 @@ test('remote uploads: multipart to the server, the url printed; avatar upload se
   const comment = await erin.json(['social', 'comment', String(post.id), 'close-up', '--image', png])
   assert.match(comment.image, /^uploads\/comments\//)
   const detail = await server.request('GET', `/api/mobile/posts/detail/${post.id}`)
-  assert.equal(detail.body.data.comments[0], comment)
+  // The detail page shows each top-level comment with its first replies (none here).
+  const { replies, ...shown } = detail.body.data.comments[0]
+  assert.equal(replies, [])
+  assert.equal(shown, comment)
 })
 
 test('upload --json answers width, height and a BlurHash, remote and embedded alike (the embedded encoder thread lets the command exit)', async () => {
@@ -239,7 +242,7 @@ test('shell completion: the autocomplete plugin knows the social commands', asyn
   const result = await runCli(['autocomplete', '--refresh-cache'], { env })
   assert.is(result.code, 0, result.stderr)
   const bash = readFileSync(path.join(env.XDG_CACHE_HOME, 'plaza/autocomplete/functions/bash/plaza.bash'), 'utf8')
-  assert.match(bash, /social:post:create --json --jq --url --data-dir --as --image --private/)
+  assert.match(bash, /social:post:create --json --jq --url --data-dir --as --image --alt --private/)
   const script = await runCli(['autocomplete', 'script', 'bash'], { env })
   assert.match(script.stdout, /PLAZA_AC_BASH_SETUP_PATH/)
 })
