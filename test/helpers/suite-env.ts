@@ -5,13 +5,17 @@
  *   a third of the suite's CPU);
  * - generous render budgets: a render's 10-15 s budget protects a server from one request, but
  *   three test files at once on two loaded cores have taken longer than that for a card or a code
- *   image that normally takes 50 ms. The tests of the budgets set their own.
+ *   image that normally takes 50 ms. The tests of the budgets set their own;
+ * - no per-address connection cap to speak of: every test client comes from 127.0.0.1, as every
+ *   client of a server behind a proxy comes from the proxy, and a test of many concurrent users
+ *   opens more than the default 256 connections (test/server/edge.test.ts tests the cap).
  */
 export function suiteEnv(): NodeJS.ProcessEnv {
   return {
     ...(process.env.PLAZA_PASSWORD_COST ? { PLAZA_PASSWORD_COST: process.env.PLAZA_PASSWORD_COST } : {}),
     PLAZA_MAKER_TIMEOUT_MS: '120000',
     PLAZA_CODEIMAGE_TIMEOUT_MS: '120000',
+    PLAZA_MAX_CONNECTIONS_PER_ADDRESS: '100000',
   }
 }
 
