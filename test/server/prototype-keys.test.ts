@@ -17,9 +17,7 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { startFakeUpstream } from '../chat/fake-upstream.js'
-import { startFakeProviders } from '../providers/fake-providers.js'
-import { AUDD_KEY, LENS_KEY, startFakeSearch } from '../search/fake-search.js'
+import { startStandIns } from '../helpers/stand-ins.js'
 import { registerUser, startTestServer, type RegisteredUser, type TestServer } from '../helpers/server.js'
 import { solidImage } from '../uploads/fixtures.js'
 import { startSmtpServer } from '../helpers/smtp.js'
@@ -201,9 +199,7 @@ async function send(server: TestServer, op: Operation, values: Map<string, unkno
 }
 
 test('every parameter of every operation answers Object.prototype names as it answers an unknown name: no 5xx, a 400 where a table is looked up', async () => {
-  const upstream = await startFakeUpstream()
-  const providers = await startFakeProviders()
-  const search = await startFakeSearch()
+  const standIns = await startStandIns()
   // Mail goes to a real SMTP server on loopback (the forgot-password and verification operations need it set up).
   const smtp = await startSmtpServer()
   const png = await solidImage(16, 16, 'png')
@@ -212,29 +208,8 @@ test('every parameter of every operation answers Object.prototype names as it an
   const server = await startTestServer({
     rateLimits: false,
     env: {
+      ...standIns.env,
       PLAZA_FETCH_ALLOW_PRIVATE: '1',
-      PLAZA_LLM_BASE_URL: `${upstream.url}/v1`,
-      PLAZA_LLM_API_KEY: 'sk-proto',
-      PLAZA_INFERENCE_BASE_URL: `${upstream.url}/v1`,
-      PLAZA_IMAGES_BASE_URL: `${providers.url}/v1`,
-      PLAZA_REMOVEBG_BASE_URL: providers.url,
-      PLAZA_REMOVEBG_PROTOCOL: 'rembg',
-      PLAZA_WEATHER_BASE_URL: providers.url,
-      PLAZA_WEATHER_GEOCODING_URL: providers.url,
-      PLAZA_SPEECH_BASE_URL: `${providers.url}/v1`,
-      PLAZA_ELEVENLABS_BASE_URL: providers.url,
-      PLAZA_ELEVENLABS_API_KEY: 'xi-proto',
-      PLAZA_POLLY_BASE_URL: providers.url,
-      PLAZA_POLLY_REGION: 'eu-west-1',
-      PLAZA_POLLY_ACCESS_KEY_ID: 'AKIDPROTO',
-      PLAZA_POLLY_SECRET_ACCESS_KEY: 'proto-secret',
-      PLAZA_AZURE_SPEECH_BASE_URL: providers.url,
-      PLAZA_SEARCH_BASE_URL: `${search.url}/searx`,
-      PLAZA_CLIPS_BASE_URL: `${search.url}/inv`,
-      PLAZA_LENS_BASE_URL: `${search.url}/serp`,
-      PLAZA_LENS_API_KEY: LENS_KEY,
-      PLAZA_AUDD_BASE_URL: `${search.url}/audd`,
-      PLAZA_AUDD_API_KEY: AUDD_KEY,
       PLAZA_SMTP_URL: smtp.url,
       PLAZA_MAIL_FROM: 'Plaza <no-reply@plaza.example>',
       PLAZA_PUBLIC_URL: 'http://plaza.invalid',
@@ -325,9 +300,7 @@ test('every parameter of every operation answers Object.prototype names as it an
   } finally {
     await server.close()
     images.close()
-    await upstream.close()
-    await providers.close()
-    await search.close()
+    await standIns.close()
     await smtp.close()
   }
 })
