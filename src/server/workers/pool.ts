@@ -293,11 +293,12 @@ export class WorkerPool<Job, Result> extends EventEmitter {
   }
 
   /** Hands queued jobs to idle workers, and starts the workers the pool is short of. */
-  private pump() {
+  /** Hands queued jobs to idle workers; `now`: the moment of the event that freed them (one clock reading per turn). */
+  private pump(now = performance.now()) {
     while (this.queue.length > 0) {
       const slot = this.slots.find((s) => s.state === 'idle')
       if (!slot) break
-      this.dispatch(slot, this.queue.shift()!)
+      this.dispatch(slot, this.queue.shift()!, now)
     }
     if (this.closed) {
       if (this.queue.length === 0 && !this.slots.some((slot) => slot.state === 'busy')) this.drained?.()
@@ -370,11 +371,12 @@ export class WorkerPool<Job, Result> extends EventEmitter {
   private becomeReady(slot: Slot<Job, Result>) {
     this.timers.clear(slot.timer)
     slot.state = 'idle'
+    // The jobs it takes now are dispatched at this same moment: their whole wait was its start.
     slot.ready = performance.now()
     this.startFailures = 0
     this.emit('ready')
     this.emit('settled')
-    this.pump()
+    this.pump(slot.ready)
   }
 
   /**
@@ -388,10 +390,10 @@ export class WorkerPool<Job, Result> extends EventEmitter {
     return { queueMs: Math.round(waited - startMs), startMs: Math.round(startMs), runMs: Math.round(runMs) }
   }
 
-  private dispatch(slot: Slot<Job, Result>, pending: Pending<Job, Result>) {
+  private dispatch(slot: Slot<Job, Result>, pending: Pending<Job, Result>, now = performance.now()) {
     if (!pending.warmUp) slot.state = 'busy'
     slot.pending = pending
-    slot.dispatched = performance.now()
+    slot.dispatched = now
     this.timers.clear(slot.timer)
     const budget = pending.warmUp ? this.startTimeoutMs : this.options.timeoutMs
     slot.timer = this.timers.set(() => {
