@@ -228,8 +228,9 @@ export class WorkerPool<Job, Result> extends EventEmitter {
     const running = this.slots.filter((slot) => slot.state === 'busy').length
     if (running + this.queue.length >= this.options.size + this.options.queueLimit) return Promise.reject(new PoolBusyError(this.texts.busy))
     return new Promise((resolve, reject) => {
-      this.queue.push({ job, resolve, reject, submitted: performance.now() })
-      this.pump()
+      const now = performance.now()
+      this.queue.push({ job, resolve, reject, submitted: now })
+      this.pump(now)
     })
   }
 
@@ -292,8 +293,11 @@ export class WorkerPool<Job, Result> extends EventEmitter {
     return new PoolBusyError(this.texts.shuttingDown, 1)
   }
 
-  /** Hands queued jobs to idle workers, and starts the workers the pool is short of. */
-  /** Hands queued jobs to idle workers; `now`: the moment of the event that freed them (one clock reading per turn). */
+  /**
+   * Hands queued jobs to idle workers, and starts the workers the pool is short of. `now`: the
+   * moment of the event that called it (one clock reading per turn), so that a job dispatched or a
+   * worker started in that turn is timed from the same instant.
+   */
   private pump(now = performance.now()) {
     while (this.queue.length > 0) {
       const slot = this.slots.find((s) => s.state === 'idle')
@@ -312,7 +316,7 @@ export class WorkerPool<Job, Result> extends EventEmitter {
     const delay = this.startFailures < 2 || this.retryDue ? 0 : Math.min(MAX_RESPAWN_DELAY_MS, 250 * 2 ** (this.startFailures - 2))
     this.retryDue = false
     if (delay === 0) {
-      while (this.slots.length < wanted) this.spawn()
+      while (this.slots.length < wanted) this.spawn(now)
       return
     }
     this.respawn = setTimeout(() => {
@@ -324,12 +328,13 @@ export class WorkerPool<Job, Result> extends EventEmitter {
     if (this.queue.length === 0) this.respawn.unref()
   }
 
-  private spawn(): Slot<Job, Result> {
+  private spawn(now = performance.now()): Slot<Job, Result> {
     const worker = startWorker(this.base, this.name, {
       workerData: { ...this.options.workerData, plazaNice: this.options.nice ?? WORKER_NICE },
       resourceLimits: this.options.resourceLimits,
     })
-    const slot: Slot<Job, Result> = { worker, state: 'starting', spawned: performance.now(), pending: null, dispatched: 0 }
+    // Timed from the turn that asked for it: constructing the Worker itself is part of its start.
+    const slot: Slot<Job, Result> = { worker, state: 'starting', spawned: now, pending: null, dispatched: 0 }
     worker.unref()
     slot.timer = this.timers.set(() => this.lose(slot, new Error(`${this.texts.worker} worker did not start within ${this.startTimeoutMs / 1000} s`)), this.startTimeoutMs)
     worker.on('message', (message: WorkerMessage<Result>) => this.receive(slot, message))
