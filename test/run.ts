@@ -10,6 +10,9 @@
  * like a file of its own. Closes with one `N passed, N failed` line and exits non-zero when any
  * test failed or no test ran. `--one FILE` is the child's mode.
  *
+ * The children run the suite compiled once to JavaScript (test/compile.ts) with plain node, not
+ * under tsx's loader hooks, which cost each process and worker thread most of a second of CPU.
+ *
  * Password hashes cost 2^10 rather than 2^15 here (`PLAZA_PASSWORD_COST=10` unless set): the
  * same scrypt, a 32nd of the work; test/server/auth.test.ts checks the production default.
  */
@@ -17,8 +20,10 @@ import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { parse } from 'uvu/parse'
 import { run } from 'uvu/run'
+import type { CompiledSuite } from './compile.js'
 
 const ANSI = /\x1b\[[0-9;]*m/g
 const counts = (output: string) => {
@@ -65,9 +70,14 @@ async function testFiles(targets: string[]): Promise<string[]> {
   return [...new Set(files)]
 }
 
-function runChild(file: string): Promise<{ output: string; code: number | null }> {
+/** Runs one compiled test file in a process of its own, in the compiled copy's root (`suite`). */
+function runChild(suite: CompiledSuite, file: string): Promise<{ output: string; code: number | null }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', process.argv[1], '--one', file], { stdio: ['ignore', 'pipe', 'pipe'], env: { PLAZA_PASSWORD_COST: '10', ...process.env, FORCE_COLOR: process.stdout.isTTY ? '1' : '0' } })
+    const child = spawn(process.execPath, ['--enable-source-maps', suite.compiled(fileURLToPath(import.meta.url)), '--one', suite.compiled(file)], {
+      cwd: suite.root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { PLAZA_PASSWORD_COST: '10', ...process.env, FORCE_COLOR: process.stdout.isTTY ? '1' : '0' },
+    })
     let output = ''
     child.stdout.on('data', (chunk) => (output += chunk))
     child.stderr.on('data', (chunk) => (output += chunk))
@@ -92,6 +102,8 @@ async function main() {
     (a, b) => (known(b) ?? Infinity) - (known(a) ?? Infinity) || statSync(b).size - statSync(a).size,
   )
   const jobs = Math.max(1, Number(process.env.PLAZA_TEST_JOBS) || 3)
+  const { compileSuite } = await import('./compile.js')
+  const suite = await compileSuite(path.resolve('.'))
   const measured: Costs = {}
   let passed = 0
   let failed = 0
@@ -100,7 +112,7 @@ async function main() {
   const started = Date.now()
   const runFile = async (file: string) => {
     const t0 = Date.now()
-    const { output, code } = await runChild(file)
+    const { output, code } = await runChild(suite, file)
     const wall = (Date.now() - t0) / 1000
     const cpu = Number(CPU_MARK.exec(output)?.[1] ?? 0)
     measured[path.relative(root, file)] = { wall: Math.round(wall * 10) / 10, cpu }
@@ -119,6 +131,7 @@ async function main() {
   )
   if (readdirSync(answersDir).length > 0) await runFile(RECORDED_CHECK)
   if (ownAnswersDir) rmSync(answersDir, { recursive: true, force: true })
+  suite.remove()
   const cpu = Object.values(measured).reduce((sum, cost) => sum + cost.cpu, 0)
   console.log(`\n${files.length} files in ${((Date.now() - started) / 1000).toFixed(1)} s, ${cpu.toFixed(0)} s of CPU`)
   if (process.env.PLAZA_TEST_RECORD === '1') {

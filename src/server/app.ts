@@ -22,9 +22,6 @@ export interface App {
   close(): Promise<void>
 }
 
-/** How long renders, speech, cards and programs still running when the server stops may take to finish (then they are ended and answered 503). */
-export const WORK_STOP_GRACE_MS = 5_000
-
 /** A tRPC batch of many calls still fits: its inputs are the same JSON the REST bodies are. */
 const TRPC_BODY_LIMIT = JSON_BODY_LIMIT
 
@@ -235,7 +232,7 @@ export function createApp(services: Services): App {
       // Event streams never finish on their own: end them, so the server can close (clients resume with Last-Event-ID).
       services.notificationFeed.close()
       // Heavy jobs get a short grace, not their own time budgets (a minute of speech): their requests are answered either way.
-      const work = services.stopWork(WORK_STOP_GRACE_MS)
+      const work = services.stopWork(config.stopGraceMs)
       await new Promise<void>((resolve) => {
         server.close(() => resolve())
         server.closeIdleConnections()

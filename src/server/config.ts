@@ -63,6 +63,11 @@ export interface ServerConfig {
   requestTimeoutMs: number
   /** Longest the request line and headers may take. */
   headersTimeoutMs: number
+  /**
+   * `PLAZA_STOP_GRACE`: at a stop, how long heavy work already running (renders, speech, programs)
+   * may take to finish; then it is ended and its requests answered 503.
+   */
+  stopGraceMs: number
   /** Most simultaneous client connections; more are refused at accept. */
   maxConnections: number
   /** Most simultaneous connections from one peer address (`PLAZA_MAX_CONNECTIONS_PER_ADDRESS`); proxies in `trustProxy` are exempt. */
@@ -89,6 +94,12 @@ export interface ServerConfig {
   websiteUrl: string
   /** Metrics and call statistics (`PLAZA_METRICS`, `PLAZA_METRICS_TOKEN`; docs/metrics.md). */
   metrics: MetricsConfig
+  /**
+   * `PLAZA_CODEIMAGE_WARM` (on by default): `plaza serve` starts the code-image render workers at
+   * start-up, so the first render does not pay for fonts and grammars; off, they start at the first
+   * render (lighter for a server that seldom draws, and for short-lived test servers).
+   */
+  codeimageWarm: boolean
   /** Whether the chat gateway requires a key before any exists (`PLAZA_GATEWAY_AUTH`; docs/chat.md#keys). */
   gatewayAuth: GatewayAuth
   /**
@@ -142,6 +153,7 @@ export const DEFAULTS = {
   dataDir: './.plaza',
   requestTimeoutMs: 60_000,
   headersTimeoutMs: 20_000,
+  stopGraceMs: 5_000,
   maxConnections: 10_000,
   maxConnectionsPerAddress: 256,
   keepAliveTimeoutMs: 5_000,
@@ -357,6 +369,7 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
     rateLimits: overrides.rateLimits ?? parseRateLimits(env.PLAZA_RATE_LIMITS),
     requestTimeoutMs: parseDuration('PLAZA_REQUEST_TIMEOUT_MS', env.PLAZA_REQUEST_TIMEOUT_MS, DEFAULTS.requestTimeoutMs),
     headersTimeoutMs: parseDuration('PLAZA_HEADERS_TIMEOUT_MS', env.PLAZA_HEADERS_TIMEOUT_MS, DEFAULTS.headersTimeoutMs),
+    stopGraceMs: parseDuration('PLAZA_STOP_GRACE', env.PLAZA_STOP_GRACE, DEFAULTS.stopGraceMs, 's'),
     maxConnections: parsePositiveInt('PLAZA_MAX_CONNECTIONS', env.PLAZA_MAX_CONNECTIONS, DEFAULTS.maxConnections),
     maxConnectionsPerAddress: parsePositiveInt('PLAZA_MAX_CONNECTIONS_PER_ADDRESS', env.PLAZA_MAX_CONNECTIONS_PER_ADDRESS, DEFAULTS.maxConnectionsPerAddress),
     keepAliveTimeoutMs: parseKeepAliveTimeout(env.PLAZA_KEEPALIVE_TIMEOUT_MS),
@@ -370,6 +383,7 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
     streams: parseStreamConfig(env),
     websiteUrl: parseWebsiteUrl(env.PLAZA_WEBSITE_URL),
     metrics: parseMetricsConfig(env),
+    codeimageWarm: parseSwitch('PLAZA_CODEIMAGE_WARM', env.PLAZA_CODEIMAGE_WARM, true),
     gatewayAuth: parseGatewayAuth(env.PLAZA_GATEWAY_AUTH),
     fetchAllowPrivate: parseFetchAllowPrivate(env.PLAZA_FETCH_ALLOW_PRIVATE),
     mediaTimeoutMs: parseMediaTimeout(env.PLAZA_MEDIA_TIMEOUT),
@@ -401,16 +415,22 @@ function parseStreamConfig(env: NodeJS.ProcessEnv): StreamConfig {
 /** Shortest `PLAZA_METRICS_TOKEN` accepted: a guessable token would publish the figures to anyone. */
 const MIN_METRICS_TOKEN = 16
 
+/** An on/off setting: on, off (or true/false, 1/0, yes/no, any case); unset or empty is `fallback`. */
+export function parseSwitch(name: string, value: string | undefined, fallback: boolean): boolean {
+  const word = value?.trim().toLowerCase() ?? ''
+  if (word === '') return fallback
+  if (['on', 'true', '1', 'yes'].includes(word)) return true
+  if (['off', 'false', '0', 'no'].includes(word)) return false
+  throw new ConfigError(`${name} must be on or off, not "${value}"`)
+}
+
 /** `PLAZA_METRICS` (`on` by default, `off`) and `PLAZA_METRICS_TOKEN` (visible ASCII, at least 16 characters). */
 export function parseMetricsConfig(env: NodeJS.ProcessEnv): MetricsConfig {
-  const value = env.PLAZA_METRICS?.trim().toLowerCase() ?? ''
-  if (!['', 'on', 'off', 'true', 'false', '1', '0', 'yes', 'no'].includes(value)) {
-    throw new ConfigError(`PLAZA_METRICS must be on or off, not "${env.PLAZA_METRICS}"`)
-  }
+  const enabled = parseSwitch('PLAZA_METRICS', env.PLAZA_METRICS, true)
   const token = env.PLAZA_METRICS_TOKEN
   // The token itself is never put in a message: a start-up error may end up in a log.
   if (token !== undefined && token !== '' && !(token.length >= MIN_METRICS_TOKEN && /^[\x21-\x7e]+$/.test(token))) {
     throw new ConfigError(`PLAZA_METRICS_TOKEN must be at least ${MIN_METRICS_TOKEN} visible ASCII characters with no spaces`)
   }
-  return { enabled: !['off', 'false', '0', 'no'].includes(value), token: token || null }
+  return { enabled, token: token || null }
 }

@@ -57,7 +57,7 @@ export async function startServer(overrides: ConfigOverrides = {}, options: Serv
     config.port = address.port
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address
     // Start the code-image workers in the background, so the first render doesn't pay for fonts and grammars.
-    services.codeimage.warm().catch((error) => services.logger.error('code-image warm-up failed', { error: String(error) }))
+    if (config.codeimageWarm) services.codeimage.warm().catch((error) => services.logger.error('code-image warm-up failed', { error: String(error) }))
     const warning = await openGatewayWarning(services)
     return { app, url: `http://${host}:${address.port}`, warnings: [warning, localUploadsWarning(config)].filter((line): line is string => line !== null), logger: services.logger }
   } catch (error) {

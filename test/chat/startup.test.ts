@@ -4,7 +4,7 @@
  * `plaza util chat` reports it; and neither the chat modules nor undici load where they are not
  * used. Spawns the built binary: `npm run build` first.
  */
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, realpathSync } from 'node:fs'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { suite } from 'uvu'
@@ -91,7 +91,8 @@ lazy.run()
 
 const PROBE = pathToFileURL(path.join(import.meta.dirname, 'fixtures/module-log.mjs')).href
 
-const ROOT = path.resolve(import.meta.dirname, '../..')
+// The files as node names them: the real path (the suite runs from a compiled copy, test/compile.ts, whose dist/ is a link).
+const ROOT = path.dirname(realpathSync(path.resolve(import.meta.dirname, '../../dist')))
 const BUNDLE = pathToFileURL(path.join(ROOT, 'dist/bundle')).href + '/'
 
 /**

@@ -95,10 +95,18 @@ test('remote: POSTs to /api/codeimage and writes what the server drew', async ()
   }
 })
 
-/** Renders `code` from standard input with `flags`, embedded, and decodes the PNG. */
+/**
+ * The server the flag tests draw on: the flags are the same either way (the tests above cover the
+ * embedded path), and a server keeps its renderer loaded where each embedded run loads its own.
+ */
+let drawing: Awaited<ReturnType<typeof startTestServer>> | undefined
+test.after(() => drawing?.close())
+
+/** Renders `code` from standard input with `flags` (on the `drawing` server), and decodes the PNG. */
 async function draw(code: string, flags: string[]) {
+  drawing ??= await startTestServer()
   const dir = tempDir()
-  const run = await plaza(['util', 'codeimage', '-', '-o', 'out.png', '--json', ...flags], { cwd: dir, stdin: code })
+  const run = await plaza(['util', 'codeimage', '-', '-o', 'out.png', '--json', '--url', drawing.url, ...flags], { cwd: dir, stdin: code })
   assert.is(run.code, 0, run.stderr)
   return { ...(await decode(readFileSync(path.join(dir, 'out.png')))), language: JSON.parse(run.stdout).language as string }
 }

@@ -49,7 +49,7 @@ export function runCli(args: string[], { env = {}, input, cwd = ROOT }: RunOptio
  */
 export function startServe(args: string[], env: NodeJS.ProcessEnv = {}, { detached = false, bin = BIN } = {}): Promise<{ child: ChildProcess; url: string; exited: Promise<number | null>; output: () => string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, 'serve', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached })
+    const child = spawn(process.execPath, [bin, 'serve', ...args], { env: { ...suiteEnv(), ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached })
     let output = ''
     const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)))
     child.stderr!.on('data', (d) => (output += d))

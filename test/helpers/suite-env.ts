@@ -8,7 +8,10 @@
  *   image that normally takes 50 ms. The tests of the budgets set their own;
  * - no per-address connection cap to speak of: every test client comes from 127.0.0.1, as every
  *   client of a server behind a proxy comes from the proxy, and a test of many concurrent users
- *   opens more than the default 256 connections (test/server/edge.test.ts tests the cap).
+ *   opens more than the default 256 connections (test/server/edge.test.ts tests the cap);
+ * - code-image workers started at the first render, not when `plaza serve` starts: a warm-up costs
+ *   about a second of CPU a process, which the suite's 40-odd short-lived serve processes would
+ *   pay mostly for nothing (test/server/config.test.ts tests the switch).
  */
 export function suiteEnv(): NodeJS.ProcessEnv {
   return {
@@ -16,6 +19,7 @@ export function suiteEnv(): NodeJS.ProcessEnv {
     PLAZA_MAKER_TIMEOUT_MS: '120000',
     PLAZA_CODEIMAGE_TIMEOUT_MS: '120000',
     PLAZA_MAX_CONNECTIONS_PER_ADDRESS: '100000',
+    PLAZA_CODEIMAGE_WARM: 'off',
   }
 }
 

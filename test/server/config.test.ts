@@ -26,6 +26,22 @@ test('flags win over PLAZA_* variables, which win over defaults', () => {
   assert.is(fromFlags.dataDir, '/tmp/flagdir')
 })
 
+test('PLAZA_CODEIMAGE_WARM: render workers start with the server unless it is off; anything else is refused', () => {
+  assert.is(loadConfig({}, {}).codeimageWarm, true)
+  assert.is(loadConfig({}, { PLAZA_CODEIMAGE_WARM: '' }).codeimageWarm, true)
+  assert.is(loadConfig({}, { PLAZA_CODEIMAGE_WARM: 'off' }).codeimageWarm, false)
+  assert.is(loadConfig({}, { PLAZA_CODEIMAGE_WARM: 'No' }).codeimageWarm, false)
+  assert.is(loadConfig({}, { PLAZA_CODEIMAGE_WARM: 'on' }).codeimageWarm, true)
+  assert.throws(() => loadConfig({}, { PLAZA_CODEIMAGE_WARM: 'later' }), (error: unknown) => error instanceof ConfigError && /PLAZA_CODEIMAGE_WARM must be on or off, not "later"/.test(error.message))
+})
+
+test('PLAZA_STOP_GRACE: 5 s unless set, bare numbers are seconds', () => {
+  assert.is(loadConfig({}, {}).stopGraceMs, 5000)
+  assert.is(loadConfig({}, { PLAZA_STOP_GRACE: '1' }).stopGraceMs, 1000)
+  assert.is(loadConfig({}, { PLAZA_STOP_GRACE: '250ms' }).stopGraceMs, 250)
+  assert.throws(() => loadConfig({}, { PLAZA_STOP_GRACE: 'soon' }), /PLAZA_STOP_GRACE: cannot read "soon"/)
+})
+
 test('rate limits can be switched off or changed', () => {
   assert.is(parseRateLimits('off'), false)
   assert.is(loadConfig({}, { PLAZA_RATE_LIMITS: 'off' }).rateLimits, false)

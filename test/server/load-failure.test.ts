@@ -120,7 +120,8 @@ function brokenInstall(relative: string): { bin: string; restore: () => void } {
   const root = tempDir('plaza-install-')
   for (const part of ['bin', 'dist', 'package.json', 'oclif.manifest.json', 'src/server/db/migrations']) {
     mkdirSync(path.dirname(path.join(root, part)), { recursive: true })
-    cpSync(path.join(ROOT, part), path.join(root, part), { recursive: true })
+    // Copies, never links (the suite's ROOT links dist/ to the repository's, test/compile.ts): the module moved aside is this copy's.
+    cpSync(path.join(ROOT, part), path.join(root, part), { recursive: true, dereference: true })
   }
   symlinkSync(path.join(ROOT, 'node_modules'), path.join(root, 'node_modules'))
   const file = path.join(root, 'dist', relative)

@@ -7,6 +7,7 @@ import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import openapiTS, { astToString } from 'openapi-typescript'
+import { tsImport } from 'tsx/esm/api'
 import ts from 'typescript'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -79,7 +80,8 @@ test('a client generated from /api/openapi.json type-checks, refuses wrong calls
     const lines = new Set(errors.map((d) => d.file && path.basename(d.file.fileName) + ':' + (d.file.getLineAndCharacterOfPosition(d.start ?? 0).line + 1)))
     assert.equal([...lines].sort(), ['wrong.ts:5', 'wrong.ts:6', 'wrong.ts:7'], describe(errors))
 
-    const { run } = (await import(pathToFileURL(client).href)) as { run: (url: string) => Promise<Record<string, any>> }
+    // The generated client is TypeScript, loaded as a user's project would run it: through tsx.
+    const { run } = (await tsImport(pathToFileURL(client).href, import.meta.url)) as { run: (url: string) => Promise<Record<string, any>> }
     const result = await run(server.url)
     assert.is(result.status, 'success')
     assert.is(result.registeredCode, 201)

@@ -127,6 +127,8 @@ test('SIGTERM stops the server within the grace for heavy work whatever its pool
     PLAZA_EXECUTE_JS_TIMEOUT_MS: hour,
     PLAZA_EXECUTE_PYTHON_TIMEOUT_MS: hour,
     PLAZA_EXECUTE_PYTHON_WARM: '1',
+    // The grace the stop gives them: a second (5 s by default), which the spinning programs use up.
+    PLAZA_STOP_GRACE: '1',
   })
   const post = (path: string, body: unknown) =>
     fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(
