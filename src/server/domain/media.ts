@@ -43,21 +43,30 @@ export interface MediaInfo {
 
 export type MediaMap = ReadonlyMap<string, MediaInfo>
 
-/** The paths as a JSON array: one prepared statement whatever the page's length. */
+/**
+ * The paths as a JSON array, the rows as one JSON text: one prepared statement whatever the page's
+ * length, and one value handed over rather than a row each (as posts.ts's page of posts: the
+ * binding's per-row iteration cost more than the lookup, about 50 µs of an explore answer's 0.7 ms
+ * of CPU on the 100k-post network).
+ */
 const uploadsByPaths = prepared((db) =>
   db
-    .select({ path: uploads.path, width: uploads.width, height: uploads.height, blurhash: uploads.blurhash, poster: uploads.poster, mime: uploads.mime })
+    .select({ rows: sql<string>`json_group_array(json_array(${uploads.path}, ${uploads.width}, ${uploads.height}, ${uploads.blurhash}, ${uploads.poster}, ${uploads.mime}))` })
     .from(uploads)
     .where(sql`${uploads.path} in (select value from json_each(${sql.placeholder('paths')}))`)
     .prepare(),
 )
 
+type UploadValues = [string, number | null, number | null, string | null, string | null, string | null]
+
 /** The recorded metadata of each path that names an upload; no query at all when there is no path. */
 export async function mediaInfo(db: AnyDb, paths: Iterable<string>): Promise<MediaMap> {
   const wanted = [...new Set(paths)].filter((path) => path !== '')
   if (wanted.length === 0) return new Map()
-  const rows = await uploadsByPaths(db).all({ paths: JSON.stringify(wanted) })
-  return new Map(rows.map(({ path, ...info }) => [path, info]))
+  const row = (await uploadsByPaths(db).get({ paths: JSON.stringify(wanted) })) as { rows: string } | undefined
+  const media = new Map<string, MediaInfo>()
+  for (const [path, width, height, blurhash, poster, mime] of JSON.parse(row?.rows ?? '[]') as UploadValues[]) media.set(path, { width, height, blurhash, poster, mime })
+  return media
 }
 
 /** What was recorded of the file at `path` ('' is no file): for builders that write the siblings themselves (posts.ts toPostWithMedia). */
