@@ -13,6 +13,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { z } from 'zod'
 import { createSchemaCollector } from '../../src/server/catalog/system/json-schema.js'
+import { DEFAULT_RATE_LIMITS } from '../../src/server/config.js'
 import type { Route } from '../../src/server/rest/adapter.js'
 import { mobileRoutes } from '../../src/server/rest/mobile.js'
 import { rootRoutes, utilityRoutes } from '../../src/server/rest/utility.js'
@@ -224,6 +225,31 @@ test('other media: an event stream, an image or JSON, chat as JSON or a stream w
   assert.equal(chat.responses['400'], { $ref: '#/components/responses/OpenAIBadRequest' })
   assert.equal(operation('POST', '/api/chaty').responses['400'], { $ref: '#/components/responses/BadRequest' })
   assert.ok(operation('GET', '/docs').responses['200'].content['text/html'])
+})
+
+test('rate-limit fields: every answer of a counted operation declares RateLimit and RateLimit-Policy, a 429 Retry-After too, and a server with limits sends them', async () => {
+  // The operations a rate limit counts are those that can answer 429: the social API, the catalog, the gateway.
+  const counted = operations().filter(({ operation }) => operation.responses['429'])
+  assert.ok(counted.length > 100 && counted.some(({ path }) => path === '/api/mobile/auth/login') && counted.some(({ path }) => path === '/api/v1/chat/completions'))
+  for (const { method, path, operation } of operations()) {
+    const [status, success] = Object.entries(operation.responses as Record<string, any>).find(([code]) => /^[23]/.test(code))!
+    const declared = Object.keys(success.headers ?? {}).filter((name) => name.startsWith('RateLimit'))
+    assert.equal(declared, operation.responses['429'] ? ['RateLimit', 'RateLimit-Policy'] : [], `${method} ${path} ${status}`)
+  }
+  const tooMany = document.components.responses.TooManyRequests
+  assert.equal(Object.keys(tooMany.headers), ['Retry-After', 'RateLimit', 'RateLimit-Policy'])
+  assert.equal(Object.keys(document.components.headers).filter((name) => name.startsWith('RateLimit')), ['RateLimit', 'RateLimitPolicy'])
+
+  const limited = await startTestServer({ rateLimits: DEFAULT_RATE_LIMITS })
+  try {
+    const res = await limited.request('POST', '/api/mobile/auth/register', { body: { username: 'paced', email: 'paced@example.com', password: 'correct horse battery' } })
+    assert.is(res.status, 201)
+    // The calls of an address (`default`); a registration counts only as a call.
+    assert.match(res.headers.get('ratelimit') ?? '', /^"default";r=\d+;t=\d+$/)
+    assert.match(res.headers.get('ratelimit-policy') ?? '', /^"default";q=\d+;w=\d+$/)
+  } finally {
+    await limited.close()
+  }
 })
 
 test('bearer security and 401 where a token is needed, an optional token where it is optional, none where public', () => {

@@ -50,14 +50,26 @@ const SHARED_ERRORS: Record<number, [name: string, description: string]> = {
 /** Headers some error answers carry. */
 const ERROR_HEADERS: Record<number, Record<string, JsonSchema>> = {
   405: { Allow: ref('headers', 'Allow') },
-  429: { 'Retry-After': ref('headers', 'RetryAfter') },
+  429: { 'Retry-After': ref('headers', 'RetryAfter'), RateLimit: ref('headers', 'RateLimit'), 'RateLimit-Policy': ref('headers', 'RateLimitPolicy') },
   503: { 'Retry-After': ref('headers', 'RetryAfter') },
 }
 
 const HEADERS: Record<string, JsonSchema> = {
   RetryAfter: { description: 'Seconds to wait before trying again', schema: { type: 'integer', minimum: 0 } },
   Allow: { description: 'The methods the path serves', schema: { type: 'string' } },
+  RateLimit: {
+    description:
+      'What is left of each rate limit the request was counted in (IETF draft-ietf-httpapi-ratelimit-headers, a structured-field List): one item per class, `"CLASS";r=UNITS_LEFT;t=SECONDS_TO_WINDOW_END`, e.g. `"auth";r=4;t=42`. Absent when the server runs without rate limits.',
+    schema: { type: 'string' },
+  },
+  RateLimitPolicy: {
+    description: 'The quota of each of those classes: `"CLASS";q=QUOTA;w=WINDOW_SECONDS`, e.g. `"auth";q=5;w=60`.',
+    schema: { type: 'string' },
+  },
 }
+
+/** What every answer of an operation counted against a rate limit carries (rate-limit-headers.ts). */
+const RATE_LIMIT_HEADERS = { RateLimit: ref('headers', 'RateLimit'), 'RateLimit-Policy': ref('headers', 'RateLimitPolicy') }
 
 /** Refusals made before the request is routed (while its headers or body arrive): in the envelope on every path. */
 const BEFORE_ROUTING = new Set([408, 431])
@@ -278,7 +290,9 @@ function successOf(endpoint: Endpoint, schemas: SchemaCollector): JsonSchema {
 
 function operationOf(endpoint: Endpoint, schemas: SchemaCollector, used: Record<string, JsonSchema>): JsonSchema {
   const { parameters, requestBody } = requestOf(endpoint, schemas)
-  const responses: Record<string, JsonSchema> = { [endpoint.answers === 'redirect' ? 302 : endpoint.status]: successOf(endpoint, schemas), ...errorResponses(endpoint, used) }
+  const success = successOf(endpoint, schemas)
+  const counted = endpoint.rateLimited ? { ...success, headers: { ...(success.headers as Record<string, JsonSchema> | undefined), ...RATE_LIMIT_HEADERS } } : success
+  const responses: Record<string, JsonSchema> = { [endpoint.answers === 'redirect' ? 302 : endpoint.status]: counted, ...errorResponses(endpoint, used) }
   const token = [{ [endpoint.scheme]: [] }]
   return {
     operationId: endpoint.operationId,
