@@ -56,6 +56,39 @@ export function isOpenAiPath(path: string): boolean {
   return /^\/api\/(?:v1|inference)\//.test(path)
 }
 
+/** How a path's errors are written: the envelope, OpenAI's `{error}`, or Anthropic's `{type: 'error', error}`. */
+export type ErrorFormat = 'envelope' | 'openai' | 'anthropic'
+
+/**
+ * The error format of a request path (query string allowed): Anthropic's under its Messages API
+ * (`/api/v1/messages`, which Anthropic's clients call), OpenAI's under the other OpenAI-compatible
+ * paths (isOpenAiPath), the envelope elsewhere. The route's own errors and the refusals made before
+ * its handler runs (a body too large, a bad token) use the same one.
+ */
+export function errorFormatOf(path: string): ErrorFormat {
+  if (/^\/api\/v1\/messages(?:[/?]|$)/.test(path)) return 'anthropic'
+  return isOpenAiPath(path) ? 'openai' : 'envelope'
+}
+
+/** Anthropic's error `type` by status (its API's errors page); anything else is `api_error`. */
+const ANTHROPIC_ERROR_TYPES: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  405: 'invalid_request_error',
+  409: 'invalid_request_error',
+  413: 'request_too_large',
+  415: 'invalid_request_error',
+  429: 'rate_limit_error',
+  503: 'overloaded_error',
+}
+
+/** Anthropic's error body for a status and message (also the data of its mid-stream `error` event). */
+export function anthropicErrorBody(status: number, message: string) {
+  return { type: 'error' as const, error: { type: ANTHROPIC_ERROR_TYPES[status] ?? 'api_error', message } }
+}
+
 /** OpenAI's error `type` and `code` by status, for errors that carry no gateway code of their own. */
 export const OPENAI_ERROR_TYPES: Record<number, [type: string, code: string]> = {
   400: ['invalid_request_error', 'invalid_request'],

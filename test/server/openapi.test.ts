@@ -227,6 +227,27 @@ test('other media: an event stream, an image or JSON, chat as JSON or a stream w
   assert.ok(operation('GET', '/docs').responses['200'].content['text/html'])
 })
 
+test("Anthropic's Messages API declares Anthropic's error shape, and answers it even for a refusal made before its handler runs", async () => {
+  const messages = operation('POST', '/api/v1/messages')
+  assert.equal(messages.responses['400'], { $ref: '#/components/responses/AnthropicBadRequest' })
+  assert.equal(messages.responses['413'], { $ref: '#/components/responses/AnthropicPayloadTooLarge' })
+  assert.equal(document.components.responses.AnthropicBadRequest.content['application/json'].schema, { $ref: '#/components/schemas/AnthropicError' })
+  // Malformed JSON is refused by the adapter, before the gateway's handler: the same shape as the handler's own errors.
+  const malformed = await server.request('POST', '/api/v1/messages', { raw: '{"model": ', headers: { 'content-type': 'application/json' } })
+  assert.is(malformed.status, 400)
+  assert.is(malformed.body.type, 'error')
+  assert.is(malformed.body.error.type, 'invalid_request_error')
+  assert.type(malformed.body.error.message, 'string')
+  const oversize = await server.request('POST', '/api/v1/messages', { raw: JSON.stringify({ model: 'x', max_tokens: 1, messages: [{ role: 'user', content: 'x'.repeat(40 * 1024 * 1024) }] }), headers: { 'content-type': 'application/json' } })
+  assert.is(oversize.status, 413)
+  assert.equal(oversize.body.error.type, 'request_too_large')
+  // The other gateway paths keep OpenAI's.
+  const chat = await server.request('POST', '/api/v1/chat/completions', { raw: '{"model": ', headers: { 'content-type': 'application/json' } })
+  assert.is(chat.status, 400)
+  assert.is(chat.body.error.type, 'invalid_request_error')
+  assert.is(chat.body.type, undefined)
+})
+
 test('rate-limit fields: every answer of a counted operation declares RateLimit and RateLimit-Policy, a 429 Retry-After too, and a server with limits sends them', async () => {
   // The operations a rate limit counts are those that can answer 429: the social API, the catalog, the gateway.
   const counted = operations().filter(({ operation }) => operation.responses['429'])

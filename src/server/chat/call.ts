@@ -9,7 +9,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { ZodError } from 'zod'
 import { ConfigError } from '../config.js'
-import { OPENAI_ERROR_TYPES, toPublicError } from '../errors.js'
+import { anthropicErrorBody, OPENAI_ERROR_TYPES, toPublicError } from '../errors.js'
 import { sendError, sendJson, writeStreamed } from '../http.js'
 import type { Exchange } from '../rest/adapter.js'
 import { enforceRateLimit } from '../trpc.js'
@@ -36,18 +36,6 @@ interface ClientError {
 }
 
 /** Anthropic's error types by status (its clients raise BadRequestError, AuthenticationError, ... from the status). */
-const ANTHROPIC_TYPES: Record<number, string> = {
-  400: 'invalid_request_error',
-  401: 'authentication_error',
-  403: 'permission_error',
-  404: 'not_found_error',
-  405: 'invalid_request_error',
-  409: 'invalid_request_error',
-  413: 'request_too_large',
-  415: 'invalid_request_error',
-  429: 'rate_limit_error',
-  503: 'overloaded_error',
-}
 
 /** By class name as well: under a CJS test runner the module can be loaded twice, with two classes. */
 function isConfigError(error: unknown): error is ConfigError {
@@ -70,7 +58,7 @@ export function describeFailure(error: unknown): ClientError {
 
 /** Anthropic's error body for a failure (also the data of its mid-stream `error` event). */
 export function anthropicError(failure: Pick<ClientError, 'status' | 'message'>) {
-  return { type: 'error' as const, error: { type: ANTHROPIC_TYPES[failure.status] ?? 'api_error', message: failure.message } }
+  return anthropicErrorBody(failure.status, failure.message)
 }
 
 /** Answers a failure in the style of the operation; after the headers have gone, only the connection can be closed. */

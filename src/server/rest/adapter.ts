@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { TRPCError } from '@trpc/server'
 import type { z } from 'zod'
-import { isOpenAiPath, OPENAI_ERROR_TYPES, toPublicError, type ErrorCases } from '../errors.js'
+import { anthropicErrorBody, errorFormatOf, OPENAI_ERROR_TYPES, toPublicError, type ErrorCases } from '../errors.js'
 import { discardBody, DRAIN_LIMIT, readJson, sendError, sendJson, sendSuccess, JSON_BODY_LIMIT } from '../http.js'
 import { setRoute } from '../request-log.js'
 import { createCaller } from '../router.js'
@@ -143,7 +143,7 @@ function isClientGone(req: IncomingMessage, error: unknown): boolean {
 }
 
 /**
- * Answers an error in the envelope (OpenAI's shape under the OpenAI-compatible paths, isOpenAiPath);
+ * Answers an error in the envelope (OpenAI's or Anthropic's shape under their paths, errorFormatOf);
  * the detail of an unexpected one goes to the log only. When the request's body has not all arrived,
  * the connection is closed after the answer rather than read on for nothing.
  */
@@ -166,7 +166,9 @@ export function sendRouteError(exchange: Pick<Exchange, 'req' | 'res' | 'ctx'>, 
     if (failure.status === 413 || Number(req.headers['content-length']) > DRAIN_LIMIT) headers.connection = 'close'
     else discardBody(req)
   }
-  if (isOpenAiPath(req.url ?? '')) {
+  const format = errorFormatOf(req.url ?? '')
+  if (format === 'anthropic') return sendJson(res, failure.status, anthropicErrorBody(failure.status, failure.message), headers)
+  if (format === 'openai') {
     const [type, code] = OPENAI_ERROR_TYPES[failure.status] ?? ['server_error', 'server_error']
     return sendJson(res, failure.status, { error: { message: failure.message, type, code, param: null } }, headers)
   }

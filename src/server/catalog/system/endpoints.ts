@@ -3,7 +3,7 @@
  * into one flat description per method and path: what the OpenAPI document is written from.
  */
 import { z } from 'zod'
-import { errorCases, isOpenAiPath, type ErrorCases } from '../../errors.js'
+import { errorCases, errorFormatOf, type ErrorCases, type ErrorFormat } from '../../errors.js'
 import type { AnswerKind, HandlerAuth, Method, Route } from '../../rest/adapter.js'
 import { mobileRoutes } from '../../rest/mobile.js'
 import { rootRoutes, utilityRoutes } from '../../rest/utility.js'
@@ -37,8 +37,8 @@ export interface Endpoint {
   /** True when a success is the envelope with `output` as its `data` (/api/mobile, /health); else `output` is the whole body. */
   enveloped: boolean
   output?: z.ZodType
-  /** Error bodies: the envelope, or OpenAI's `{error}` (the OpenAI-compatible paths, isOpenAiPath, as OpenAI's clients expect). */
-  errorFormat: 'envelope' | 'openai'
+  /** Error bodies: the envelope, OpenAI's `{error}` or Anthropic's (errorFormatOf: what each API's clients expect). */
+  errorFormat: ErrorFormat
   rateLimited: boolean
   /** Error statuses beyond those the endpoint's shape implies, with when (the procedure's and the route's). */
   errors: ErrorCases
@@ -112,7 +112,7 @@ function endpointsOf({ prefix, routes }: Mount): Endpoint[] {
         inputIn: bodyless ? ('query' as const) : ('body' as const),
         enveloped: prefix === '/api/mobile',
         output: route.output,
-        errorFormat: isOpenAiPath(path) ? ('openai' as const) : ('envelope' as const),
+        errorFormat: errorFormatOf(path),
       }
       if ('procedure' in route) {
         const procedure = procedureOf(route.procedure)

@@ -74,14 +74,20 @@ const RATE_LIMIT_HEADERS = { RateLimit: ref('headers', 'RateLimit'), 'RateLimit-
 /** Refusals made before the request is routed (while its headers or body arrive): in the envelope on every path. */
 const BEFORE_ROUTING = new Set([408, 431])
 
-/** An error answer's content: the envelope, or OpenAI's shape. */
-const errorContent = (format: Endpoint['errorFormat']) => ({ 'application/json': { schema: ref('schemas', format === 'openai' ? 'OpenAIError' : 'ErrorEnvelope') } })
+/** The schema of each error format's body. */
+const ERROR_SCHEMAS: Record<Endpoint['errorFormat'], string> = { envelope: 'ErrorEnvelope', openai: 'OpenAIError', anthropic: 'AnthropicError' }
+
+/** The prefix of a shared error component's name in each format. */
+const ERROR_PREFIXES: Record<Endpoint['errorFormat'], string> = { envelope: '', openai: 'OpenAI', anthropic: 'Anthropic' }
+
+/** An error answer's content: the envelope, OpenAI's shape or Anthropic's. */
+const errorContent = (format: Endpoint['errorFormat']) => ({ 'application/json': { schema: ref('schemas', ERROR_SCHEMAS[format]) } })
 
 /** The error component of a shared status in a format, added to `used` (only referenced components are written). */
 function sharedError(status: number, format: Endpoint['errorFormat'], used: Record<string, JsonSchema>): JsonSchema {
   const [base, description] = SHARED_ERRORS[status]
   const shape = BEFORE_ROUTING.has(status) ? 'envelope' : format
-  const name = shape === 'openai' ? `OpenAI${base}` : base
+  const name = `${ERROR_PREFIXES[shape]}${base}`
   used[name] ??= { description, ...(ERROR_HEADERS[status] && { headers: ERROR_HEADERS[status] }), content: errorContent(shape) }
   return ref('responses', name)
 }
@@ -177,6 +183,19 @@ const BASE_SCHEMAS: Record<string, JsonSchema> = {
       },
     },
     required: ['error'],
+  },
+  AnthropicError: {
+    type: 'object',
+    description: "Anthropic's error shape (its Messages API, `/api/v1/messages`), so that Anthropic's client libraries read it",
+    properties: {
+      type: { const: 'error' },
+      error: {
+        type: 'object',
+        properties: { type: { type: 'string', description: '`invalid_request_error`, `authentication_error`, `not_found_error`, `rate_limit_error`, `overloaded_error`, `api_error`, ...' }, message: { type: 'string' } },
+        required: ['type', 'message'],
+      },
+    },
+    required: ['type', 'error'],
   },
   Redirect: {
     type: 'object',
