@@ -338,6 +338,7 @@ export async function seedNetwork(dir: string, options: SeedOptions): Promise<Se
   const tagIds = new Map<string, number>()
   const tagPublicPosts: number[] = []
   const insertPost = db.prepare('INSERT INTO posts (id, user_id, content, image, media, mentions, is_public, likes_count, comments_count, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
+  const BENCH_BLURHASH = 'LEHV6nWB2yk8pyo0adR*.7kCMdnj'
   const insertUpload = db.prepare("INSERT INTO uploads (user_id, kind, path, mime, size, width, height, blurhash, created_at) VALUES (?, 'posts', ?, 'image/jpeg', ?, ?, ?, ?, ?)")
   const setRepliesCount = db.prepare('UPDATE comments SET replies_count = ? WHERE id = ?')
   let commentId = 0
@@ -378,11 +379,14 @@ export async function seedNetwork(dir: string, options: SeedOptions): Promise<Se
     let image = ''
     let media: string | null = null
     if (rng49() < 0.02) {
-      const items: Array<[string, string]> = []
+      // Each item as posts are written (post-media.ts): the path, its alt text, what the upload recorded.
+      const items: Array<[string, string, number, number, string, null, string]> = []
       for (let k = 0, n = 2 + Math.floor(rng49() * 9); k < n; k++) {
         const path = `uploads/posts/s${resolved.seed}p${String(p).padStart(8, '0')}m${k}.jpg`
-        insertUpload.run(a, path, 150_000 + Math.floor(rng49() * 300_000), 1080, 810 + Math.floor(rng49() * 540), 'LEHV6nWB2yk8pyo0adR*.7kCMdnj', created)
-        items.push([path, `${pick(WORDS, rng49)} ${pick(WORDS, rng49)}, photo ${k + 1}`])
+        const size = 150_000 + Math.floor(rng49() * 300_000)
+        const height = 810 + Math.floor(rng49() * 540)
+        insertUpload.run(a, path, size, 1080, height, BENCH_BLURHASH, created)
+        items.push([path, `${pick(WORDS, rng49)} ${pick(WORDS, rng49)}, photo ${k + 1}`, 1080, height, BENCH_BLURHASH, null, 'image/jpeg'])
       }
       image = items[0][0]
       media = JSON.stringify(items)

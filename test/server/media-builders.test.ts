@@ -7,7 +7,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { attachMedia, type MediaMap } from '../../src/server/domain/media.js'
-import { toPostMedia } from '../../src/server/domain/post-media.js'
+import { mediaColumn, storedMedia, toPostMedia, unrecordedMediaPaths } from '../../src/server/domain/post-media.js'
 import { toPostWithMedia, type PostRow } from '../../src/server/domain/posts.js'
 import { toNotificationWithMedia, type NotificationRow } from '../../src/server/domain/views.js'
 import { formatDateTime } from '../../src/shared/dates.js'
@@ -25,7 +25,7 @@ const barePost = (row: PostRow, map: MediaMap) => ({
   id: row.id,
   content: row.content,
   image: row.image,
-  media: toPostMedia(row, map),
+  media: toPostMedia(storedMedia(row.media, row.image), map),
   is_public: row.isPublic,
   likes_count: row.likesCount,
   comments_count: row.commentsCount,
@@ -101,6 +101,21 @@ test('toPostWithMedia answers what attachMedia makes of the bare post, byte for 
       for (const map of [media, new Map()] as MediaMap[]) {
         const row = post(image, avatar, ++n)
         assert.is(JSON.stringify(toPostWithMedia(row, map)), JSON.stringify(attachMedia(map, barePost(row, map))))
+      }
+})
+
+test('a post whose items carry what their uploads recorded (as posts are written) answers the same with no lookup of them', () => {
+  let n = 100
+  for (const image of paths.filter((path) => path !== ''))
+    for (const avatar of paths)
+      for (const alt of ['', 'first']) {
+        const items = [{ path: image, alt }, ...(n % 2 === 0 ? [{ path: '/uploads/v.mp4', alt: 'a video' }] : [])]
+        const row = { ...post(image, avatar, ++n), media: mediaColumn(items, media) }
+        const recorded = items.every((item) => media.has(item.path))
+        assert.equal(unrecordedMediaPaths(row), items.filter((item) => !media.has(item.path)).map((item) => item.path), row.media ?? 'null')
+        // Only the avatar (and what was not recorded) comes from the page's lookup.
+        const lookup: MediaMap = new Map([avatar, ...unrecordedMediaPaths(row)].flatMap((path) => (media.has(path) ? [[path, media.get(path)!]] : [])))
+        assert.is(JSON.stringify(toPostWithMedia(row, lookup)), JSON.stringify(attachMedia(media, barePost(row, media))), `${image} ${avatar} ${alt} ${recorded}`)
       }
 })
 

@@ -199,6 +199,35 @@ function migrationsWithout(tag: string): string {
   return folder
 }
 
+test("0023 copies each upload's record into the media of the posts that show it; an item whose upload is gone, and a post with no image, stay as they were", async () => {
+  await withDatabase(async (client) => {
+    assert.is(await applyMigrations(client, migrationsBefore('0023')), countBefore('0023'))
+    await client.execute(`insert into users (id, username, email, password_hash, created_at) values (1, 'ann', 'ann@example.com', 'x', 0)`)
+    for (const [path, mime, width, height, blurhash, poster] of [
+      ['uploads/posts/a.jpg', 'image/jpeg', 640, 480, 'LEHV6nWB2yk8', null],
+      ['uploads/posts/v.mp4', 'video/mp4', 1280, 720, 'LKO2?U%2Tw=w', 'uploads/posts/v.jpg'],
+      ['uploads/posts/lone.webp', 'image/webp', 96, 96, null, null],
+    ]) {
+      await client.execute({ sql: `insert into uploads (user_id, kind, path, mime, size, width, height, blurhash, poster, created_at) values (1, 'posts', ?, ?, 5, ?, ?, ?, ?, 0)`, args: [path, mime, width, height, blurhash, poster] })
+    }
+    const post = (id: number, image: string, media: string | null) =>
+      client.execute({ sql: `insert into posts (id, user_id, content, image, media, created_at) values (?, 1, 'x', ?, ?, 0)`, args: [id, image, media] })
+    await post(1, 'uploads/posts/a.jpg', JSON.stringify([['uploads/posts/a.jpg', 'a cat'], ['uploads/posts/gone.jpg', 'lost'], ['uploads/posts/v.mp4', 'a clip']]))
+    await post(2, 'uploads/posts/lone.webp', null)
+    await post(3, '', null)
+    await post(4, 'uploads/posts/gone.jpg', null)
+
+    assert.is(await applyMigrations(client, MIGRATIONS_DIR), journal.entries.length - countBefore('0023'))
+    const media = (await client.execute('select media from posts order by id')).rows.map((row) => (row.media === null ? null : JSON.parse(String(row.media))))
+    assert.equal(media, [
+      [['uploads/posts/a.jpg', 'a cat', 640, 480, 'LEHV6nWB2yk8', null, 'image/jpeg'], ['uploads/posts/gone.jpg', 'lost'], ['uploads/posts/v.mp4', 'a clip', 1280, 720, 'LKO2?U%2Tw=w', 'uploads/posts/v.jpg', 'video/mp4']],
+      [['uploads/posts/lone.webp', '', 96, 96, null, null, 'image/webp']],
+      null,
+      null,
+    ])
+  })
+})
+
 test('the journal lists the migrations in number order, idx its position, each time its own; each snapshot follows the one before', () => {
   const entries = journal.entries as Array<{ idx: number; when: number; tag: string }>
   const numbers = entries.map((entry) => Number(entry.tag.slice(0, 4)))

@@ -3,6 +3,7 @@
  * through every answer that shows a post, an edit of the alt text, bad carousels refused, the files
  * released with the post; and alt text on avatars.
  */
+import { sql } from 'drizzle-orm'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { registerUser, startTestServer, type RegisteredUser, type TestServer } from '../helpers/server.js'
@@ -81,6 +82,11 @@ test('a carousel of nine images and a video, with alt text, round-trips through 
     assert.ok(seen, `${where} shows the post`)
     assert.equal(seen!.media, expected, where)
   }
+  // The post carries what each upload recorded, copied when it was written: every list answers it
+  // from the post's row, without looking the uploads up (their rows never change after an upload;
+  // changed here only to tell the two apart).
+  await server.services.db.run(sql`update uploads set width = 1, height = 1, blurhash = null where user_id = ${ann.id}`)
+  for (const [where, seen] of Object.entries(await everyList(created.id, 'zqcarousel'))) assert.equal(seen!.media, expected, `${where}, from the post's own record`)
 
   // New alt text for item 4 (the video), the same uploads in the same order.
   const edited = expected.map((item, i) => ({ path: item.path, alt: i === 4 ? 'A test pattern, beeping' : item.alt }))

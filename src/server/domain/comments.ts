@@ -15,7 +15,7 @@ import { prepared } from '../db/prepared.js'
 import { comments, posts, users } from '../db/schema.js'
 import { attachMedia, mediaInfo, mediaPaths, type Bare } from './media.js'
 import { toMentions } from './mentions.js'
-import { postMediaPaths } from './post-media.js'
+import { unrecordedMediaPaths } from './post-media.js'
 import { readerForPage } from './page-depth.js'
 import { loadVisiblePost, pageOf, toPostWithMedia, viewerKey, visibleToKey, type Readers } from './posts.js'
 import { authorShownTo, authorVisibleTo } from './relations.js'
@@ -143,7 +143,7 @@ export async function getPostDetail(dbs: Readers, viewerId: number | null, input
   }
   const threads = items.map((row) => ({ ...toComment(row), replies: byParent.get(row.id) ?? [] }))
   // The post, its comments and their replies share one media lookup.
-  const media = await mediaInfo(dbs.reads, [post.image, post.avatar, ...postMediaPaths(post), ...mediaPaths(threads), ...mediaPaths(replies.map(toComment))])
+  const media = await mediaInfo(dbs.reads, [post.avatar, ...unrecordedMediaPaths(post), ...mediaPaths(threads), ...mediaPaths(replies.map(toComment))])
   return {
     post: toPostWithMedia(post, media),
     comments: threads.map(({ replies, ...comment }) => ({ ...attachMedia(media, comment), replies: replies.map((reply) => attachMedia(media, reply)) })),

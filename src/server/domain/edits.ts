@@ -7,7 +7,7 @@ import { writeTransaction } from '../db/client.js'
 import type { Services } from '../services.js'
 import { attachHashtags, detachHashtags, extractHashtags } from './hashtags.js'
 import { mentionedIds, mentionsColumn, notifyMentions, resolveMentions, toMentions } from './mentions.js'
-import { mediaColumn, storedMedia } from './post-media.js'
+import { mediaColumn, recordedMedia, storedMedia } from './post-media.js'
 import { loadVisiblePost, postsWithMedia, visibleTo, visibleToKey } from './posts.js'
 
 /**
@@ -40,7 +40,8 @@ export async function editPost(services: Services, userId: number, input: EditPo
       if (input.media.length !== paths.length || input.media.some((item, i) => item.path !== paths[i])) {
         throw new TRPCError({ code: 'BAD_REQUEST', message: "media must list the post's uploads in their order: only their alt text can change" })
       }
-      media = mediaColumn(input.media)
+      // The same uploads: what they recorded is kept (an item stored without it stays so).
+      media = mediaColumn(input.media, recordedMedia(oldMedia, image))
     }
     if (content === oldContent && isPublic === Boolean(wasPublic) && media === oldMedia) return
     if (content === oldContent && isPublic === Boolean(wasPublic)) {

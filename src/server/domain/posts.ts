@@ -11,7 +11,7 @@ import { attachHashtags, extractHashtags } from './hashtags.js'
 import { mentionedIds, mentionsColumn, notifyMentions, resolveMentions, toMentions } from './mentions.js'
 import type { Fanout } from './fanout.js'
 import { mediaInfo, mediaOf, type MediaMap } from './media.js'
-import { mediaColumn, postMediaPaths, toPostMedia } from './post-media.js'
+import { mediaColumn, postImageInfo, storedMedia, toPostMedia, unrecordedMediaPaths } from './post-media.js'
 import { timelineFeedIds } from './timelines.js'
 import { readerForPage } from './page-depth.js'
 import { authorShownTo, unmuted } from './relations.js'
@@ -139,7 +139,8 @@ export async function postPage(query: { get(values: Record<string, unknown>): un
  * one; the feed and explore answer pages of posts.
  */
 export function toPostWithMedia(row: PostRow, media: MediaMap): Post {
-  const image = mediaOf(media, row.image)
+  const items = storedMedia(row.media, row.image)
+  const image = postImageInfo(items, row.image, media)
   const avatar = mediaOf(media, row.avatar)
   return {
     id: row.id,
@@ -148,7 +149,7 @@ export function toPostWithMedia(row: PostRow, media: MediaMap): Post {
     image_width: image?.width ?? null,
     image_height: image?.height ?? null,
     image_blurhash: image?.blurhash ?? null,
-    media: toPostMedia(row, media),
+    media: toPostMedia(items, media),
     is_public: row.isPublic,
     likes_count: row.likesCount,
     comments_count: row.commentsCount,
@@ -168,9 +169,13 @@ export function toPostWithMedia(row: PostRow, media: MediaMap): Post {
   }
 }
 
-/** Posts for an answer: one media lookup for the page (media.ts), then toPostWithMedia. */
+/**
+ * Posts for an answer: one media lookup for the page (media.ts) of what the posts do not carry
+ * themselves (the authors' avatars, and images stored before their metadata was: post-media.ts),
+ * none when that is nothing; then toPostWithMedia.
+ */
 export async function postsWithMedia(db: AnyDb, rows: readonly PostRow[]): Promise<Post[]> {
-  const media = await mediaInfo(db, rows.flatMap((row) => [row.image, row.avatar, ...(row.media === null ? [] : postMediaPaths(row))]))
+  const media = await mediaInfo(db, rows.flatMap((row) => [row.avatar, ...unrecordedMediaPaths(row)]))
   return rows.map((row) => toPostWithMedia(row, media))
 }
 
@@ -349,7 +354,10 @@ interface NewPostAuthor {
 export async function createPost(db: Db, reads: ReadDb, authorId: number, input: CreatePost, now: Date, fanout: Pick<Fanout, 'notify'>): Promise<Post> {
   const createdAt = now.getTime()
   const image = input.image ?? input.media?.[0].path ?? ''
-  const media = input.media ? mediaColumn(input.media) : null
+  const items = input.media ?? (image === '' ? [] : [{ path: image, alt: '' }])
+  // What the uploads recorded (width, height, BlurHash...), kept in the post so that no page looks
+  // it up again: read before the write lock, as it never changes; the transaction checks ownership.
+  const media = mediaColumn(items, await mediaInfo(reads, items.map((item) => item.path)))
   const mentions = await resolveMentions(reads, input.content)
   const mentionsJson = mentionsColumn(mentions)
   const created = await writeTransaction(db, async (tx) => {
