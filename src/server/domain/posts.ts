@@ -319,17 +319,17 @@ export function byUserQuery(db: ReadDb, authorId: number, viewerId: number | nul
     .offset((page - 1) * limit)
 }
 
-export function visiblePostQuery(db: ReadDb, postId: number | Placeholder, viewer: number | Placeholder) {
-  return selectPostsFor(db, viewer)
-    .where(and(eq(posts.id, postId), visibleToKey(viewer, true)))
-    .limit(1)
+/** The post `postId` if `viewer` may see it, as a page of one (selectPostPageFor: one JSON value handed over, not seventeen columns mapped). */
+export function visiblePostQuery(db: AnyDb, postId: number | Placeholder, viewer: number | Placeholder) {
+  return selectPostPageFor(db, viewer).where(and(eq(posts.id, postId), visibleToKey(viewer, true)))
 }
 
 const visiblePost = prepared((db) => visiblePostQuery(db, sql.placeholder('post'), sql.placeholder('viewer')).prepare())
 
 /** The post as `viewerId` sees it; 404 when it does not exist or the caller may not see it (no hint which). */
 export async function loadVisiblePost(db: ReadDb, postId: number, viewerId: number | null): Promise<PostRow> {
-  const row = await visiblePost(db).get({ post: postId, viewer: viewerKey(viewerId) })
+  const found = (await visiblePost(db).get({ post: postId, viewer: viewerKey(viewerId) })) as { rows: string } | undefined
+  const row = parsePostRows(found?.rows ?? '[]')[0]
   if (!row) throw new TRPCError({ code: 'NOT_FOUND', message: 'Post not found' })
   return row
 }
