@@ -69,7 +69,21 @@ export async function assertSeesAccount(db: ReadDb, user: Pick<UserRow, 'id' | '
  * primary key; never oneself, and viewer 0 is nobody).
  */
 const profileColumns = () => ({
-  user: users,
+  // What a profile shows of the row (views.ts ProfileUser), not the whole row: the users table also
+  // holds the password hash, two-factor and mail state, none of which a profile reads.
+  user: {
+    id: users.id,
+    username: users.username,
+    fullName: users.fullName,
+    bio: users.bio,
+    avatar: users.avatar,
+    avatarAlt: users.avatarAlt,
+    isVerified: users.isVerified,
+    followersCount: users.followersCount,
+    followingCount: users.followingCount,
+    postsCount: users.postsCount,
+    isPrivate: users.isPrivate,
+  },
   // "users"."id" spelled out: drizzle leaves columns unqualified in a one-table select, where the
   // subquery would read a bare "id" as its own table's.
   activeStories: sql<number>`(select count(*) from ${stories} as s where s.user_id = "users"."id" and s.expires_at > ${sql.placeholder('now')})`.mapWith(Number),
