@@ -8,6 +8,7 @@ import path from 'node:path'
 import { sql } from 'drizzle-orm'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { newSecret } from '../../src/server/auth/tokens.js'
 import { DEFAULT_RATE_LIMITS } from '../../src/server/config.js'
 import type { Logger } from '../../src/server/logger.js'
 import { startSmtpServer, type SmtpServer } from '../helpers/smtp.js'
@@ -55,6 +56,17 @@ const outbox = (server: TestServer) =>
   )
 
 const login = (server: TestServer, email: string, password: string) => server.request('POST', `${API}/auth/login`, { body: { email, password } })
+
+test("a mailed secret never starts with '-', which a command line would take for a flag: such a draw is drawn again", () => {
+  // 0xF8 makes a first base64url character of '-' (index 62); the second draw starts with 'A'.
+  const draws = [Buffer.alloc(32, 0xf8), Buffer.alloc(32, 0x00)]
+  const asked: number[] = []
+  const secret = newSecret((size) => (asked.push(size), draws.shift()!))
+  assert.equal(asked, [32, 32])
+  assert.is(secret, Buffer.alloc(32, 0x00).toString('base64url'))
+  assert.is(Buffer.alloc(32, 0xf8).toString('base64url')[0], '-')
+  assert.is(newSecret().length, 43)
+})
 
 test('forgot, the mail, its link, the reset: every old session is gone; an unknown address gets the same answer and no mail', async () => {
   const { server, drain } = await mailServer()

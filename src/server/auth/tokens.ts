@@ -14,9 +14,16 @@ export type AccountTokenPurpose = 'password_reset' | 'verify_email'
 /** How long a mailed link works: a reset half an hour (issue 48), a verification a day (it may wait in an inbox). */
 export const TOKEN_TTL_MS: Record<AccountTokenPurpose, number> = { password_reset: 30 * 60_000, verify_email: 24 * 3600_000 }
 
-/** 256 random bits, base64url (43 characters): what goes in a mailed link. */
-export function newSecret(): string {
-  return randomBytes(32).toString('base64url')
+/**
+ * 256 random bits, base64url (43 characters): what goes in a mailed link, and what a user pastes
+ * after `plaza social email verify` or `password reset`. Never one that starts with `-`, which a
+ * command line reads as a flag (one secret in 64 did): such draws are drawn again.
+ */
+export function newSecret(random: (size: number) => Buffer = randomBytes): string {
+  for (;;) {
+    const secret = random(32).toString('base64url')
+    if (!secret.startsWith('-')) return secret
+  }
 }
 
 /**
