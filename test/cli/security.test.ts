@@ -22,11 +22,8 @@ test.before(async () => {
   push = await startPushService()
   server = await startTestServer({
     env: {
-      PLAZA_SMTP_URL: smtp.url,
-      PLAZA_MAIL_FROM: 'Plaza <no-reply@plaza.example>',
-      PLAZA_PUBLIC_URL: 'http://plaza.invalid',
+      ...smtp.env,
       PLAZA_FETCH_ALLOW_PRIVATE: '1',
-      PLAZA_VAPID_SUBJECT: 'mailto:admin@plaza.example',
       PLAZA_DELIVERY_POLL: '60s',
     },
   })

@@ -20,6 +20,11 @@ export interface Received {
 export interface SmtpServer {
   /** `smtp://plaza:...@127.0.0.1:port`, for PLAZA_SMTP_URL. */
   url: string
+  /**
+   * A server's delivery settings for mail through this one: PLAZA_SMTP_URL, a sender, a public URL
+   * for the links (a test that follows them sets the server's own once it listens) and a VAPID contact.
+   */
+  env: Record<string, string>
   received: Received[]
   /** Resolves once `count` messages in all have been accepted. */
   waitFor(count: number): Promise<Received[]>
@@ -69,8 +74,10 @@ export async function startSmtpServer(): Promise<SmtpServer> {
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const port = ((server as unknown as { server: { address(): AddressInfo } }).server.address() as AddressInfo).port
+  const url = `smtp://${SMTP_USER}:${encodeURIComponent(SMTP_PASSWORD)}@127.0.0.1:${port}`
   return {
-    url: `smtp://${SMTP_USER}:${encodeURIComponent(SMTP_PASSWORD)}@127.0.0.1:${port}`,
+    url,
+    env: { PLAZA_SMTP_URL: url, PLAZA_MAIL_FROM: 'Plaza <no-reply@plaza.example>', PLAZA_PUBLIC_URL: 'http://plaza.invalid', PLAZA_VAPID_SUBJECT: 'mailto:admin@plaza.example' },
     received,
     get offered() {
       return offered

@@ -13,7 +13,8 @@ import { createClient, type Client } from '@libsql/client'
 import { DEFAULT_RATE_LIMITS } from '../../src/server/config.js'
 import { MIGRATIONS_DIR } from '../../src/server/db/client.js'
 import { startSqld, type Sqld } from '../helpers/sqld.js'
-import { manualClock, registerUser, startTestServer, type RegisteredUser, type TestServer } from '../helpers/server.js'
+import { manualClock, registerUser, startTestServer, type TestServer } from '../helpers/server.js'
+import { ok } from './social.js'
 import { openEventStream } from '../helpers/sse.js'
 import { startFakeS3, type FakeS3 } from '../storage/fake-s3.js'
 import { solidImage, upload } from '../uploads/fixtures.js'
@@ -43,12 +44,6 @@ test.after(async () => {
   await sqld.close()
   await s3.close()
 })
-
-async function ok(server: TestServer, method: string, route: string, user: RegisteredUser, body?: unknown) {
-  const res = await server.request(method, API + route, { token: user.token, body })
-  assert.ok(res.status === 200 || res.status === 201, `${method} ${route} on ${server.url}: ${res.status} ${JSON.stringify(res.body)}`)
-  return res.body.data
-}
 
 test('two hosts starting at once apply each migration exactly once and give the lease back', async () => {
   const journal = JSON.parse(readFileSync(`${MIGRATIONS_DIR}/meta/_journal.json`, 'utf8')) as { entries: unknown[] }

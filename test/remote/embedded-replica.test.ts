@@ -10,7 +10,8 @@ import path from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startServe } from '../helpers/cli.js'
-import { registerUser, startTestServer, tempDir, type RegisteredUser, type TestServer } from '../helpers/server.js'
+import { registerUser, startTestServer, tempDir, type TestServer } from '../helpers/server.js'
+import { ok, untilInFeed } from './social.js'
 import { fresh } from './fresh.js'
 import { startSqld, type Sqld } from '../helpers/sqld.js'
 
@@ -32,12 +33,6 @@ test.after(async () => {
   await Promise.all([embedded.close(), other.close()])
   await primary.close()
 })
-
-async function ok(server: TestServer, method: string, route: string, user: RegisteredUser, body?: unknown) {
-  const res = await server.request(method, API + route, { token: user.token, body })
-  assert.ok(res.status === 200 || res.status === 201, `${method} ${route}: ${res.status} ${JSON.stringify(res.body)}`)
-  return res.body.data
-}
 
 test('the replica is a local file, private to Plaza, and reads come from it: local reads on the file, not requests to the server', () => {
   assert.ok(existsSync(replicaFile), 'the replica file exists')
@@ -69,13 +64,7 @@ test("another host's writes reach the embedded replica by its sync", async () =>
   await ok(embedded, 'POST', `/user/follow/${bob.id}`, carol)
   const post = await ok(other, 'POST', '/posts/create', bob, { content: 'from a host without a replica' })
   // Not written by this host: it shows after the next sync (every second), which the test waits for.
-  let seen = false
-  for (let i = 0; i < 2000 && !seen; i++) {
-    const feed = await ok(embedded, 'GET', '/posts/feed?page=1&limit=5', carol)
-    seen = feed.posts.some((item: { id: number }) => item.id === post.id)
-    if (!seen) await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-  assert.ok(seen, "the other host's post reached the replica")
+  assert.ok(await untilInFeed(embedded, carol, post.id, { attempts: 2000, pauseMs: 10 }), "the other host's post reached the replica")
 })
 
 test('with the primary killed, reads are served from the replica, writes are a 503 with Retry-After; both work again once it is back', async () => {

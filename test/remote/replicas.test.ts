@@ -12,7 +12,8 @@ import * as assert from 'uvu/assert'
 import { createClient, type Client } from '@libsql/client'
 import { startServe } from '../helpers/cli.js'
 import { fresh } from './fresh.js'
-import { registerUser, startTestServer, tempDir, type RegisteredUser, type TestServer } from '../helpers/server.js'
+import { registerUser, startTestServer, tempDir, type TestServer } from '../helpers/server.js'
+import { ok, untilInFeed } from './social.js'
 import { startSqld, type Sqld } from '../helpers/sqld.js'
 
 const API = '/api/mobile'
@@ -38,12 +39,6 @@ test.after(async () => {
   await replica.close()
   await primary.close()
 })
-
-async function ok(server: TestServer, method: string, route: string, user: RegisteredUser, body?: unknown) {
-  const res = await server.request(method, API + route, { token: user.token, body })
-  assert.ok(res.status === 200 || res.status === 201, `${method} ${route}: ${res.status} ${JSON.stringify(res.body)}`)
-  return res.body.data
-}
 
 test("the replica host's writes reach the primary", async () => {
   const alice = await registerUser(onReplica)
@@ -76,12 +71,7 @@ test('what is written through the primary host shows through the replica host (r
   await ok(onReplica, 'POST', `/user/follow/${carol.id}`, dave)
   const post = await ok(onPrimary, 'POST', '/posts/create', carol, { content: 'from the primary host' })
   // The replica host has not written this: it shows once replicated (milliseconds), so the test waits for it.
-  let seen = false
-  for (let i = 0; i < 500 && !seen; i++) {
-    const feed = await ok(onReplica, 'GET', '/posts/feed?page=1&limit=5', dave)
-    seen = feed.posts.some((item: { id: number }) => item.id === post.id)
-  }
-  assert.ok(seen, "the primary host's post reached the replica host's reads")
+  assert.ok(await untilInFeed(onReplica, dave, post.id, { attempts: 500 }), "the primary host's post reached the replica host's reads")
   const followers = await ok(onPrimary, 'GET', `/user/profile/${carol.id}`, carol)
   assert.is((followers.user ?? followers).followers_count, 1)
 })

@@ -174,11 +174,8 @@ test('every route answers the shape its row publishes', async () => {
   const pushService = await startPushService()
   const server = await startTestServer({
     env: {
-      PLAZA_SMTP_URL: smtp.url,
-      PLAZA_MAIL_FROM: 'Plaza <no-reply@plaza.example>',
-      PLAZA_PUBLIC_URL: 'http://plaza.invalid',
+      ...smtp.env,
       PLAZA_FETCH_ALLOW_PRIVATE: '1',
-      PLAZA_VAPID_SUBJECT: 'mailto:admin@plaza.example',
     },
   })
   server.services.config.publicUrl = server.url

@@ -72,11 +72,8 @@ test.before(async () => {
       ...standIns.env,
       PLAZA_FETCH_ALLOW_PRIVATE: '1',
       // Mail to the loopback SMTP server, sent when the test drains the outbox; a contact for the push services.
-      PLAZA_SMTP_URL: smtp.url,
-      PLAZA_MAIL_FROM: 'Plaza <no-reply@plaza.example>',
-      PLAZA_PUBLIC_URL: 'http://plaza.invalid',
+      ...smtp.env,
       PLAZA_DELIVERY_POLL: '60s',
-      PLAZA_VAPID_SUBJECT: 'mailto:admin@plaza.example',
     },
   })
   document = (await server.request('GET', '/api/openapi.json')).body

@@ -393,11 +393,8 @@ test(`fuzz: ${REQUESTS} seeded requests over every route: no 5xx, no answer outs
       ...standIns.env,
       PLAZA_EXECUTE_JS_TIMEOUT_MS: '50', PLAZA_EXECUTE_CONCURRENCY: String(CONCURRENCY), PLAZA_SPEECH_QUEUE: String(CONCURRENCY * 4),
       // Mail to a real SMTP server on loopback, and push subscriptions at a loopback push service (the test switch).
-      PLAZA_SMTP_URL: smtp.url,
-      PLAZA_MAIL_FROM: 'Plaza <no-reply@plaza.example>',
-      PLAZA_PUBLIC_URL: 'http://plaza.invalid',
+      ...smtp.env,
       PLAZA_FETCH_ALLOW_PRIVATE: '1',
-      PLAZA_VAPID_SUBJECT: 'mailto:admin@plaza.example',
     },
   })
   try {

@@ -210,10 +210,7 @@ test('every parameter of every operation answers Object.prototype names as it an
     env: {
       ...standIns.env,
       PLAZA_FETCH_ALLOW_PRIVATE: '1',
-      PLAZA_SMTP_URL: smtp.url,
-      PLAZA_MAIL_FROM: 'Plaza <no-reply@plaza.example>',
-      PLAZA_PUBLIC_URL: 'http://plaza.invalid',
-      PLAZA_VAPID_SUBJECT: 'mailto:admin@plaza.example',
+      ...smtp.env,
     },
   })
   try {

@@ -27,10 +27,8 @@ test.after(async () => {
 })
 
 const mailEnv = (extra: Record<string, string> = {}) => ({
-  PLAZA_SMTP_URL: smtp.url,
-  PLAZA_MAIL_FROM: 'Plaza <no-reply@plaza.example>',
-  // Replaced by the server's own URL once it listens (below): the links must lead to it.
-  PLAZA_PUBLIC_URL: 'http://plaza.invalid',
+  // Its public URL is replaced by the server's own once it listens (below): the links must lead to it.
+  ...smtp.env,
   // The sender runs when a test drains it.
   PLAZA_DELIVERY_POLL: '60s',
   ...extra,
