@@ -11,7 +11,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startServe } from '../helpers/cli.js'
 import { registerUser, startTestServer, tempDir, type TestServer } from '../helpers/server.js'
-import { ok, untilInFeed } from './social.js'
+import { assertReadsOwnWrites, ok, untilInFeed } from './social.js'
 import { fresh } from './fresh.js'
 import { startSqld, type Sqld } from '../helpers/sqld.js'
 
@@ -44,18 +44,7 @@ test('the replica is a local file, private to Plaza, and reads come from it: loc
 
 test('the writer reads its own writes at once: each new post is in its profile, posts and feed on the next request', async () => {
   const alice = await registerUser(embedded)
-  for (let i = 1; i <= 15; i++) {
-    const post = await ok(embedded, 'POST', '/posts/create', alice, { content: `embedded post ${i}` })
-    const profile = await ok(embedded, 'GET', `/user/profile/${alice.id}`, alice)
-    assert.is((profile.user ?? profile).posts_count, i, `posts_count after post ${i}`)
-    const mine = await ok(embedded, 'GET', `/posts/user/${alice.id}?page=1&limit=5`, alice)
-    assert.is(mine.posts[0]?.id, post.id, `newest of the user's posts after post ${i}`)
-    const feed = await ok(embedded, 'GET', '/posts/feed?page=1&limit=5', alice)
-    assert.is(feed.posts[0]?.id, post.id, `newest of the feed after post ${i}`)
-    await ok(embedded, 'POST', `/interactions/like/${post.id}`, alice)
-    const detail = await ok(embedded, 'GET', `/posts/detail/${post.id}`, alice)
-    assert.is((detail.post ?? detail).likes_count, 1)
-  }
+  await assertReadsOwnWrites(embedded, alice, 15)
 })
 
 test("another host's writes reach the embedded replica by its sync", async () => {

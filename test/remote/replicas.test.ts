@@ -13,7 +13,7 @@ import { createClient, type Client } from '@libsql/client'
 import { startServe } from '../helpers/cli.js'
 import { fresh } from './fresh.js'
 import { registerUser, startTestServer, tempDir, type TestServer } from '../helpers/server.js'
-import { ok, untilInFeed } from './social.js'
+import { assertReadsOwnWrites, ok, untilInFeed } from './social.js'
 import { startSqld, type Sqld } from '../helpers/sqld.js'
 
 const API = '/api/mobile'
@@ -49,20 +49,7 @@ test("the replica host's writes reach the primary", async () => {
 
 test('a client reads its own writes through the replica host at once: each new post is in its profile, its posts and its feed on the next request', async () => {
   const bob = await registerUser(onReplica)
-  for (let i = 1; i <= 15; i++) {
-    const post = await ok(onReplica, 'POST', '/posts/create', bob, { content: `post ${i} through the replica` })
-    const profile = await ok(onReplica, 'GET', `/user/profile/${bob.id}`, bob)
-    assert.is((profile.user ?? profile).posts_count, i, `posts_count after post ${i}`)
-    const mine = await ok(onReplica, 'GET', `/posts/user/${bob.id}?page=1&limit=5`, bob)
-    assert.is(mine.posts[0]?.id, post.id, `newest of the user's posts after post ${i}`)
-    const feed = await ok(onReplica, 'GET', '/posts/feed?page=1&limit=5', bob)
-    assert.is(feed.posts[0]?.id, post.id, `newest of the feed after post ${i}`)
-    // A like, then its count and state, the same way.
-    await ok(onReplica, 'POST', `/interactions/like/${post.id}`, bob)
-    const detail = await ok(onReplica, 'GET', `/posts/detail/${post.id}`, bob)
-    assert.is((detail.post ?? detail).likes_count, 1)
-    assert.is((detail.post ?? detail).user_liked, true)
-  }
+  await assertReadsOwnWrites(onReplica, bob, 15)
 })
 
 test('what is written through the primary host shows through the replica host (replication), and the other way', async () => {

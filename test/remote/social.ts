@@ -23,3 +23,24 @@ export async function untilInFeed(server: TestServer, viewer: RegisteredUser, po
   }
   return false
 }
+
+/**
+ * `user` writes `count` posts through `server`, liking each, and reads every write back on the next
+ * request: the post count of its profile, the newest of its posts and of its feed, the like's count
+ * and state. What a host whose reads come from a replica must still answer.
+ */
+export async function assertReadsOwnWrites(server: TestServer, user: RegisteredUser, count: number): Promise<void> {
+  for (let i = 1; i <= count; i++) {
+    const post = await ok(server, 'POST', '/posts/create', user, { content: `post ${i} read back at once` })
+    const profile = await ok(server, 'GET', `/user/profile/${user.id}`, user)
+    assert.is((profile.user ?? profile).posts_count, i, `posts_count after post ${i}`)
+    const mine = await ok(server, 'GET', `/posts/user/${user.id}?page=1&limit=5`, user)
+    assert.is(mine.posts[0]?.id, post.id, `newest of the user's posts after post ${i}`)
+    const feed = await ok(server, 'GET', '/posts/feed?page=1&limit=5', user)
+    assert.is(feed.posts[0]?.id, post.id, `newest of the feed after post ${i}`)
+    await ok(server, 'POST', `/interactions/like/${post.id}`, user)
+    const detail = await ok(server, 'GET', `/posts/detail/${post.id}`, user)
+    assert.is((detail.post ?? detail).likes_count, 1)
+    assert.is((detail.post ?? detail).user_liked, true)
+  }
+}
