@@ -268,11 +268,34 @@ function queryOf(url: string): Record<string, string> {
   return Object.fromEntries(new URLSearchParams(url.slice(mark + 1, hash < 0 ? undefined : hash)))
 }
 
+/** A path's first segment (`posts` of `/posts/detail/7`); '' for `/`. */
+function firstSegment(pathname: string): string {
+  const end = pathname.indexOf('/', 1)
+  return pathname.slice(1, end < 0 ? undefined : end)
+}
+
+/**
+ * The routes a path could match, by its first segment: those whose path starts with that fixed
+ * segment, and those that start with a parameter (or are `/`), in the table's order. A route's
+ * pattern fixes its first segment, so match() finds the same routes among these as among all of
+ * them, without trying some eighty patterns per request.
+ */
+function candidatesByFirstSegment(compiled: CompiledRoute[]): (pathname: string) => CompiledRoute[] {
+  const fixed = (c: CompiledRoute) => (c.literal[0] ? firstSegment(c.route.path) : null)
+  const open = compiled.filter((c) => fixed(c) === null)
+  const bySegment = new Map<string, CompiledRoute[]>()
+  for (const c of compiled) {
+    const segment = fixed(c)
+    if (segment !== null && !bySegment.has(segment)) bySegment.set(segment, compiled.filter((other) => fixed(other) === segment || fixed(other) === null))
+  }
+  return (pathname) => bySegment.get(firstSegment(pathname)) ?? open
+}
+
 export function createRestHandler(routes: Route[]): RestHandler {
-  const compiled = routes.map(compile)
+  const candidates = candidatesByFirstSegment(routes.map(compile))
   return async (req, res, pathname, ctx, mount) => {
     const method = (req.method ?? 'GET').toUpperCase()
-    const matched = match(compiled, method, pathname)
+    const matched = match(candidates(pathname), method, pathname)
     if (!matched) return false
     const { hit, resource } = matched
     setRoute(req, mount + (hit ?? resource[0]).c.route.path)
