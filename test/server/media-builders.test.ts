@@ -1,11 +1,12 @@
 /**
- * The answer builders that write image metadata themselves (toPostWithMedia, toNotificationWithMedia)
+ * The answer builders that write image metadata themselves (toPostWithMedia, toCommentWithMedia, toNotificationWithMedia)
  * give exactly what the general rule gives: the object's fields in the API's order, then
  * attachMedia's siblings after each image field. Same keys, same order, same values, with and
  * without recorded media, so an answer's bytes are what every other answer's rule would make.
  */
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { toComment, toCommentWithMedia, type CommentRow } from '../../src/server/domain/comments.js'
 import { attachMedia, type MediaMap } from '../../src/server/domain/media.js'
 import { mediaColumn, storedMedia, toPostMedia, unrecordedMediaPaths } from '../../src/server/domain/post-media.js'
 import { toPostWithMedia, type PostRow } from '../../src/server/domain/posts.js'
@@ -116,6 +117,30 @@ test('a post whose items carry what their uploads recorded (as posts are written
         // Only the avatar (and what was not recorded) comes from the page's lookup.
         const lookup: MediaMap = new Map([avatar, ...unrecordedMediaPaths(row)].flatMap((path) => (media.has(path) ? [[path, media.get(path)!]] : [])))
         assert.is(JSON.stringify(toPostWithMedia(row, lookup)), JSON.stringify(attachMedia(media, barePost(row, media))), `${image} ${avatar} ${alt} ${recorded}`)
+      }
+})
+
+test('toCommentWithMedia answers what attachMedia makes of toComment, byte for byte', () => {
+  let n = 0
+  for (const image of paths)
+    for (const avatar of paths)
+      for (const map of [media, new Map()] as MediaMap[]) {
+        n++
+        const row: CommentRow = {
+          id: n,
+          content: `comment ${n} @ann`,
+          image,
+          createdAt: Date.UTC(2026, 0, 2, 3, 4, n % 60),
+          mentions: n % 2 === 0 ? null : JSON.stringify([[7, 'ann', 11, 15]]),
+          parentId: n % 3 === 0 ? null : 40,
+          repliesCount: n % 4,
+          userId: 9,
+          username: 'bo',
+          fullName: 'Bo',
+          avatar,
+          isVerified: n % 5 === 0,
+        }
+        assert.is(JSON.stringify(toCommentWithMedia(row, map)), JSON.stringify(attachMedia(map, toComment(row))), `${image} ${avatar}`)
       }
 })
 

@@ -13,7 +13,7 @@ import type { Comment } from '../../shared/types.js'
 import type { ReadDb } from '../db/client.js'
 import { prepared } from '../db/prepared.js'
 import { comments, posts, users } from '../db/schema.js'
-import { attachMedia, mediaInfo, mediaPaths, type Bare } from './media.js'
+import { mediaInfo, mediaOf, type Bare, type MediaMap } from './media.js'
 import { toMentions } from './mentions.js'
 import { unrecordedMediaPaths } from './post-media.js'
 import { readerForPage } from './page-depth.js'
@@ -70,6 +70,46 @@ export function toComment(row: CommentRow): Bare<Comment> {
     avatar: row.avatar,
     is_verified: row.isVerified,
   }
+}
+
+/**
+ * A comment as the API answers it, with the image metadata of `image` and `avatar`, as one object
+ * literal: the keys in the order attachMedia gives toComment's (test/server/media-builders.test.ts
+ * checks), every comment of a page with the same shape, and no copy key by key.
+ */
+export function toCommentWithMedia(row: CommentRow, media: MediaMap): Comment {
+  const image = mediaOf(media, row.image)
+  const avatar = mediaOf(media, row.avatar)
+  return {
+    id: row.id,
+    content: row.content,
+    image: row.image,
+    image_width: image?.width ?? null,
+    image_height: image?.height ?? null,
+    image_blurhash: image?.blurhash ?? null,
+    created_at: formatDateTime(row.createdAt),
+    mentions: toMentions(row.mentions),
+    parent_id: row.parentId,
+    replies_count: row.repliesCount,
+    user_id: row.userId,
+    username: row.username,
+    full_name: row.fullName,
+    avatar: row.avatar,
+    avatar_width: avatar?.width ?? null,
+    avatar_height: avatar?.height ?? null,
+    avatar_blurhash: avatar?.blurhash ?? null,
+    is_verified: row.isVerified,
+  }
+}
+
+/** Every image path a page of comment rows shows, for one mediaInfo lookup. */
+function commentPaths(rows: readonly CommentRow[]): string[] {
+  const paths: string[] = []
+  for (const row of rows) {
+    if (row.image !== '') paths.push(row.image)
+    if (row.avatar !== '') paths.push(row.avatar)
+  }
+  return paths
 }
 
 function selectComments(db: ReadDb) {
@@ -135,18 +175,18 @@ export async function getPostDetail(dbs: Readers, viewerId: number | null, input
   const { items, has_more } = pageOf(rows, input, (row) => row)
   const withReplies = items.filter((row) => row.repliesCount > 0).map((row) => row.id)
   const replies = withReplies.length === 0 ? [] : await repliesPreview(dbs.reads).all({ post: post.id, parents: JSON.stringify(withReplies), viewer })
-  const byParent = new Map<number, Bare<Comment>[]>()
-  for (const reply of replies) {
-    const list = byParent.get(reply.parentId!) ?? []
-    list.push(toComment(reply))
-    byParent.set(reply.parentId!, list)
-  }
-  const threads = items.map((row) => ({ ...toComment(row), replies: byParent.get(row.id) ?? [] }))
   // The post, its comments and their replies share one media lookup.
-  const media = await mediaInfo(dbs.reads, [post.avatar, ...unrecordedMediaPaths(post), ...mediaPaths(threads), ...mediaPaths(replies.map(toComment))])
+  const media = await mediaInfo(dbs.reads, [post.avatar, ...unrecordedMediaPaths(post), ...commentPaths(items), ...commentPaths(replies)])
+  const byParent = new Map<number, Comment[]>()
+  for (const reply of replies) {
+    const list = byParent.get(reply.parentId!)
+    if (list) list.push(toCommentWithMedia(reply, media))
+    else byParent.set(reply.parentId!, [toCommentWithMedia(reply, media)])
+  }
   return {
     post: toPostWithMedia(post, media),
-    comments: threads.map(({ replies, ...comment }) => ({ ...attachMedia(media, comment), replies: replies.map((reply) => attachMedia(media, reply)) })),
+    // `replies` added to each comment as it is made: one transition, so every thread has one shape.
+    comments: items.map((row) => Object.assign(toCommentWithMedia(row, media), { replies: byParent.get(row.id) ?? [] })),
     page,
     has_more,
   }
@@ -179,7 +219,7 @@ export async function listReplies(dbs: Readers, viewerId: number | null, input: 
     comment.parentId !== null
       ? []
       : await repliesPage(readerForPage(dbs, input)).all({ post: comment.postId, parent: comment.id, viewer, limit: limit + 1, offset: (page - 1) * limit })
-  const { items, has_more } = pageOf(rows, input, toComment)
-  const media = await mediaInfo(dbs.reads, mediaPaths(items))
-  return { replies: items.map((reply) => attachMedia(media, reply)), page, has_more }
+  const { items, has_more } = pageOf(rows, input, (row) => row)
+  const media = await mediaInfo(dbs.reads, commentPaths(items))
+  return { replies: items.map((reply) => toCommentWithMedia(reply, media)), page, has_more }
 }

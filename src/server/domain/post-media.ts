@@ -55,9 +55,16 @@ export function postMediaPaths(post: { media: string | null; image: string }): s
   return storedMedia(post.media, post.image).map((item) => item[0])
 }
 
-/** The paths of a post's items that carry nothing recorded: what the page's media lookup must find. */
+/** The paths of items (storedMedia's) that carry nothing recorded: what the page's media lookup must find. */
+export function unrecordedPaths(items: readonly StoredMediaItem[]): string[] {
+  const paths: string[] = []
+  for (const item of items) if (item.length !== 7) paths.push(item[0])
+  return paths
+}
+
+/** unrecordedPaths of a post's column. */
 export function unrecordedMediaPaths(post: { media: string | null; image: string }): string[] {
-  return storedMedia(post.media, post.image).flatMap((item) => (item.length === 7 ? [] : [item[0]]))
+  return unrecordedPaths(storedMedia(post.media, post.image))
 }
 
 /** What is known of a post's `image` (`items`: storedMedia's): its first item's record, or the page's lookup. */
@@ -67,20 +74,24 @@ export function postImageInfo(items: readonly StoredMediaItem[], image: string, 
   return (first?.[0] === image ? recordedOf(first) : undefined) ?? mediaOf(media, image)
 }
 
+/** The `type` of an answer's item: the first part of its upload's MIME type, when that is image or video. */
+function mediaType(mime: string | null): PostMedia['type'] {
+  if (mime === null) return null
+  const slash = mime.indexOf('/')
+  const kind = slash < 0 ? mime : mime.slice(0, slash)
+  return kind === 'image' || kind === 'video' ? kind : null
+}
+
+/** One item of an answer's `media`, as one object literal (the same keys in the same order for every item). */
+function mediaAnswer(path: string, alt: string, width: number | null, height: number | null, blurhash: string | null, poster: string | null, mime: string | null): PostMedia {
+  return { path, alt, type: mediaType(mime), width, height, blurhash, poster_url: poster }
+}
+
 /** The `media` of an answer (`items`: storedMedia's): each item with what its upload recorded (null where nothing was). */
 export function toPostMedia(items: readonly StoredMediaItem[], media: MediaMap): PostMedia[] {
   return items.map((item) => {
-    const [path, alt] = item
-    const info = recordedOf(item) ?? mediaOf(media, path)
-    const kind = info?.mime?.split('/')[0]
-    return {
-      path,
-      alt,
-      type: kind === 'image' || kind === 'video' ? kind : null,
-      width: info?.width ?? null,
-      height: info?.height ?? null,
-      blurhash: info?.blurhash ?? null,
-      poster_url: info?.poster ?? null,
-    }
+    if (item.length === 7) return mediaAnswer(item[0], item[1], item[2], item[3], item[4], item[5], item[6])
+    const info = mediaOf(media, item[0])
+    return mediaAnswer(item[0], item[1], info?.width ?? null, info?.height ?? null, info?.blurhash ?? null, info?.poster ?? null, info?.mime ?? null)
   })
 }

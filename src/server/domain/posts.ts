@@ -11,7 +11,7 @@ import { attachHashtags, extractHashtags } from './hashtags.js'
 import { mentionedIds, mentionsColumn, notifyMentions, resolveMentions, toMentions } from './mentions.js'
 import type { Fanout } from './fanout.js'
 import { mediaInfo, mediaOf, type MediaMap } from './media.js'
-import { mediaColumn, postImageInfo, storedMedia, toPostMedia, unrecordedMediaPaths } from './post-media.js'
+import { mediaColumn, postImageInfo, storedMedia, toPostMedia, unrecordedPaths, type StoredMediaItem } from './post-media.js'
 import { timelineFeedIds } from './timelines.js'
 import { readerForPage } from './page-depth.js'
 import { authorShownTo, unmuted } from './relations.js'
@@ -138,8 +138,7 @@ export async function postPage(query: { get(values: Record<string, unknown>): un
  * attachMedia copies a new object key by key, about 19 µs for a page of 21 posts, this well under
  * one; the feed and explore answer pages of posts.
  */
-export function toPostWithMedia(row: PostRow, media: MediaMap): Post {
-  const items = storedMedia(row.media, row.image)
+export function toPostWithMedia(row: PostRow, media: MediaMap, items: readonly StoredMediaItem[] = storedMedia(row.media, row.image)): Post {
   const image = postImageInfo(items, row.image, media)
   const avatar = mediaOf(media, row.avatar)
   return {
@@ -175,8 +174,10 @@ export function toPostWithMedia(row: PostRow, media: MediaMap): Post {
  * none when that is nothing; then toPostWithMedia.
  */
 export async function postsWithMedia(db: AnyDb, rows: readonly PostRow[]): Promise<Post[]> {
-  const media = await mediaInfo(db, rows.flatMap((row) => [row.avatar, ...unrecordedMediaPaths(row)]))
-  return rows.map((row) => toPostWithMedia(row, media))
+  // Each row's media column parsed once, for the lookup and the answer.
+  const items = rows.map((row) => storedMedia(row.media, row.image))
+  const media = await mediaInfo(db, rows.flatMap((row, i) => [row.avatar, ...unrecordedPaths(items[i])]))
+  return rows.map((row, i) => toPostWithMedia(row, media, items[i]))
 }
 
 /** Posts with author and `user_liked` for `viewerId`; callers add where, order and paging. */
