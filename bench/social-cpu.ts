@@ -1,7 +1,9 @@
 /**
  * The CPU time `plaza serve` spends per request of the social API's reads, on a network
  * bench/social.ts seeded: user + system time of the server's processes from /proc (Linux), over
- * --requests requests (after --warmup unmeasured ones), --concurrency at a time, one process. On a
+ * --requests requests (after --warmup unmeasured ones: 3,000 by default, as the JIT compiler is still
+ * at work for the first thousand or so, and bench/social.ts measures after seconds of full load),
+ * --concurrency at a time, one process. On a
  * machine shared with other work, throughput moves with the load while the CPU a request costs
  * moves far less, so this compares two builds where bench/social.ts cannot: run it from each
  * build's checkout (after `npm run build`) on each one's network, alternated.
@@ -9,7 +11,8 @@
  *   npx tsx bench/social.ts --users 10000 --posts 100000 --data-dir /tmp/net --only profile --seconds 1
  *   npx tsx bench/social-cpu.ts --data-dir /tmp/net
  *
- * Prints one line: milliseconds of CPU per request, by endpoint. Everything stays on loopback.
+ * --only feed,profile,... measures those endpoints alone. Prints one line: milliseconds of CPU per
+ * request, by endpoint. Everything stays on loopback.
  */
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
@@ -22,10 +25,11 @@ const { values } = parseArgs({
   options: {
     'data-dir': { type: 'string' },
     requests: { type: 'string', default: '1500' },
-    warmup: { type: 'string', default: '200' },
+    warmup: { type: 'string', default: '3000' },
     concurrency: { type: 'string', default: '4' },
     seed: { type: 'string', default: '1' },
     label: { type: 'string', default: '' },
+    only: { type: 'string' },
   },
 })
 if (!values['data-dir']) {
@@ -81,9 +85,26 @@ async function load(next: () => string, n: number): Promise<void> {
   await Promise.all(Array.from({ length: CONCURRENCY }, client))
 }
 
+/**
+ * Waits (up to 30 s) until the server's processes are idle, two quarter-seconds in a row: work
+ * started with the server (the code-image renderer's warm-up, PLAZA_CODEIMAGE_WARM) would
+ * otherwise count against the first endpoint measured.
+ */
+async function idle(): Promise<void> {
+  let quiet = 0
+  for (let waited = 0; quiet < 2 && waited < 30_000; waited += 250) {
+    const before = cpuTicks()
+    await new Promise((resolve) => setTimeout(resolve, 250))
+    quiet = cpuTicks() - before <= 1 ? quiet + 1 : 0
+  }
+}
+
 const figures: string[] = []
 try {
+  await idle()
+  const only = values.only?.split(',')
   for (const [name, next] of Object.entries(ENDPOINTS)) {
+    if (only && !only.includes(name)) continue
     await load(next, WARMUP)
     const before = cpuTicks()
     await load(next, REQUESTS)
