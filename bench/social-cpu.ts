@@ -11,6 +11,8 @@
  *   npx tsx bench/social.ts --users 10000 --posts 100000 --data-dir /tmp/net --only profile --seconds 1
  *   npx tsx bench/social-cpu.ts --data-dir /tmp/net
  *
+ * search-posts asks six common words (mostly answered from the search cache); search-all varies q
+ * as bench/social.ts does (words, pairs, prefixes, usernames, hashtags, drawn from the network).
  * --only feed,profile,... measures those endpoints alone. Prints one line: milliseconds of CPU per
  * request, by endpoint. Everything stays on loopback.
  */
@@ -47,11 +49,30 @@ const users = Number((db.prepare('SELECT count(*) AS n FROM users').get() as { n
 // Posts anyone may open (before issue 49 every account is public).
 const hasPrivate = Number((db.prepare("SELECT count(*) AS n FROM pragma_table_info('users') WHERE name = 'is_private'").get() as { n: number }).n) > 0
 const publicPosts = (db.prepare(`SELECT p.id FROM posts p JOIN users u ON u.id = p.user_id WHERE p.is_public = 1 ${hasPrivate ? 'AND u.is_private = 0' : ''} ORDER BY p.id DESC LIMIT 2000`).all() as Array<{ id: number }>).map((row) => row.id)
+// What varied searches draw from, as bench/social.ts's do: the posts' words, usernames, hashtags.
+const vocabulary = [...new Set((db.prepare('SELECT content FROM posts WHERE id % 997 = 0 LIMIT 500').all() as Array<{ content: string }>).flatMap((row) => row.content.toLowerCase().match(/\p{L}{2,}/gu) ?? []))]
+const usernames = (db.prepare('SELECT username FROM users WHERE id % 499 = 0 LIMIT 200').all() as Array<{ username: string }>).map((row) => row.username)
+const hashtags = (db.prepare('SELECT tag FROM hashtags LIMIT 500').all() as Array<{ tag: string }>).map((row) => row.tag)
 db.close()
 
 const rng = mulberry32(SEED)
 const anyUser = () => 1 + Math.floor(rng() * users)
 const WORDS = ['coffee', 'the', 'morning', 'city', 'garden', 'music']
+const pick = <T>(items: T[]): T => items[Math.floor(rng() * items.length)]
+/** A word, two words, a word's first three letters, a username or its start, a hashtag: never the same twice in a row. */
+let lastQuery = ''
+function variedQuery(): string {
+  const kind = rng()
+  const q =
+    kind < 0.3 ? pick(vocabulary)
+    : kind < 0.5 ? `${pick(vocabulary)} ${pick(vocabulary)}`
+    : kind < 0.7 ? pick(vocabulary.filter((word) => word.length >= 3)).slice(0, 3)
+    : kind < 0.85 ? pick(usernames).slice(0, rng() < 0.5 ? undefined : 3 + Math.floor(rng() * 4))
+    : `#${pick(hashtags)}`
+  if (q === lastQuery) return variedQuery()
+  lastQuery = q
+  return encodeURIComponent(q)
+}
 const ENDPOINTS: Record<string, () => string> = {
   feed: () => '/posts/feed',
   explore: () => '/posts/explore',
@@ -59,6 +80,7 @@ const ENDPOINTS: Record<string, () => string> = {
   profile: () => `/user/profile/${anyUser()}`,
   'post-detail': () => `/posts/detail/${publicPosts[Math.floor(rng() * publicPosts.length)]}`,
   'search-posts': () => `/search/posts?q=${WORDS[Math.floor(rng() * WORDS.length)]}`,
+  'search-all': () => `/search/all?q=${variedQuery()}`,
 }
 
 const server = await startPlaza(dir, { workers: 1 })
