@@ -16,7 +16,7 @@
  * --only feed,profile,... measures those endpoints alone. Prints one line: milliseconds of CPU per
  * request, by endpoint. Everything stays on loopback.
  */
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import Database from 'libsql'
@@ -46,9 +46,16 @@ const SEED = Number(values.seed)
 
 const db = new Database(path.join(dir, 'plaza.db'), { readonly: true })
 const users = Number((db.prepare('SELECT count(*) AS n FROM users').get() as { n: number }).n)
-// Posts anyone may open (before issue 49 every account is public).
+// Posts anyone may open (before issue 49 every account is public), drawn as bench/social.ts draws
+// them: from all the seeded posts, not the newest (which, after a run that measured writes, are
+// the benchmark's own posts, with no comments).
 const hasPrivate = Number((db.prepare("SELECT count(*) AS n FROM pragma_table_info('users') WHERE name = 'is_private'").get() as { n: number }).n) > 0
-const publicPosts = (db.prepare(`SELECT p.id FROM posts p JOIN users u ON u.id = p.user_id WHERE p.is_public = 1 ${hasPrivate ? 'AND u.is_private = 0' : ''} ORDER BY p.id DESC LIMIT 2000`).all() as Array<{ id: number }>).map((row) => row.id)
+const seeded = existsSync(path.join(dir, 'bench-network.json'))
+  ? (JSON.parse(readFileSync(path.join(dir, 'bench-network.json'), 'utf8')) as { options: { posts: number } }).options.posts
+  : Number((db.prepare('SELECT max(id) AS n FROM posts').get() as { n: number }).n)
+const draw = mulberry32(SEED + 1)
+const sample = Array.from({ length: Math.min(20_000, seeded) }, () => 1 + Math.floor(draw() * seeded))
+const publicPosts = (db.prepare(`SELECT p.id FROM posts p JOIN users u ON u.id = p.user_id WHERE p.is_public = 1 ${hasPrivate ? 'AND u.is_private = 0' : ''} AND p.id IN (${sample.join(',')})`).all() as Array<{ id: number }>).map((row) => row.id)
 // What varied searches draw from, as bench/social.ts's do: the posts' words, usernames, hashtags.
 const vocabulary = [...new Set((db.prepare('SELECT content FROM posts WHERE id % 997 = 0 LIMIT 500').all() as Array<{ content: string }>).flatMap((row) => row.content.toLowerCase().match(/\p{L}{2,}/gu) ?? []))]
 const usernames = (db.prepare('SELECT username FROM users WHERE id % 499 = 0 LIMIT 200').all() as Array<{ username: string }>).map((row) => row.username)

@@ -12,7 +12,7 @@ import { followRequestsQuery } from '../../src/server/domain/follow-requests.js'
 import { hashtagPostsQuery, trendingQuery } from '../../src/server/domain/hashtag-pages.js'
 import { followersQuery, followingQuery } from '../../src/server/domain/follows.js'
 import { hashtagSearchQuery } from '../../src/server/domain/hashtags.js'
-import { commentsQuery, repliesPreviewQuery, repliesQuery } from '../../src/server/domain/comments.js'
+import { postDetailQuery, repliesQuery } from '../../src/server/domain/comments.js'
 import { byUserQuery, directFeedQuery, idInList, selectPosts, visiblePostQuery } from '../../src/server/domain/posts.js'
 import { relationPageQuery } from '../../src/server/domain/relations.js'
 import { postCandidatesQuery, postSearchIdsQuery, toFtsQuery, userSearchQuery } from '../../src/server/domain/search.js'
@@ -77,9 +77,8 @@ const cases: Array<[string, () => { toSQL(): { sql: string; params: unknown[] } 
   ['fan-out recipients (post create)', () => raw(fanOutRecipients(2, false)), ['SEARCH follows USING COVERING INDEX follows_following_created_idx (following_id=?)']],
   ['timeline prune (unfollow)', () => raw(pruneTimelineQuery(1, 2)), ['SEARCH timelines USING PRIMARY KEY', 'posts_user_created_idx']],
   ['posts by user', () => byUserQuery(server.services.db, 2, 1, paging), ['posts_user_created_idx']],
-  ['post detail comments (top-level)', () => commentsQuery(server.services.db, 1, 2, paging.limit + 1, (paging.page - 1) * paging.limit), ['SEARCH comments USING INDEX comments_post_parent_created_idx (post_id=? AND parent_id=?)']],
-  // Per top-level comment of the page, its range (post_id, parent_id) down to the preview's limit.
-  ['post detail first replies', () => repliesPreviewQuery(server.services.db, 1, '[1,2,3]', 2), ['SEARCH r USING INDEX comments_post_parent_created_idx (post_id=? AND parent_id=?)', 'SEARCH comments USING INTEGER PRIMARY KEY (rowid=?)']],
+  // The post by its key; the page's range of (post_id, parent_id null), then per top-level comment with replies its range (post_id, parent_id) down to the preview's limit.
+  ['post detail: the post, its comments and their first replies', () => postDetailQuery(server.services.db, 1, 2, paging.limit + 1, (paging.page - 1) * paging.limit), ['SEARCH posts USING INTEGER PRIMARY KEY (rowid=?)', 'SEARCH comments USING INDEX comments_post_parent_created_idx (post_id=? AND parent_id=?)', 'SEARCH r USING INDEX comments_post_parent_created_idx (post_id=? AND parent_id=?)']],
   ['replies of a comment', () => repliesQuery(server.services.db, 1, 1, 2, 21, 0), ['SEARCH comments USING INDEX comments_post_parent_created_idx (post_id=? AND parent_id=?)']],
   ['followers', () => followersQuery(server.services.db, 1, 2, paging), ['follows_following_created_idx']],
   ['following', () => followingQuery(server.services.db, 1, 2, paging), ['SEARCH follows USING PRIMARY KEY (follower_id=?)']],

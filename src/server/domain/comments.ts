@@ -5,7 +5,7 @@
  * interactions.ts, deleting them in removal.ts.
  */
 import { TRPCError } from '@trpc/server'
-import { and, asc, eq, isNull, sql, type Placeholder } from 'drizzle-orm'
+import { and, asc, eq, sql, type Placeholder, type SQL } from 'drizzle-orm'
 import { formatDateTime } from '../../shared/dates.js'
 import type { PostDetail } from '../../shared/schemas/posts.js'
 import type { RepliesInput } from '../../shared/schemas/interactions.js'
@@ -17,7 +17,7 @@ import { mediaInfo, mediaOf, type Bare, type MediaMap } from './media.js'
 import { toMentions } from './mentions.js'
 import { unrecordedMediaPaths } from './post-media.js'
 import { readerForPage } from './page-depth.js'
-import { loadVisiblePost, pageOf, toPostWithMedia, viewerKey, visibleToKey, type Readers } from './posts.js'
+import { pageOf, parsePostRows, toPostWithMedia, viewerKey, visiblePostQuery, visibleToKey, type Readers } from './posts.js'
 import { authorShownTo, authorVisibleTo } from './relations.js'
 
 /** How many replies each top-level comment of a detail page brings along. */
@@ -118,33 +118,37 @@ function selectComments(db: ReadDb) {
 
 type Param = number | Placeholder
 
-/**
- * A post's top-level comments as `viewer` sees them (none by an author a block or a suspension
- * hides), oldest first: the post's range of `comments_post_parent_created_idx` with parent_id null.
- */
-export function commentsQuery(db: ReadDb, postId: Param, viewer: Param, limit: Param, offset: Param) {
-  return selectComments(db)
-    .where(and(eq(comments.postId, postId), isNull(comments.parentId), authorVisibleTo(viewer)))
-    .orderBy(asc(comments.createdAt), asc(comments.id))
-    .limit(limit)
-    .offset(offset)
+/** A comment row's values as one JSON array (`c`: the comment, `u`: its author), as parseCommentRows reads them. */
+function commentValues(c: string, u: string): SQL {
+  return sql.raw(`json_array(${c}.id, ${c}.content, ${c}.image, ${c}.created_at, ${c}.mentions, ${c}.parent_id, ${c}.replies_count, ${c}.user_id, ${u}.username, ${u}.full_name, ${u}.avatar, ${u}.is_verified`)
 }
 
 /**
- * The first REPLIES_PREVIEW replies `viewer` may see of each top-level comment in the JSON array
- * `parents`, in one statement: per parent, one range of `comments_post_parent_created_idx`
- * (post_id, parent_id) read down to its limit (the authors tested inside, so a hidden reply does
- * not take a place), then those rows by primary key.
+ * A post's detail in one statement, as two JSON texts (one value each handed over, not a row per
+ * comment mapped): `post`, the post as `viewer` sees it (visiblePostQuery: `[]` when it is hidden
+ * or gone), and `comments`, a page of its top-level comments as the viewer sees them (none by an
+ * author a block or a suspension hides), each with its first REPLIES_PREVIEW replies the viewer
+ * may see: `[...comment, replies | null]` per comment, `[...reply]` per reply. The page is the
+ * post's range of `comments_post_parent_created_idx` with parent_id null; a comment's replies,
+ * its range (post_id, parent_id) read down to the preview's limit (the authors tested inside, so a
+ * hidden reply does not take a place), only for a comment that has any. JSON arrays carry no
+ * order a caller may rely on: parseThreads sorts both levels.
  */
-export function repliesPreviewQuery(db: ReadDb, postId: Param, parents: string | Placeholder, viewer: Param) {
-  const firstReplies = sql`select r.id from ${comments} r where r.post_id = ${postId} and r.parent_id = j.value and ${authorShownTo(viewer, sql`r.user_id`)}
-    order by r.created_at, r.id limit ${REPLIES_PREVIEW}`
+export function postDetailQuery(db: ReadDb, postId: Param, viewer: Param, limit: Param, offset: Param) {
+  const firstReplies = sql`select json_group_array(${commentValues('r', 'ru')})) from (
+      select * from ${comments} r where r.post_id = page.post_id and r.parent_id = page.id and ${authorShownTo(viewer, sql`r.user_id`)}
+      order by r.created_at, r.id limit ${REPLIES_PREVIEW}
+    ) r join ${users} ru on ru.id = r.user_id`
+  const page = sql`select ${comments}.*, ${users.username} as username, ${users.fullName} as full_name, ${users.avatar} as avatar, ${users.isVerified} as is_verified
+    from ${comments} join ${users} on ${users.id} = ${comments.userId}
+    where ${comments.postId} = ${postId} and ${comments.parentId} is null and ${authorVisibleTo(viewer)}
+    order by ${comments.createdAt}, ${comments.id} limit ${limit} offset ${offset}`
   return db
-    .select(commentColumns())
-    .from(sql`json_each(${parents}) j`)
-    .innerJoin(comments, sql`${comments.id} in (${firstReplies})`)
-    .innerJoin(users, eq(users.id, comments.userId))
-    .orderBy(asc(comments.createdAt), asc(comments.id))
+    .select({
+      post: sql<string>`(${visiblePostQuery(db, postId, viewer)})`,
+      comments: sql<string>`json_group_array(${commentValues('page', 'page')}, case when page.replies_count > 0 then (${firstReplies}) end))`,
+    })
+    .from(sql`(${page}) page`)
 }
 
 /** A top-level comment's replies as `viewer` sees them, oldest first: one range of (post_id, parent_id). */
@@ -157,36 +161,44 @@ export function repliesQuery(db: ReadDb, postId: Param, parentId: Param, viewer:
 }
 
 const placeholder = sql.placeholder
-const commentsPage = prepared((db) => commentsQuery(db, placeholder('post'), placeholder('viewer'), placeholder('limit'), placeholder('offset')).prepare())
-const repliesPreview = prepared((db) => repliesPreviewQuery(db, placeholder('post'), placeholder('parents'), placeholder('viewer')).prepare())
+const detailPage = prepared((db) => postDetailQuery(db, placeholder('post'), placeholder('viewer'), placeholder('limit'), placeholder('offset')).prepare())
 const repliesPage = prepared((db) => repliesQuery(db, placeholder('post'), placeholder('parent'), placeholder('viewer'), placeholder('limit'), placeholder('offset')).prepare())
+
+/** A comment row as commentValues writes it (is_verified as 0/1). */
+type CommentValues = [number, string, string, number, string | null, number | null, number, number, string, string, string, number]
+
+function toCommentRow(v: CommentValues): CommentRow {
+  return { id: v[0], content: v[1], image: v[2], createdAt: v[3], mentions: v[4], parentId: v[5], repliesCount: v[6], userId: v[7], username: v[8], fullName: v[9], avatar: v[10], isVerified: v[11] === 1 }
+}
+
+const oldestFirst = (a: CommentRow, b: CommentRow) => a.createdAt - b.createdAt || a.id - b.id
+
+/** threadsQuery's JSON: the comments oldest first, each with its replies oldest first. */
+function parseThreads(json: string): Array<CommentRow & { replies: CommentRow[] }> {
+  const threads = (JSON.parse(json) as Array<[...CommentValues, CommentValues[] | null]>).map((v) => ({ ...toCommentRow(v as unknown as CommentValues), replies: (v[12] ?? []).map(toCommentRow).sort(oldestFirst) }))
+  return threads.sort(oldestFirst)
+}
 
 /**
  * The post and a page of its top-level comments, oldest first (`page`/`limit` page the comments),
- * each with its first REPLIES_PREVIEW replies: three prepared queries (the post, the comments, the
- * replies of the page's comments at once), on `reads` (a deep page of comments on `scans`), and one
- * media lookup for everything shown.
+ * each with its first REPLIES_PREVIEW replies: one prepared statement (postDetailQuery), on
+ * `reads` (on `scans` for a deep page of comments), and one media lookup for everything shown.
+ * 404 when the post does not exist or the caller may not see it (no hint which).
  */
 export async function getPostDetail(dbs: Readers, viewerId: number | null, input: PostDetail) {
-  const post = await loadVisiblePost(dbs.reads, input.post_id, viewerId)
   const { page, limit } = input
-  const viewer = viewerKey(viewerId)
-  const rows = await commentsPage(readerForPage(dbs, input)).all({ post: post.id, viewer, limit: limit + 1, offset: (page - 1) * limit })
-  const { items, has_more } = pageOf(rows, input, (row) => row)
-  const withReplies = items.filter((row) => row.repliesCount > 0).map((row) => row.id)
-  const replies = withReplies.length === 0 ? [] : await repliesPreview(dbs.reads).all({ post: post.id, parents: JSON.stringify(withReplies), viewer })
+  const found = (await detailPage(readerForPage(dbs, input)).get({ post: input.post_id, viewer: viewerKey(viewerId), limit: limit + 1, offset: (page - 1) * limit })) as
+    | { post: string | null; comments: string }
+    | undefined
+  const post = parsePostRows(found?.post ?? '[]')[0]
+  if (!post) throw new TRPCError({ code: 'NOT_FOUND', message: 'Post not found' })
+  const { items, has_more } = pageOf(parseThreads(found?.comments ?? '[]'), input, (thread) => thread)
   // The post, its comments and their replies share one media lookup.
-  const media = await mediaInfo(dbs.reads, [post.avatar, ...unrecordedMediaPaths(post), ...commentPaths(items), ...commentPaths(replies)])
-  const byParent = new Map<number, Comment[]>()
-  for (const reply of replies) {
-    const list = byParent.get(reply.parentId!)
-    if (list) list.push(toCommentWithMedia(reply, media))
-    else byParent.set(reply.parentId!, [toCommentWithMedia(reply, media)])
-  }
+  const media = await mediaInfo(dbs.reads, [post.avatar, ...unrecordedMediaPaths(post), ...commentPaths(items), ...commentPaths(items.flatMap((thread) => thread.replies))])
   return {
     post: toPostWithMedia(post, media),
     // `replies` added to each comment as it is made: one transition, so every thread has one shape.
-    comments: items.map((row) => Object.assign(toCommentWithMedia(row, media), { replies: byParent.get(row.id) ?? [] })),
+    comments: items.map((thread) => Object.assign(toCommentWithMedia(thread, media), { replies: thread.replies.map((reply) => toCommentWithMedia(reply, media)) })),
     page,
     has_more,
   }

@@ -89,7 +89,7 @@ function postRowsAsJson(viewer: number | Placeholder): SQL<string> {
 }
 
 /** The rows postRowsAsJson wrote, as drizzle maps postColumns (a boolean column is `value === 1`). */
-function parsePostRows(json: string): PostRow[] {
+export function parsePostRows(json: string): PostRow[] {
   return (JSON.parse(json) as PostRowValues[]).map((v) => ({
     id: v[0],
     content: v[1],
