@@ -13,7 +13,7 @@ import type { Comment } from '../../shared/types.js'
 import type { ReadDb } from '../db/client.js'
 import { prepared } from '../db/prepared.js'
 import { comments, posts, users } from '../db/schema.js'
-import { mediaInfo, mediaOf, type Bare, type MediaMap } from './media.js'
+import { mediaInfo, mediaOf, type MediaMap } from './media.js'
 import { toMentions } from './mentions.js'
 import { unrecordedMediaPaths } from './post-media.js'
 import { readerForPage } from './page-depth.js'
@@ -55,27 +55,11 @@ export interface CommentRow {
   isVerified: boolean
 }
 
-export function toComment(row: CommentRow): Bare<Comment> {
-  return {
-    id: row.id,
-    content: row.content,
-    image: row.image,
-    created_at: formatDateTime(row.createdAt),
-    mentions: toMentions(row.mentions),
-    parent_id: row.parentId,
-    replies_count: row.repliesCount,
-    user_id: row.userId,
-    username: row.username,
-    full_name: row.fullName,
-    avatar: row.avatar,
-    is_verified: row.isVerified,
-  }
-}
-
 /**
  * A comment as the API answers it, with the image metadata of `image` and `avatar`, as one object
- * literal: the keys in the order attachMedia gives toComment's (test/server/media-builders.test.ts
- * checks), every comment of a page with the same shape, and no copy key by key.
+ * literal: the keys in the order of the API's Comment, each image field's siblings right after it
+ * (as attachMedia places them; test/server/media-builders.test.ts checks), every comment of a page
+ * with the same shape, and no copy key by key.
  */
 export function toCommentWithMedia(row: CommentRow, media: MediaMap): Comment {
   const image = mediaOf(media, row.image)

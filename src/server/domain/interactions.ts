@@ -7,10 +7,10 @@ import { leanStatement, prepared } from '../db/prepared.js'
 import { comments, likes, posts, users } from '../db/schema.js'
 import { pagesQuery, type Warm } from '../db/warm.js'
 import { assertOwnUpload } from '../uploads/references.js'
-import { withMediaOne } from './media.js'
+import { mediaInfo } from './media.js'
 import { extractMentions, mentionedIds, mentionsColumn, notifyMentions, resolveMentions } from './mentions.js'
 import { notificationPages, notify } from './notifications.js'
-import { toComment } from './comments.js'
+import { toCommentWithMedia, type CommentRow } from './comments.js'
 import { visibleTo, visibleToKey } from './posts.js'
 import { authorShownTo } from './relations.js'
 
@@ -193,7 +193,7 @@ export async function commentOnPost(
     }
     if (mentions.length > 0) await notifyMentions(tx, userId, mentionedIds(mentions), { post: input.post_id }, (viewer) => visibleToKey(viewer), now, told)
     const [author] = await tx.values<[string, string, string, number]>(sql`select username, full_name, avatar, is_verified from users where id = ${userId}`)
-    return toComment({
+    const row: CommentRow = {
       id: comment[0],
       content,
       image,
@@ -206,7 +206,8 @@ export async function commentOnPost(
       fullName: author[1],
       avatar: author[2],
       isVerified: Boolean(author[3]),
-    })
+    }
+    return row
   })
-  return withMediaOne(db, created)
+  return toCommentWithMedia(created, await mediaInfo(db, [created.image, created.avatar]))
 }
