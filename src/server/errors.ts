@@ -70,7 +70,7 @@ export function errorFormatOf(path: string): ErrorFormat {
   return isOpenAiPath(path) ? 'openai' : 'envelope'
 }
 
-/** Anthropic's error `type` by status (its API's errors page); anything else is `api_error`. */
+/** Anthropic's error `type` by status (its API's errors page; its clients raise BadRequestError, AuthenticationError, ... from it); anything else is `api_error`. */
 const ANTHROPIC_ERROR_TYPES: Record<number, string> = {
   400: 'invalid_request_error',
   401: 'authentication_error',

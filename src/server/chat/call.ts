@@ -35,8 +35,6 @@ interface ClientError {
   unexpected: boolean
 }
 
-/** Anthropic's error types by status (its clients raise BadRequestError, AuthenticationError, ... from the status). */
-
 /** By class name as well: under a CJS test runner the module can be loaded twice, with two classes. */
 function isConfigError(error: unknown): error is ConfigError {
   return error instanceof ConfigError || (error instanceof Error && error.constructor.name === 'ConfigError')

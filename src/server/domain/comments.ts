@@ -102,7 +102,7 @@ function selectComments(db: ReadDb) {
 
 type Param = number | Placeholder
 
-/** A comment row's values as one JSON array (`c`: the comment, `u`: its author), as parseCommentRows reads them. */
+/** A comment row's values as one JSON array (`c`: the comment, `u`: its author), as toCommentRow reads them. */
 function commentValues(c: string, u: string): SQL {
   return sql.raw(`json_array(${c}.id, ${c}.content, ${c}.image, ${c}.created_at, ${c}.mentions, ${c}.parent_id, ${c}.replies_count, ${c}.user_id, ${u}.username, ${u}.full_name, ${u}.avatar, ${u}.is_verified`)
 }
@@ -157,7 +157,7 @@ function toCommentRow(v: CommentValues): CommentRow {
 
 const oldestFirst = (a: CommentRow, b: CommentRow) => a.createdAt - b.createdAt || a.id - b.id
 
-/** threadsQuery's JSON: the comments oldest first, each with its replies oldest first. */
+/** postDetailQuery's `comments`: the comments oldest first, each with its replies oldest first. */
 function parseThreads(json: string): Array<CommentRow & { replies: CommentRow[] }> {
   const threads = (JSON.parse(json) as Array<[...CommentValues, CommentValues[] | null]>).map((v) => ({ ...toCommentRow(v as unknown as CommentValues), replies: (v[12] ?? []).map(toCommentRow).sort(oldestFirst) }))
   return threads.sort(oldestFirst)

@@ -281,12 +281,11 @@ function firstSegment(pathname: string): string {
  * them, without trying some eighty patterns per request.
  */
 function candidatesByFirstSegment(compiled: CompiledRoute[]): (pathname: string) => CompiledRoute[] {
-  const fixed = (c: CompiledRoute) => (c.literal[0] ? firstSegment(c.route.path) : null)
-  const open = compiled.filter((c) => fixed(c) === null)
+  const fixed = compiled.map((c) => (c.literal[0] ? firstSegment(c.route.path) : null))
+  const open = compiled.filter((_, i) => fixed[i] === null)
   const bySegment = new Map<string, CompiledRoute[]>()
-  for (const c of compiled) {
-    const segment = fixed(c)
-    if (segment !== null && !bySegment.has(segment)) bySegment.set(segment, compiled.filter((other) => fixed(other) === segment || fixed(other) === null))
+  for (const segment of new Set(fixed)) {
+    if (segment !== null) bySegment.set(segment, compiled.filter((_, i) => fixed[i] === segment || fixed[i] === null))
   }
   return (pathname) => bySegment.get(firstSegment(pathname)) ?? open
 }
